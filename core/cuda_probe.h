@@ -1,0 +1,8 @@
+// Asks the CUDA runtime how many GPUs answer (core/cuda_probe.cu), or says there is no CUDA
+// (core/cuda_probe_stub.cc) in a build without nvcc.
+#pragma once
+
+namespace myriad {
+bool cuda_probe_compiled();
+int cuda_probe_device_count();
+}  // namespace myriad

@@ -1,0 +1,21 @@
+// CUDA (one thread per env) instantiation of every env's kernels.
+#include "envs/backend.h"
+#include "envs/batch_launch.inl"
+#include "envs/env_list.h"
+
+namespace myriad::envs {
+
+template <class Env>
+Backend<Env> cuda_backend() {
+  return {&launch_reset<Device::kCuda, Env>, &launch_step<Device::kCuda, Env>,
+          &launch_observe<Device::kCuda, Env>};
+}
+
+// One line per env type of envs/env_list.h.
+template Backend<CartPole> cuda_backend<CartPole>();
+template Backend<Pendulum> cuda_backend<Pendulum>();
+template Backend<Acrobot> cuda_backend<Acrobot>();
+template Backend<MountainCar> cuda_backend<MountainCar>();
+template Backend<MountainCarContinuous> cuda_backend<MountainCarContinuous>();
+
+}  // namespace myriad::envs

@@ -1,0 +1,215 @@
+// ClassicBatchEnv<Env>: the BatchEnv over any env written as reset/step/observe for one
+// instance. Owns the buffers (torch tensors on the env's device) and dispatches to the CPU or
+// CUDA kernel table; the env logic itself lives only in Env.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "envs/backend.h"
+#include "myriad/batch_env.h"
+
+namespace myriad::envs {
+
+std::string shape_string(at::IntArrayRef shape);
+
+template <class Env>
+class ClassicBatchEnv final : public BatchEnv {
+ public:
+  ClassicBatchEnv(int64_t num_envs, Device device, uint64_t seed, const EnvOptions& options)
+      : spec_(Env::spec()), n_(num_envs), device_(device), seed_(seed) {
+    if (num_envs <= 0)
+      throw std::invalid_argument("num_envs must be positive, got " + std::to_string(num_envs));
+    if (num_envs > (int64_t{1} << 31))
+      throw std::invalid_argument("num_envs must be at most 2^31, got " +
+                                  std::to_string(num_envs));
+    max_steps_ = spec_.max_episode_steps;
+    for (const auto& [key, value] : options) {
+      if (key == "max_episode_steps") {
+        if (value < 1 || value != static_cast<int>(value))
+          throw std::invalid_argument("env option max_episode_steps must be a positive integer");
+        max_steps_ = static_cast<int>(value);
+        spec_.max_episode_steps = max_steps_;
+      } else {
+        Env::set_option(params_, key, value);
+      }
+    }
+    backend_ = device == Device::kCpu ? cpu_backend<Env>() : cuda_backend<Env>();
+    const auto f32 = at::TensorOptions().dtype(at::kFloat).device(torch_device());
+    const auto i32 = f32.dtype(at::kInt);
+    const auto u8 = f32.dtype(at::kBool);
+    state_ = at::zeros({n_, Env::kStateDim}, f32);
+    elapsed_ = at::zeros({n_}, i32);
+    episode_ = at::zeros({n_}, i32);
+    running_return_ = at::zeros({n_}, f32);
+    diverged_ = at::zeros({n_}, i32);
+    buf_.obs = at::zeros({n_, Env::kObsDim}, f32);
+    buf_.final_obs = at::zeros({n_, Env::kObsDim}, f32);
+    buf_.reward = at::zeros({n_}, f32);
+    buf_.terminated = at::zeros({n_}, u8);
+    buf_.truncated = at::zeros({n_}, u8);
+    buf_.episode_return = at::zeros({n_}, f32);
+    buf_.episode_length = at::zeros({n_}, i32);
+    reset(seed);
+  }
+
+  const EnvSpec& spec() const override { return spec_; }
+  int64_t num_envs() const override { return n_; }
+  Device device() const override { return device_; }
+  const StepBuffers& buffers() const override { return buf_; }
+
+  void reset(std::optional<uint64_t> seed) override {
+    if (seed) {
+      seed_ = *seed;
+      episode_.zero_();
+    } else {
+      episode_.add_(1);
+    }
+    diverged_.zero_();
+    buf_.reward.zero_();
+    buf_.terminated.zero_();
+    buf_.truncated.zero_();
+    backend_.reset(view(nullptr), nullptr);
+  }
+
+  void step(const at::Tensor& actions) override {
+    action_ = checked_actions(actions);
+    backend_.step(view(action_.data_ptr<typename Env::Action>()), nullptr);
+  }
+
+  at::Tensor get_state() const override { return state_.clone(); }
+
+  void set_state(const at::Tensor& state, const at::Tensor& env_ids) override {
+    const int64_t rows = env_ids.defined() ? env_ids.numel() : n_;
+    if (state.dim() != 2 || state.size(0) != rows || state.size(1) != Env::kStateDim)
+      throw std::invalid_argument("set_state: expected state of shape [" + std::to_string(rows) +
+                                  ", " + std::to_string(Env::kStateDim) + "] (" +
+                                  spec_.id + " state), got " + shape_string(state.sizes()));
+    const at::Tensor values = state.to(state_.options());
+    if (!at::isfinite(values).all().item<bool>())
+      throw std::invalid_argument("set_state: state contains NaN or infinity");
+    if (env_ids.defined()) {
+      const at::Tensor ids = env_ids.to(at::TensorOptions().dtype(at::kLong).device(torch_device()));
+      if (rows > 0 && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= n_))
+        throw std::invalid_argument("set_state: env_ids must lie in [0, " + std::to_string(n_) +
+                                    ")");
+      state_.index_copy_(0, ids, values);
+    } else {
+      state_.copy_(values);
+    }
+    backend_.observe(view(nullptr), nullptr);
+  }
+
+  int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }
+
+  std::map<std::string, at::Tensor> save_rollout_state() const override {
+    return {{"state", state_.cpu()},
+            {"elapsed", elapsed_.cpu()},
+            {"episode", episode_.cpu()},
+            {"running_return", running_return_.cpu()},
+            {"diverged", diverged_.cpu()},
+            {"obs", buf_.obs.cpu()},
+            {"seed", at::tensor({static_cast<int64_t>(seed_)}, at::kLong)}};
+  }
+
+  void load_rollout_state(const std::map<std::string, at::Tensor>& saved) override {
+    auto take = [&](const char* key, at::Tensor& into) {
+      auto it = saved.find(key);
+      if (it == saved.end()) throw std::invalid_argument(std::string("rollout state lacks ") + key);
+      if (!it->second.sizes().equals(into.sizes()))
+        throw std::invalid_argument(std::string("rollout state '") + key + "' has shape " +
+                                    shape_string(it->second.sizes()) + ", expected " +
+                                    shape_string(into.sizes()));
+      into.copy_(it->second);
+    };
+    take("state", state_);
+    take("elapsed", elapsed_);
+    take("episode", episode_);
+    take("running_return", running_return_);
+    take("diverged", diverged_);
+    take("obs", buf_.obs);
+    seed_ = static_cast<uint64_t>(saved.at("seed").item<int64_t>());
+  }
+
+ private:
+  at::Device torch_device() const {
+    return device_ == Device::kCpu ? at::Device(at::kCPU) : at::Device(at::kCUDA, 0);
+  }
+
+  // Validates shape and device, converts dtype; returns a contiguous tensor the kernel can read.
+  at::Tensor checked_actions(const at::Tensor& a) const {
+    constexpr bool kDiscrete = std::is_integral_v<typename Env::Action>;
+    const bool shape_ok = (a.dim() == 1 && a.size(0) == n_ && Env::kActionDim == 1) ||
+                          (a.dim() == 2 && a.size(0) == n_ && a.size(1) == Env::kActionDim);
+    if (!shape_ok) {
+      const std::string expected = kDiscrete || Env::kActionDim != 1
+                                       ? "[" + std::to_string(n_) + (kDiscrete ? "]" : ", " +
+                                             std::to_string(Env::kActionDim) + "]")
+                                       : "[" + std::to_string(n_) + ", 1] or [" +
+                                             std::to_string(n_) + "]";
+      throw std::invalid_argument(spec_.id + " step: expected actions of shape " + expected +
+                                  ", got " + shape_string(a.sizes()));
+    }
+    if (a.device() != torch_device())
+      throw std::invalid_argument(spec_.id + " step: actions are on " + a.device().str() +
+                                  " but the env runs on " + torch_device().str());
+    if constexpr (kDiscrete) {
+      if (a.is_floating_point() || a.is_complex())
+        throw std::invalid_argument(spec_.id + " step: discrete actions must be integers, got " +
+                                    std::string(c10::toString(a.scalar_type())));
+      at::Tensor out = a.to(at::kInt).contiguous();
+      // A CUDA check would cost a device sync per step; the kernels read actions as given.
+      if (device_ == Device::kCpu) {
+        const int32_t* p = out.data_ptr<int32_t>();
+        const int32_t n = static_cast<int32_t>(spec_.action_space.n);
+        for (int64_t i = 0; i < out.numel(); ++i)
+          if (p[i] < 0 || p[i] >= n)
+            throw std::invalid_argument(spec_.id + " step: action " + std::to_string(p[i]) +
+                                        " of env " + std::to_string(i) + " is outside [0, " +
+                                        std::to_string(n) + ")");
+      }
+      return out;
+    } else {
+      if (!a.is_floating_point())
+        throw std::invalid_argument(spec_.id + " step: continuous actions must be floats, got " +
+                                    std::string(c10::toString(a.scalar_type())));
+      return a.to(at::kFloat).contiguous();
+    }
+  }
+
+  BatchView<Env> view(const typename Env::Action* action) const {
+    BatchView<Env> b;
+    b.n = n_;
+    b.seed = seed_;
+    b.max_steps = max_steps_;
+    b.params = params_;
+    b.state = state_.data_ptr<float>();
+    b.action = action;
+    b.obs = buf_.obs.data_ptr<float>();
+    b.final_obs = buf_.final_obs.data_ptr<float>();
+    b.reward = buf_.reward.data_ptr<float>();
+    b.terminated = reinterpret_cast<uint8_t*>(buf_.terminated.data_ptr<bool>());
+    b.truncated = reinterpret_cast<uint8_t*>(buf_.truncated.data_ptr<bool>());
+    b.elapsed = elapsed_.data_ptr<int32_t>();
+    b.episode = episode_.data_ptr<int32_t>();
+    b.running_return = running_return_.data_ptr<float>();
+    b.episode_return = buf_.episode_return.data_ptr<float>();
+    b.episode_length = buf_.episode_length.data_ptr<int32_t>();
+    b.diverged = diverged_.data_ptr<int32_t>();
+    return b;
+  }
+
+  EnvSpec spec_;
+  int64_t n_;
+  Device device_;
+  uint64_t seed_;
+  int max_steps_ = 0;
+  typename Env::Params params_{};
+  Backend<Env> backend_{};
+  at::Tensor state_, elapsed_, episode_, running_return_, diverged_, action_;
+  StepBuffers buf_;
+};
+
+}  // namespace myriad::envs

@@ -1,0 +1,12 @@
+// Every env type whose kernels the backends instantiate (envs/backend_*.cc, *.cu) and the
+// registry (envs/registry.cc) offers.
+#pragma once
+
+#include "envs/classic/acrobot.h"
+#include "envs/classic/cartpole.h"
+#include "envs/classic/mountain_car.h"
+#include "envs/classic/pendulum.h"
+
+namespace myriad::envs {
+
+}  // namespace myriad::envs

@@ -1,0 +1,72 @@
+// The registry: each env type of envs/env_list.h under its Gymnasium id.
+#include "myriad/registry.h"
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+#include "envs/classic_batch_env.h"
+#include "envs/env_list.h"
+
+namespace myriad::envs {
+
+std::string shape_string(at::IntArrayRef shape) {
+  std::string s = "[";
+  for (size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + "]";
+}
+
+namespace {
+
+struct Entry {
+  std::function<EnvSpec()> spec;
+  std::function<std::unique_ptr<BatchEnv>(int64_t, Device, uint64_t, const EnvOptions&)> make;
+};
+
+template <class Env>
+Entry entry() {
+  return {&Env::spec, [](int64_t n, Device d, uint64_t seed, const EnvOptions& o) {
+            return std::unique_ptr<BatchEnv>(new ClassicBatchEnv<Env>(n, d, seed, o));
+          }};
+}
+
+const std::map<std::string, Entry>& table() {
+  static const std::map<std::string, Entry> t = [] {
+    std::map<std::string, Entry> m;
+    auto add = [&](Entry e) { m.emplace(e.spec().id, std::move(e)); };
+    add(entry<CartPole>());
+    add(entry<Pendulum>());
+    add(entry<Acrobot>());
+    add(entry<MountainCar>());
+    add(entry<MountainCarContinuous>());
+    return m;
+  }();
+  return t;
+}
+
+const Entry& find(const std::string& id) {
+  auto it = table().find(id);
+  if (it == table().end()) {
+    std::string ids;
+    for (const auto& [name, _] : table()) ids += (ids.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("unknown env id '" + id + "' (registered: " + ids + ")");
+  }
+  return it->second;
+}
+
+}  // namespace
+
+std::unique_ptr<BatchEnv> make(const std::string& id, int64_t num_envs, Device device,
+                               uint64_t seed, const EnvOptions& options) {
+  return find(id).make(num_envs, device, seed, options);
+}
+
+std::vector<std::string> registered_ids() {
+  std::vector<std::string> ids;
+  for (const auto& [name, _] : table()) ids.push_back(name);
+  return ids;
+}
+
+EnvSpec spec_of(const std::string& id) { return find(id).spec(); }
+
+}  // namespace myriad::envs

@@ -1,0 +1,69 @@
+// BatchEnv: N instances of one environment stepped together, buffers on the env's device.
+//
+// Buffers are torch tensors owned by the env and overwritten in place by every reset/step (a
+// caller that keeps one across steps must clone it):
+//   obs            [N, obs...] float32  first observation of the next episode where done
+//   reward         [N]         float32
+//   terminated     [N]         bool     the MDP reached a terminal state
+//   truncated      [N]         bool     the episode hit max_episode_steps (may coincide)
+//   final_obs      [N, obs...] float32  last observation of the finished episode; valid only
+//                                       where terminated | truncated (other rows are stale)
+//   episode_return [N]         float32  return of the finished episode, valid where done
+//   episode_length [N]         int32    length of the finished episode, valid where done
+// Auto-reset is same-step (DESIGN.md, convention 6).
+#pragma once
+
+#include <ATen/Tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "myriad/device.h"
+#include "myriad/env_spec.h"
+
+namespace myriad {
+
+struct StepBuffers {
+  at::Tensor obs, reward, terminated, truncated, final_obs, episode_return, episode_length;
+};
+
+class BatchEnv {
+ public:
+  virtual ~BatchEnv() = default;
+
+  virtual const EnvSpec& spec() const = 0;
+  virtual int64_t num_envs() const = 0;
+  virtual Device device() const = 0;
+
+  // Starts a new episode in every env. With a seed, streams restart from (seed, env, episode 0)
+  // and the rollout is bitwise reproducible; without one, every env moves to its next episode.
+  virtual void reset(std::optional<uint64_t> seed = std::nullopt) = 0;
+
+  // actions: [N] integer for Discrete, [N, A] float for Box, on the env's device; other
+  // integer/float dtypes are converted. A wrong shape or device throws std::invalid_argument
+  // naming the expected and the given shape.
+  virtual void step(const at::Tensor& actions) = 0;
+
+  virtual const StepBuffers& buffers() const = 0;
+
+  // Per-env physical state [N, S] (spec().state_names); set_state writes rows env_ids (all when
+  // undefined) and recomputes their observations, so the next step continues from it.
+  virtual at::Tensor get_state() const = 0;
+  virtual void set_state(const at::Tensor& state, const at::Tensor& env_ids = at::Tensor()) = 0;
+
+  // Episodes ended because the state became non-finite (reset and counted, never returned).
+  virtual int64_t diverged_count() const = 0;
+
+  // Everything needed to continue the exact rollout later (state, counters, seed), by name.
+  virtual std::map<std::string, at::Tensor> save_rollout_state() const = 0;
+  virtual void load_rollout_state(const std::map<std::string, at::Tensor>& saved) = 0;
+};
+
+// Options accepted by make(): "max_episode_steps" for every env plus each env's own
+// (spec().option_names). Unknown names are errors that list the valid ones.
+using EnvOptions = std::map<std::string, double>;
+
+}  // namespace myriad

@@ -1,0 +1,25 @@
+// MYRIAD_HD marks a function that runs on the host and, under nvcc, on the device;
+// MYRIAD_HD_LAMBDA does the same for a lambda passed to parallel_for.
+#pragma once
+
+#if defined(__CUDACC__)
+#define MYRIAD_HD __host__ __device__ __forceinline__
+#define MYRIAD_HD_LAMBDA __host__ __device__
+#else
+#define MYRIAD_HD inline
+#define MYRIAD_HD_LAMBDA
+#endif
+
+#include <cstdint>
+#include <cstring>
+
+namespace myriad {
+
+// Finite test on the bits (not NaN, not +-inf); immune to -ffast-math and works on device.
+MYRIAD_HD bool is_finite(float x) {
+  uint32_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  return (bits & 0x7f800000u) != 0x7f800000u;
+}
+
+}  // namespace myriad

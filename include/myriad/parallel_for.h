@@ -1,0 +1,53 @@
+// parallel_for(device, name, n, fn): runs fn(i) for i in [0, n) with OpenMP on the CPU or as a
+// CUDA launch (one thread per index). fn is a MYRIAD_HD callable written once for both.
+//
+// This header is the one place that knows whether it is compiled by nvcc: a host-only
+// translation unit can only run CPU loops, and asking it for a CUDA launch is a logic error.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "myriad/device.h"
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#endif
+
+namespace myriad {
+
+#if defined(__CUDACC__)
+template <class Fn>
+__global__ void parallel_for_kernel(int64_t n, Fn fn) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) fn(i);
+}
+#endif
+
+// stream: a cudaStream_t passed as void* so host code needs no CUDA headers (nullptr: default).
+template <class Fn>
+void parallel_for(Device device, const char* name, int64_t n, Fn fn, void* stream = nullptr) {
+  if (n <= 0) return;
+  if (device == Device::kCpu) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+#if defined(__CUDACC__)
+  constexpr int kBlock = 256;
+  const int64_t blocks = (n + kBlock - 1) / kBlock;
+  parallel_for_kernel<<<static_cast<unsigned>(blocks), kBlock, 0,
+                        static_cast<cudaStream_t>(stream)>>>(n, fn);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA launch '") + name + "' failed: " +
+                             cudaGetErrorString(err));
+#else
+  (void)stream;
+  throw std::logic_error(std::string("parallel_for '") + name +
+                         "': CUDA launch requested from a host-only translation unit");
+#endif
+}
+
+}  // namespace myriad

@@ -1,0 +1,21 @@
+// The env registry: ids like "CartPole-v1" mapped to factories.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "myriad/batch_env.h"
+
+namespace myriad::envs {
+
+// Creates num_envs instances of env `id` on `device`, reset with `seed`. An unknown id throws
+// std::invalid_argument listing the registered ids; bad options and sizes likewise.
+std::unique_ptr<BatchEnv> make(const std::string& id, int64_t num_envs, Device device,
+                               uint64_t seed, const EnvOptions& options = {});
+
+// Registered ids, sorted, and their specs.
+std::vector<std::string> registered_ids();
+EnvSpec spec_of(const std::string& id);
+
+}  // namespace myriad::envs

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs what Myriad needs, once: Debian packages (apt-get) and the Python side (PyPI) into
+# the project's virtual environment (.venv). Idempotent: does nothing when all is present.
+# LibTorch comes from the PyPI `torch` wheel; when MYRIAD_PYTHON names an interpreter that
+# already has torch (an offline GPU node), the venv is created on top of it instead.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv=${MYRIAD_VENV:-$root/.venv}
+torch_version=${MYRIAD_TORCH_VERSION:-2.11.0}
+
+debs=(build-essential cmake ninja-build pkg-config python3-dev python3-venv
+  libmujoco-dev libqhull-dev libboost-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
+  libspdlog-dev libfmt-dev libzstd-dev libprotobuf-dev protobuf-compiler libgtest-dev
+  libgmock-dev libbenchmark-dev libomp-dev)
+if [ "${MYRIAD_SKIP_APT:-0}" != 1 ]; then
+  missing=()
+  for p in "${debs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "[install-deps] apt-get install ${missing[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" = 0 ] || sudo_cmd=sudo
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+  fi
+fi
+
+# The venv's interpreter: Debian's python3 by default, never whichever python3 is first on PATH.
+base_python=${MYRIAD_PYTHON:-/usr/bin/python3}
+if [ ! -x "$venv/bin/python" ]; then
+  echo "[install-deps] creating $venv from $base_python"
+  if "$base_python" -c "import torch" 2>/dev/null; then
+    "$base_python" -m venv --system-site-packages "$venv"
+  else
+    "$base_python" -m venv "$venv"
+  fi
+fi
+py="$venv/bin/python"
+pip_install() { "$py" -m pip install -q --disable-pip-version-check "$@"; }
+
+if ! "$py" -c "import torch" 2>/dev/null; then
+  echo "[install-deps] pip install torch==$torch_version (LibTorch for the C++ build)"
+  pip_install "torch==$torch_version"
+fi
+need=()
+for mod in numpy pytest pybind11 gymnasium yaml tensorboard; do
+  "$py" -c "import $mod" 2>/dev/null || need+=("$mod")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  pkgs=()
+  for m in "${need[@]}"; do
+    case $m in yaml) pkgs+=(pyyaml) ;; *) pkgs+=("$m") ;; esac
+  done
+  echo "[install-deps] pip install ${pkgs[*]}"
+  pip_install "${pkgs[@]}"
+fi
+echo "[install-deps] ready: $("$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)')"

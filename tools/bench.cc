@@ -1,0 +1,97 @@
+// myriad bench: steps an env with random actions and reports env steps per second.
+#include <ATen/ATen.h>
+#include <torch/cuda.h>
+
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "myriad/registry.h"
+#include "tools/commands.h"
+
+namespace myriad::tools {
+namespace {
+
+struct BenchOptions {
+  std::string env = "CartPole-v1";
+  int64_t num_envs = 4096;
+  int64_t steps = 1000;
+  std::string device = "cpu";
+  int threads = 0;
+  uint64_t seed = 0;
+  bool json = false;
+};
+
+// A ring of pre-sampled random action batches, so the timed loop measures the env alone.
+std::vector<at::Tensor> random_actions(const EnvSpec& spec, int64_t n, const at::Device& dev,
+                                       int count) {
+  std::vector<at::Tensor> ring;
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(12345);
+  for (int k = 0; k < count; ++k) {
+    const Space& a = spec.action_space;
+    at::Tensor t;
+    if (a.is_discrete()) {
+      t = at::randint(0, a.n, {n}, gen, at::TensorOptions().dtype(at::kInt));
+    } else {
+      const int64_t dim = a.flat_size();
+      const at::Tensor low = at::tensor(a.low), high = at::tensor(a.high);
+      t = low + (high - low) * at::rand({n, dim}, gen, at::TensorOptions().dtype(at::kFloat));
+    }
+    ring.push_back(t.to(dev));
+  }
+  return ring;
+}
+
+void run_bench(const BenchOptions& o) {
+  set_cpu_threads(o.threads);
+  const Device device = resolve_device(o.device);
+  auto env = envs::make(o.env, o.num_envs, device, o.seed);
+  const at::Device dev = device == Device::kCpu ? at::Device(at::kCPU) : at::Device(at::kCUDA, 0);
+  const auto ring = random_actions(env->spec(), o.num_envs, dev, 16);
+  auto sync = [&] {
+    if (device == Device::kCuda) torch::cuda::synchronize();
+  };
+  const int64_t warmup = std::min<int64_t>(o.steps / 10 + 1, 50);
+  for (int64_t t = 0; t < warmup; ++t) env->step(ring[t % ring.size()]);
+  sync();
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t t = 0; t < o.steps; ++t) env->step(ring[t % ring.size()]);
+  sync();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double sps = static_cast<double>(o.num_envs) * o.steps / seconds;
+  nlohmann::json out = {{"env", o.env},
+                        {"num_envs", o.num_envs},
+                        {"device", device_name(device)},
+                        {"threads", device == Device::kCpu ? cpu_threads() : 0},
+                        {"steps", o.steps},
+                        {"seconds", seconds},
+                        {"steps_per_second", sps}};
+  if (o.json) {
+    std::cout << out.dump() << std::endl;
+  } else {
+    std::cout << o.env << " x" << o.num_envs << " on " << device_name(device) << ": "
+              << sps / 1e6 << " M env steps/s (" << o.steps << " steps in " << seconds
+              << " s)\n";
+  }
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto opts = std::make_shared<BenchOptions>();
+  CLI::App* cmd = app.add_subcommand("bench", "Step an env with random actions; print steps/s");
+  cmd->add_option("--env", opts->env, "Env id")->capture_default_str();
+  cmd->add_option("--num-envs", opts->num_envs, "Batch size N")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--steps", opts->steps, "Batched steps S (timed)")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--device", opts->device, "cpu, cuda or auto")->capture_default_str();
+  cmd->add_option("--threads", opts->threads, "OpenMP threads (0: default)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", opts->seed, "Seed")->capture_default_str();
+  cmd->add_flag("--json", opts->json, "Print one JSON line");
+  cmd->callback([opts] { run_bench(*opts); });
+}
+
+}  // namespace myriad::tools

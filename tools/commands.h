@@ -1,0 +1,12 @@
+// Subcommands of the `myriad` tool; each registers its options on a CLI11 app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace myriad::tools {
+
+void add_train_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+
+}  // namespace myriad::tools

@@ -1,0 +1,24 @@
+// myriad: train, evaluate and benchmark batched RL environments.
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Myriad: batched reinforcement learning at the speed of the hardware"};
+  app.require_subcommand(1);
+  myriad::tools::add_train_command(app);
+  myriad::tools::add_eval_command(app);
+  myriad::tools::add_bench_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "myriad: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
