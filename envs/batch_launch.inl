@@ -26,7 +26,7 @@ void launch_step(const BatchView<Env>& b, void* stream) {
       for (int64_t i = begin; i < end; ++i) done[i - begin] = advance_one(b, i);
       for (int64_t i = begin; i < end; ++i)
         if (done[i - begin]) finish_one(b, i);
-    });
+    }, stream, /*min_parallel=*/2);
   } else {
     parallel_for(D, "env.step", b.n, [b] MYRIAD_HD_LAMBDA(int64_t i) { step_one(b, i); },
                  stream);

@@ -26,11 +26,14 @@ __global__ void parallel_for_kernel(int64_t n, Fn fn) {
 #endif
 
 // stream: a cudaStream_t passed as void* so host code needs no CUDA headers (nullptr: default).
+// min_parallel: below this many indices the CPU loop stays on the calling thread, where waking
+// a thread team costs more than the work.
 template <class Fn>
-void parallel_for(Device device, const char* name, int64_t n, Fn fn, void* stream = nullptr) {
+void parallel_for(Device device, const char* name, int64_t n, Fn fn, void* stream = nullptr,
+                  int64_t min_parallel = 1024) {
   if (n <= 0) return;
   if (device == Device::kCpu) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= min_parallel)
     for (int64_t i = 0; i < n; ++i) fn(i);
     return;
   }

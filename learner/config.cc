@@ -1,0 +1,268 @@
+#include "learner/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+
+namespace myriad::learner {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw std::invalid_argument("config key '" + path + "': " + what);
+}
+
+std::string scalar_text(const YAML::Node& n) {
+  if (!n.IsScalar()) return n.IsMap() ? "a mapping" : n.IsSequence() ? "a list" : "null";
+  return "'" + n.Scalar() + "'";
+}
+
+template <class T>
+T read_as(const YAML::Node& n, const std::string& path, const char* type) {
+  if (!n.IsScalar()) fail(path, std::string("expected ") + type + ", got " + scalar_text(n));
+  try {
+    return n.as<T>();
+  } catch (const YAML::Exception&) {
+    fail(path, std::string("expected ") + type + ", got " + scalar_text(n));
+  }
+}
+
+// One config field: how to read it from YAML, how to write it back, what values are valid.
+struct Field {
+  std::string path;
+  std::function<void(const YAML::Node&)> read;
+  std::function<YAML::Node()> write;
+};
+
+using Check = std::function<std::string(double)>;  // "" when valid, else the complaint
+
+Check positive() { return [](double v) { return v > 0 ? "" : "must be > 0"; }; }
+Check non_negative() { return [](double v) { return v >= 0 ? "" : "must be >= 0"; }; }
+Check unit_interval() {
+  return [](double v) { return v >= 0 && v <= 1 ? "" : "must lie in [0, 1]"; };
+}
+
+template <class T>
+Field number(const std::string& path, T* target, Check check = nullptr) {
+  return {path,
+          [=](const YAML::Node& n) {
+            const char* type = std::is_integral_v<T> ? "an integer" : "a number";
+            T v;
+            if constexpr (std::is_integral_v<T>) {
+              const double d = read_as<double>(n, path, type);
+              if (d != std::floor(d)) fail(path, std::string("expected ") + type + ", got " +
+                                                     scalar_text(n));
+              v = static_cast<T>(d);
+            } else {
+              v = read_as<T>(n, path, type);
+            }
+            if (!std::isfinite(static_cast<double>(v))) fail(path, "must be finite");
+            if (check) {
+              const std::string why = check(static_cast<double>(v));
+              if (!why.empty()) fail(path, why + ", got " + scalar_text(n));
+            }
+            *target = v;
+          },
+          [=] { return YAML::Node(*target); }};
+}
+
+Field flag(const std::string& path, bool* target) {
+  return {path, [=](const YAML::Node& n) { *target = read_as<bool>(n, path, "true or false"); },
+          [=] { return YAML::Node(*target); }};
+}
+
+Field text(const std::string& path, std::string* target, std::vector<std::string> choices = {}) {
+  return {path,
+          [=](const YAML::Node& n) {
+            const auto v = read_as<std::string>(n, path, "a string");
+            if (!choices.empty() && std::find(choices.begin(), choices.end(), v) == choices.end()) {
+              std::string valid;
+              for (const auto& c : choices) valid += (valid.empty() ? "" : ", ") + c;
+              fail(path, "'" + v + "' is not one of: " + valid);
+            }
+            *target = v;
+          },
+          [=] { return YAML::Node(*target); }};
+}
+
+Field int_list(const std::string& path, std::vector<int64_t>* target) {
+  return {path,
+          [=](const YAML::Node& n) {
+            if (!n.IsSequence() || n.size() == 0)
+              fail(path, "expected a non-empty list of positive integers, got " + scalar_text(n));
+            std::vector<int64_t> v;
+            for (size_t k = 0; k < n.size(); ++k) {
+              const auto item = path + "[" + std::to_string(k) + "]";
+              const auto x = read_as<int64_t>(n[k], item, "a positive integer");
+              if (x <= 0) fail(item, "must be > 0");
+              v.push_back(x);
+            }
+            *target = v;
+          },
+          [=] {
+            YAML::Node list(YAML::NodeType::Sequence);
+            for (auto x : *target) list.push_back(x);
+            list.SetStyle(YAML::EmitterStyle::Flow);
+            return list;
+          }};
+}
+
+Field number_map(const std::string& path, std::map<std::string, double>* target) {
+  return {path,
+          [=](const YAML::Node& n) {
+            if (n.IsNull()) return target->clear();
+            if (!n.IsMap()) fail(path, "expected a mapping of names to numbers, got " +
+                                           scalar_text(n));
+            for (const auto& kv : n) {
+              const auto key = kv.first.as<std::string>();
+              (*target)[key] = read_as<double>(kv.second, path + "." + key, "a number");
+            }
+          },
+          [=] {
+            YAML::Node m(YAML::NodeType::Map);
+            for (const auto& [k, v] : *target) m[k] = v;
+            return m;
+          }};
+}
+
+// The one list of every config key.
+std::vector<Field> fields(TrainConfig& c) {
+  return {
+      text("env.id", &c.env.id),
+      number("env.num_envs", &c.env.num_envs, positive()),
+      text("env.device", &c.env.device, {"cpu", "cuda", "auto"}),
+      number_map("env.options", &c.env.options),
+      number("ppo.num_steps", &c.ppo.num_steps, positive()),
+      number("ppo.learning_rate", &c.ppo.learning_rate, positive()),
+      text("ppo.lr_schedule", &c.ppo.lr_schedule, {"constant", "linear", "kl_adaptive"}),
+      number("ppo.target_kl", &c.ppo.target_kl, positive()),
+      number("ppo.gamma", &c.ppo.gamma, unit_interval()),
+      number("ppo.gae_lambda", &c.ppo.gae_lambda, unit_interval()),
+      number("ppo.num_minibatches", &c.ppo.num_minibatches, positive()),
+      number("ppo.update_epochs", &c.ppo.update_epochs, positive()),
+      number("ppo.clip_coef", &c.ppo.clip_coef, positive()),
+      flag("ppo.clip_vloss", &c.ppo.clip_vloss),
+      number("ppo.ent_coef", &c.ppo.ent_coef, non_negative()),
+      number("ppo.vf_coef", &c.ppo.vf_coef, non_negative()),
+      number("ppo.max_grad_norm", &c.ppo.max_grad_norm, positive()),
+      flag("ppo.norm_adv", &c.ppo.norm_adv),
+      flag("ppo.normalize_obs", &c.ppo.normalize_obs),
+      flag("ppo.normalize_reward", &c.ppo.normalize_reward),
+      number("ppo.obs_clip", &c.ppo.obs_clip, positive()),
+      int_list("ppo.hidden_sizes", &c.ppo.hidden_sizes),
+      text("ppo.activation", &c.ppo.activation, {"tanh", "relu"}),
+      number("ppo.init_log_std", &c.ppo.init_log_std),
+      number("run.total_env_steps", &c.run.total_env_steps, positive()),
+      number("run.seed", &c.run.seed),
+      number("run.threads", &c.run.threads, non_negative()),
+      number("run.learner_threads", &c.run.learner_threads, non_negative()),
+      number("run.eval_episodes", &c.run.eval_episodes, non_negative()),
+      number("run.checkpoint_every", &c.run.checkpoint_every, non_negative()),
+      number("run.log_every_seconds", &c.run.log_every_seconds, positive()),
+      flag("run.stop_when_solved", &c.run.stop_when_solved),
+      text("run.resume", &c.run.resume),
+  };
+}
+
+// Walks the YAML tree; every leaf must be a known field, every group a mapping.
+void apply(const YAML::Node& node, const std::string& prefix, std::vector<Field>& table) {
+  if (!node.IsMap())
+    fail(prefix.empty() ? "<top level>" : prefix, "expected a mapping, got " + scalar_text(node));
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    auto it = std::find_if(table.begin(), table.end(), [&](const Field& f) { return f.path == path; });
+    if (it != table.end()) {
+      it->read(kv.second);
+      continue;
+    }
+    const bool is_group = std::any_of(table.begin(), table.end(), [&](const Field& f) {
+      return f.path.rfind(path + ".", 0) == 0;
+    });
+    if (is_group) {
+      apply(kv.second, path, table);
+      continue;
+    }
+    std::string valid;
+    for (const auto& f : table) {
+      const bool same_group = f.path.rfind(prefix.empty() ? "" : prefix + ".", 0) == 0;
+      if (same_group) valid += (valid.empty() ? "" : ", ") + f.path;
+    }
+    fail(path, "unknown key (valid keys: " + valid + ")");
+  }
+}
+
+void set_path(YAML::Node root, const std::string& path, const YAML::Node& value) {
+  const auto dot = path.find('.');
+  if (dot == std::string::npos) {
+    root[path] = value;
+    return;
+  }
+  YAML::Node child = root[path.substr(0, dot)];
+  if (!child.IsDefined() || child.IsNull()) {
+    root[path.substr(0, dot)] = YAML::Node(YAML::NodeType::Map);
+    child = root[path.substr(0, dot)];
+  }
+  set_path(child, path.substr(dot + 1), value);
+}
+
+void validate(const TrainConfig& c) {
+  const int64_t batch = c.env.num_envs * c.ppo.num_steps;
+  if (batch % c.ppo.num_minibatches != 0)
+    fail("ppo.num_minibatches", "must divide env.num_envs * ppo.num_steps = " +
+                                    std::to_string(batch) + ", got " +
+                                    std::to_string(c.ppo.num_minibatches));
+  if (c.ppo.hidden_sizes.empty()) fail("ppo.hidden_sizes", "must not be empty");
+}
+
+}  // namespace
+
+TrainConfig parse_config(const std::string& yaml_text, const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw std::invalid_argument(std::string("config is not valid YAML: ") + e.what());
+  }
+  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument("override '" + o + "' is not of the form key.path=value");
+    YAML::Node value;
+    try {
+      value = YAML::Load(o.substr(eq + 1));
+    } catch (const YAML::Exception& e) {
+      throw std::invalid_argument("override '" + o + "': value is not valid YAML");
+    }
+    if (!root.IsMap()) fail("<top level>", "expected a mapping");
+    set_path(root, o.substr(0, eq), value);
+  }
+  TrainConfig config;
+  auto table = fields(config);
+  apply(root, "", table);
+  validate(config);
+  return config;
+}
+
+TrainConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("cannot read config file '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), overrides);
+}
+
+std::string to_yaml(const TrainConfig& config) {
+  TrainConfig copy = config;
+  YAML::Node root(YAML::NodeType::Map);
+  for (const auto& f : fields(copy)) set_path(root, f.path, f.write());
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace myriad::learner

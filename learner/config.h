@@ -1,0 +1,68 @@
+// Training configuration: typed, defaulted, grouped (env, ppo, run) and validated when built
+// (DESIGN.md, convention 7). Every field is declared once, in config.cc's field table, which
+// drives YAML parsing, key=value overrides, validation messages and the resolved-config dump.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace myriad::learner {
+
+struct EnvConfig {
+  std::string id = "CartPole-v1";
+  int64_t num_envs = 64;
+  std::string device = "auto";          // cpu, cuda or auto
+  std::map<std::string, double> options;  // env options, e.g. max_episode_steps
+};
+
+struct PpoConfig {
+  int64_t num_steps = 128;               // rollout length T per update
+  double learning_rate = 3e-4;
+  std::string lr_schedule = "linear";    // constant, linear (to 0) or kl_adaptive
+  double target_kl = 0.01;               // kl_adaptive: keeps the epoch's KL near this
+  double gamma = 0.99;
+  double gae_lambda = 0.95;
+  int64_t num_minibatches = 4;
+  int64_t update_epochs = 4;
+  double clip_coef = 0.2;
+  bool clip_vloss = true;
+  double ent_coef = 0.0;
+  double vf_coef = 0.5;
+  double max_grad_norm = 0.5;
+  bool norm_adv = true;
+  bool normalize_obs = true;
+  bool normalize_reward = false;
+  double obs_clip = 10.0;
+  std::vector<int64_t> hidden_sizes = {64, 64};
+  std::string activation = "tanh";       // tanh or relu
+  double init_log_std = 0.0;             // continuous actions: initial log standard deviation
+};
+
+struct RunConfig {
+  int64_t total_env_steps = 500000;
+  uint64_t seed = 1;
+  int threads = 0;                       // OpenMP threads stepping CPU envs (0: all cores)
+  int learner_threads = 1;               // LibTorch intra-op threads (0: LibTorch's default)
+  int64_t eval_episodes = 100;
+  int64_t checkpoint_every = 10;         // updates between checkpoints (0: only at the end)
+  double log_every_seconds = 1.0;
+  bool stop_when_solved = false;         // stop once the last 100 episodes reach the threshold
+  std::string resume;                    // checkpoint to continue from ("" : fresh run)
+};
+
+struct TrainConfig {
+  EnvConfig env;
+  PpoConfig ppo;
+  RunConfig run;
+};
+
+// Builds a config from YAML text plus "key.path=value" overrides. Unknown keys, wrong types and
+// invalid values throw std::invalid_argument naming the key path (e.g. "ppo.learning_rate").
+TrainConfig parse_config(const std::string& yaml_text, const std::vector<std::string>& overrides);
+TrainConfig load_config(const std::string& path, const std::vector<std::string>& overrides);
+
+// The resolved config as YAML (every key, defaults included).
+std::string to_yaml(const TrainConfig& config);
+
+}  // namespace myriad::learner

@@ -1,0 +1,33 @@
+#include "learner/normalizer.h"
+
+namespace myriad::learner {
+
+RunningMeanStd::RunningMeanStd(at::IntArrayRef shape, double epsilon)
+    : mean(torch::zeros(shape, torch::kFloat64)),
+      var(torch::ones(shape, torch::kFloat64)),
+      count(torch::full({}, epsilon, torch::kFloat64)) {}
+
+void RunningMeanStd::update(const torch::Tensor& batch) {
+  const torch::Tensor x = batch.to(torch::kFloat64);
+  if (mean.device() != x.device()) {
+    mean = mean.to(x.device());
+    var = var.to(x.device());
+    count = count.to(x.device());
+  }
+  const torch::Tensor batch_mean = x.mean(0);
+  const torch::Tensor batch_var = x.var(0, /*unbiased=*/false);
+  const double n = static_cast<double>(x.size(0));
+  const torch::Tensor delta = batch_mean - mean;
+  const torch::Tensor total = count + n;
+  const torch::Tensor m2 = var * count + batch_var * n + delta * delta * count * n / total;
+  mean = mean + delta * n / total;
+  var = m2 / total;
+  count = total;
+}
+
+torch::Tensor RunningMeanStd::normalize(const torch::Tensor& x, double clip) const {
+  const torch::Tensor m = mean.to(x.dtype()), s = (var + 1e-8).sqrt().to(x.dtype());
+  return ((x - m) / s).clamp(-clip, clip);
+}
+
+}  // namespace myriad::learner

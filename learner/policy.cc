@@ -1,0 +1,87 @@
+#include "learner/policy.h"
+
+#include <cmath>
+
+namespace myriad::learner {
+namespace {
+
+torch::nn::Linear layer(int64_t in, int64_t out, double gain) {
+  torch::nn::Linear l(in, out);
+  torch::NoGradGuard no_grad;
+  torch::nn::init::orthogonal_(l->weight, gain);
+  torch::nn::init::zeros_(l->bias);
+  return l;
+}
+
+torch::nn::Sequential mlp(int64_t in, const std::vector<int64_t>& hidden, int64_t out,
+                          const std::string& activation, double out_gain) {
+  torch::nn::Sequential net;
+  for (int64_t h : hidden) {
+    net->push_back(layer(in, h, std::sqrt(2.0)));
+    if (activation == "relu") {
+      net->push_back(torch::nn::ReLU());
+    } else {
+      net->push_back(torch::nn::Tanh());
+    }
+    in = h;
+  }
+  net->push_back(layer(in, out, out_gain));
+  return net;
+}
+
+}  // namespace
+
+ActorCriticImpl::ActorCriticImpl(int64_t obs_dim, const Space& action_space,
+                                 const std::vector<int64_t>& hidden,
+                                 const std::string& activation, double init_log_std)
+    : discrete_(action_space.is_discrete()) {
+  const int64_t out = discrete_ ? action_space.n : action_space.flat_size();
+  actor_ = register_module("actor", mlp(obs_dim, hidden, out, activation, 0.01));
+  critic_ = register_module("critic", mlp(obs_dim, hidden, 1, activation, 1.0));
+  if (!discrete_)
+    log_std_ = register_parameter("log_std", torch::full({1, out}, init_log_std));
+}
+
+torch::Tensor ActorCriticImpl::value(const torch::Tensor& obs) {
+  return critic_->forward(obs).squeeze(-1);
+}
+
+PolicyOutput ActorCriticImpl::act(const torch::Tensor& obs, const torch::Tensor& action,
+                                  torch::Generator* gen) {
+  PolicyOutput out;
+  out.value = value(obs);
+  const torch::Tensor head = actor_->forward(obs);
+  if (discrete_) {
+    const torch::Tensor log_p = torch::log_softmax(head, -1);
+    out.action = action.defined()
+                     ? action
+                     : torch::multinomial(log_p.exp(), 1, true,
+                                          gen ? std::optional<at::Generator>(*gen) : std::nullopt)
+                           .squeeze(-1);
+    out.log_prob = log_p.gather(-1, out.action.unsqueeze(-1)).squeeze(-1);
+    out.entropy = -(log_p.exp() * log_p).sum(-1);
+  } else {
+    const torch::Tensor log_std = log_std_.expand_as(head);
+    const torch::Tensor std = log_std.exp();
+    if (action.defined()) {
+      out.action = action;
+    } else {
+      torch::NoGradGuard no_grad;
+      const torch::Tensor noise =
+          gen ? at::normal(0.0, 1.0, head.sizes(), *gen) : torch::randn(head.sizes());
+      out.action = head + std * noise;
+    }
+    const double half_log_2pi = 0.5 * std::log(2.0 * M_PI);
+    const torch::Tensor z = (out.action - head) / std;
+    out.log_prob = (-0.5 * z * z - log_std - half_log_2pi).sum(-1);
+    out.entropy = (0.5 + half_log_2pi + log_std).sum(-1);
+  }
+  return out;
+}
+
+torch::Tensor ActorCriticImpl::deterministic_action(const torch::Tensor& obs) {
+  const torch::Tensor head = actor_->forward(obs);
+  return discrete_ ? head.argmax(-1) : head;
+}
+
+}  // namespace myriad::learner

@@ -1,0 +1,41 @@
+// Actor-critic MLPs: a categorical head for Discrete actions, a diagonal Gaussian with a
+// state-independent log-std for Box actions; orthogonal init as in CleanRL's PPO.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "myriad/spaces.h"
+
+namespace myriad::learner {
+
+struct PolicyOutput {
+  torch::Tensor action;    // [B] int64 (Discrete) or [B, A] float (Box), before clipping
+  torch::Tensor log_prob;  // [B]
+  torch::Tensor entropy;   // [B]
+  torch::Tensor value;     // [B]
+};
+
+class ActorCriticImpl : public torch::nn::Module {
+ public:
+  ActorCriticImpl(int64_t obs_dim, const Space& action_space, const std::vector<int64_t>& hidden,
+                  const std::string& activation, double init_log_std);
+
+  torch::Tensor value(const torch::Tensor& obs);
+  // Samples an action (or evaluates `action` when given) and returns its log-prob and entropy.
+  PolicyOutput act(const torch::Tensor& obs, const torch::Tensor& action = {},
+                   torch::Generator* gen = nullptr);
+  // Deterministic action: argmax for Discrete, the mean for Box.
+  torch::Tensor deterministic_action(const torch::Tensor& obs);
+
+  bool discrete() const { return discrete_; }
+
+ private:
+  bool discrete_;
+  torch::nn::Sequential actor_{nullptr}, critic_{nullptr};
+  torch::Tensor log_std_;
+};
+TORCH_MODULE(ActorCritic);
+
+}  // namespace myriad::learner

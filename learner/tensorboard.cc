@@ -1,0 +1,156 @@
+#include "learner/tensorboard.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+namespace myriad::learner {
+namespace {
+
+std::array<uint32_t, 256> make_crc32c_table() {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t crc = i;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ ((crc & 1u) ? 0x82F63B78u : 0u);
+    table[i] = crc;
+  }
+  return table;
+}
+
+double now_seconds() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// Protobuf wire format: each field is a varint key (field_number << 3 | wire_type), then data.
+void put_varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+void put_key(std::string& out, uint32_t field, uint32_t wire_type) {
+  put_varint(out, (static_cast<uint64_t>(field) << 3) | wire_type);
+}
+
+template <typename T>
+void put_little_endian(std::string& out, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+void put_double(std::string& out, uint32_t field, double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  put_key(out, field, 1);  // wire type 1: fixed64
+  put_little_endian(out, bits);
+}
+
+void put_float(std::string& out, uint32_t field, float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  put_key(out, field, 5);  // wire type 5: fixed32
+  put_little_endian(out, bits);
+}
+
+void put_int64(std::string& out, uint32_t field, int64_t v) {
+  put_key(out, field, 0);  // wire type 0: varint; negatives take 10 bytes, as in protobuf
+  put_varint(out, static_cast<uint64_t>(v));
+}
+
+void put_bytes(std::string& out, uint32_t field, const std::string& bytes) {
+  put_key(out, field, 2);  // wire type 2: length-delimited (strings and sub-messages)
+  put_varint(out, bytes.size());
+  out += bytes;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
+}
+
+}  // namespace
+
+uint32_t crc32c(const void* data, size_t size) {
+  static const std::array<uint32_t, 256> table = make_crc32c_table();
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint32_t crc = 0xFFFFFFFFu;
+  for (size_t i = 0; i < size; ++i) crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+  return crc ^ 0xFFFFFFFFu;
+}
+
+uint32_t masked_crc32c(const void* data, size_t size) {
+  const uint32_t crc = crc32c(data, size);
+  return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
+}
+
+TensorBoardWriter::TensorBoardWriter(const std::string& dir) {
+  const auto seconds = static_cast<int64_t>(now_seconds());
+  path_ = (std::filesystem::path(dir) /
+           ("events.out.tfevents." + std::to_string(seconds) + "." + hostname()))
+              .string();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    throw std::runtime_error("TensorBoardWriter: cannot create directory " + dir + " for " + path_ +
+                             ": " + ec.message());
+  }
+  out_.open(path_, std::ios::binary | std::ios::trunc);
+  if (!out_) throw std::runtime_error("TensorBoardWriter: cannot open " + path_);
+
+  std::string event;
+  put_double(event, 1, now_seconds());   // Event.wall_time
+  put_bytes(event, 3, "brain.Event:2");  // Event.file_version
+  write_record(event);
+  flush();
+}
+
+TensorBoardWriter::~TensorBoardWriter() {
+  try {
+    flush();
+  } catch (...) {
+    // A destructor must not throw; a caller wanting the error calls flush() first.
+  }
+}
+
+void TensorBoardWriter::add_scalar(const std::string& tag, double value, int64_t step,
+                                   double wall_time) {
+  std::string summary_value;
+  put_bytes(summary_value, 1, tag);                        // Summary.Value.tag
+  put_float(summary_value, 2, static_cast<float>(value));  // Summary.Value.simple_value
+  std::string summary;
+  put_bytes(summary, 1, summary_value);  // Summary.value (repeated)
+
+  std::string event;
+  put_double(event, 1, wall_time < 0 ? now_seconds() : wall_time);  // Event.wall_time
+  put_int64(event, 2, step);                                        // Event.step
+  put_bytes(event, 5, summary);                                     // Event.summary
+  write_record(event);
+}
+
+void TensorBoardWriter::flush() {
+  out_.flush();
+  if (!out_) throw std::runtime_error("TensorBoardWriter: failed writing " + path_);
+}
+
+void TensorBoardWriter::write_record(const std::string& data) {
+  // TFRecord framing: length, masked CRC of the length bytes, data, masked CRC of the data.
+  std::string header;
+  put_little_endian(header, static_cast<uint64_t>(data.size()));
+  const uint32_t length_crc = masked_crc32c(header.data(), header.size());
+  put_little_endian(header, length_crc);
+  std::string footer;
+  put_little_endian(footer, masked_crc32c(data.data(), data.size()));
+  out_.write(header.data(), static_cast<std::streamsize>(header.size()));
+  out_.write(data.data(), static_cast<std::streamsize>(data.size()));
+  out_.write(footer.data(), static_cast<std::streamsize>(footer.size()));
+}
+
+}  // namespace myriad::learner

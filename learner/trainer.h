@@ -1,0 +1,91 @@
+// learner::Trainer: PPO over a BatchEnv, everything on the env's device. One update is a
+// rollout of ppo.num_steps batched steps followed by ppo.update_epochs epochs of minibatch SGD.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "learner/config.h"
+#include "learner/normalizer.h"
+#include "learner/policy.h"
+#include "learner/run_logger.h"
+#include "myriad/batch_env.h"
+
+namespace myriad::learner {
+
+struct EvalResult {
+  double return_mean = 0, return_std = 0, length_mean = 0;
+  int64_t episodes = 0;
+};
+
+struct UpdateStats {
+  double pg_loss = 0, v_loss = 0, entropy = 0, approx_kl = 0, clipfrac = 0, lr = 0;
+};
+
+struct TrainSummary {
+  int64_t env_steps = 0, updates = 0, diverged = 0;
+  double wall_seconds = 0;
+  std::optional<double> solved_seconds;
+  EvalResult eval;
+  std::string run_dir, checkpoint;
+};
+
+// A trained policy with what it needs to act: its config, network and observation statistics.
+struct LoadedPolicy {
+  TrainConfig config;
+  ActorCritic policy{nullptr};
+  RunningMeanStd obs_rms;
+  torch::Tensor act(const torch::Tensor& obs);  // deterministic, clipped to the action space
+};
+LoadedPolicy load_policy(const std::string& checkpoint, const std::string& device = "");
+
+// Runs K episodes (one per env, K envs in parallel) with deterministic actions.
+EvalResult evaluate(LoadedPolicy& policy, int64_t episodes, uint64_t seed);
+
+class Trainer {
+ public:
+  // run_dir: where config.yaml, metrics.csv, events, checkpoints/ and summary.json go
+  // ("" writes nothing, for tests). Resumes from config.run.resume when set.
+  Trainer(TrainConfig config, std::string run_dir);
+  ~Trainer();
+
+  TrainSummary train();     // to run.total_env_steps (or until solved, when asked)
+  UpdateStats update();     // one rollout and PPO update
+  bool finished() const;
+
+  void save_checkpoint(const std::string& path) const;
+  void load_checkpoint(const std::string& path);
+  LoadedPolicy snapshot() const;  // the current policy as load_policy would return it
+
+  ActorCritic& policy() { return policy_; }
+  int64_t env_steps() const { return env_steps_; }
+  int64_t updates() const { return updates_; }
+
+ private:
+  torch::Tensor observe(const torch::Tensor& raw, bool update_stats);
+  torch::Tensor to_env_action(const torch::Tensor& action) const;
+  double current_lr() const;
+
+  TrainConfig cfg_;
+  std::string run_dir_;
+  std::unique_ptr<BatchEnv> env_;
+  torch::Device device_{torch::kCPU};
+  ActorCritic policy_{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  RunningMeanStd obs_rms_, ret_rms_;
+  torch::Tensor discounted_return_;  // [N] for reward scaling
+  torch::Tensor action_low_, action_high_;
+  at::Generator gen_;
+  int64_t env_steps_ = 0, updates_ = 0;
+  double lr_ = 0, elapsed_before_ = 0;  // wall seconds of earlier sessions (resume)
+  std::optional<double> solved_seconds_;
+  std::deque<float> recent_returns_, recent_lengths_;
+  std::chrono::steady_clock::time_point start_;
+  std::unique_ptr<RunLogger> logs_;
+};
+
+}  // namespace myriad::learner

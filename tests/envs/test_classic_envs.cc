@@ -1,0 +1,700 @@
+// The classic-control envs against independent float64 references transcribed from Gymnasium
+// (gymnasium/envs/classic_control/*.py), their reset distributions and their specs.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "myriad/registry.h"
+
+namespace myriad {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+using Vec = std::vector<double>;
+
+// One reference transition: what Gymnasium's step returns from state s under one action.
+struct Transition {
+  Vec state;  // next physical state
+  Vec obs;    // observation of the next state
+  double reward = 0;
+  bool terminated = false;
+  // The float64 reference lies so close to a branch (termination test, wall) that float32 may
+  // legitimately take the other side; such rows are skipped.
+  bool ambiguous = false;
+};
+
+bool near_value(double x, double at, double eps) { return std::abs(x - at) < eps; }
+
+// ---------------------------------------------------------------------------------------------
+// CartPole-v1: cartpole.py, CartPoleEnv.step with kinematics_integrator "euler".
+Vec cartpole_observe(const Vec& s) { return s; }
+
+Transition cartpole_step(const Vec& s, double action) {
+  const double gravity = 9.8, masscart = 1.0, masspole = 0.1;
+  const double total_mass = masspole + masscart;
+  const double length = 0.5, polemass_length = masspole * length;
+  const double force_mag = 10.0, tau = 0.02;
+  const double theta_threshold_radians = 12 * 2 * kPi / 360, x_threshold = 2.4;
+
+  double x = s[0], x_dot = s[1], theta = s[2], theta_dot = s[3];
+  const double force = action == 1 ? force_mag : -force_mag;
+  const double costheta = std::cos(theta), sintheta = std::sin(theta);
+  const double temp = (force + polemass_length * theta_dot * theta_dot * sintheta) / total_mass;
+  const double thetaacc = (gravity * sintheta - costheta * temp) /
+                          (length * (4.0 / 3.0 - masspole * costheta * costheta / total_mass));
+  const double xacc = temp - polemass_length * thetaacc * costheta / total_mass;
+  x = x + tau * x_dot;
+  x_dot = x_dot + tau * xacc;
+  theta = theta + tau * theta_dot;
+  theta_dot = theta_dot + tau * thetaacc;
+
+  Transition t;
+  t.state = {x, x_dot, theta, theta_dot};
+  t.obs = cartpole_observe(t.state);
+  t.terminated = x < -x_threshold || x > x_threshold || theta < -theta_threshold_radians ||
+                 theta > theta_threshold_radians;
+  t.reward = 1.0;
+  t.ambiguous = near_value(std::abs(x), x_threshold, 1e-5) ||
+                near_value(std::abs(theta), theta_threshold_radians, 1e-5);
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pendulum-v1: pendulum.py, PendulumEnv.step and angle_normalize.
+double angle_normalize(double x) {
+  // ((x + pi) % (2 pi)) - pi with Python's floored modulo (result has the divisor's sign).
+  const double y = 2 * kPi;
+  double m = std::fmod(x + kPi, y);
+  if (m < 0) m += y;
+  return m - kPi;
+}
+
+Vec pendulum_observe(const Vec& s) { return {std::cos(s[0]), std::sin(s[0]), s[1]}; }
+
+Transition pendulum_step_g(const Vec& s, double action, double g) {
+  const double max_speed = 8, max_torque = 2.0, dt = 0.05, m = 1.0, l = 1.0;
+  const double th = s[0], thdot = s[1];
+  const double u = std::min(std::max(action, -max_torque), max_torque);  // np.clip
+  const double an = angle_normalize(th);
+  const double costs = an * an + 0.1 * thdot * thdot + 0.001 * (u * u);
+  double newthdot = thdot + (3 * g / (2 * l) * std::sin(th) + 3.0 / (m * l * l) * u) * dt;
+  newthdot = std::min(std::max(newthdot, -max_speed), max_speed);
+  const double newth = th + newthdot * dt;
+
+  Transition t;
+  t.state = {newth, newthdot};
+  t.obs = pendulum_observe(t.state);
+  t.reward = -costs;
+  t.terminated = false;
+  return t;
+}
+
+Transition pendulum_step(const Vec& s, double action) { return pendulum_step_g(s, action, 10.0); }
+
+// ---------------------------------------------------------------------------------------------
+// Acrobot-v1: acrobot.py, AcrobotEnv.step (book dynamics, no torque noise), rk4, wrap, bound.
+struct AcrobotRef {
+  static constexpr double dt = 0.2;
+  static constexpr double LINK_LENGTH_1 = 1.0, LINK_MASS_1 = 1.0, LINK_MASS_2 = 1.0;
+  static constexpr double LINK_COM_POS_1 = 0.5, LINK_COM_POS_2 = 0.5, LINK_MOI = 1.0;
+  static constexpr double MAX_VEL_1 = 4 * kPi, MAX_VEL_2 = 9 * kPi;
+
+  // _dsdt on the augmented state (theta1, theta2, dtheta1, dtheta2, torque).
+  static std::vector<double> dsdt(const std::vector<double>& s_augmented) {
+    const double m1 = LINK_MASS_1, m2 = LINK_MASS_2, l1 = LINK_LENGTH_1;
+    const double lc1 = LINK_COM_POS_1, lc2 = LINK_COM_POS_2, I1 = LINK_MOI, I2 = LINK_MOI;
+    const double g = 9.8;
+    const double a = s_augmented[4];
+    const double theta1 = s_augmented[0], theta2 = s_augmented[1];
+    const double dtheta1 = s_augmented[2], dtheta2 = s_augmented[3];
+    const double d1 =
+        m1 * lc1 * lc1 + m2 * (l1 * l1 + lc2 * lc2 + 2 * l1 * lc2 * std::cos(theta2)) + I1 + I2;
+    const double d2 = m2 * (lc2 * lc2 + l1 * lc2 * std::cos(theta2)) + I2;
+    const double phi2 = m2 * lc2 * g * std::cos(theta1 + theta2 - kPi / 2.0);
+    const double phi1 = -m2 * l1 * lc2 * dtheta2 * dtheta2 * std::sin(theta2) -
+                        2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * std::sin(theta2) +
+                        (m1 * lc1 + m2 * l1) * g * std::cos(theta1 - kPi / 2) + phi2;
+    const double ddtheta2 =
+        (a + d2 / d1 * phi1 - m2 * l1 * lc2 * dtheta1 * dtheta1 * std::sin(theta2) - phi2) /
+        (m2 * lc2 * lc2 + I2 - d2 * d2 / d1);
+    const double ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
+    return {dtheta1, dtheta2, ddtheta1, ddtheta2, 0.0};
+  }
+
+  // rk4(derivs, y0, [0, dt]): one classical Runge-Kutta step.
+  static std::vector<double> rk4(const std::vector<double>& y0) {
+    const double h = dt, h2 = dt / 2.0;
+    auto axpy = [](const std::vector<double>& y, double a, const std::vector<double>& k) {
+      std::vector<double> r(y.size());
+      for (size_t i = 0; i < y.size(); ++i) r[i] = y[i] + a * k[i];
+      return r;
+    };
+    const auto k1 = dsdt(y0);
+    const auto k2 = dsdt(axpy(y0, h2, k1));
+    const auto k3 = dsdt(axpy(y0, h2, k2));
+    const auto k4 = dsdt(axpy(y0, h, k3));
+    std::vector<double> y(y0.size());
+    for (size_t i = 0; i < y.size(); ++i)
+      y[i] = y0[i] + h / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+    return {y[0], y[1], y[2], y[3]};
+  }
+
+  static double wrap(double x, double m, double M) {
+    const double diff = M - m;
+    while (x > M) x = x - diff;
+    while (x < m) x = x + diff;
+    return x;
+  }
+  static double bound(double x, double m, double M) { return std::min(std::max(x, m), M); }
+};
+
+Vec acrobot_observe(const Vec& s) {
+  return {std::cos(s[0]), std::sin(s[0]), std::cos(s[1]), std::sin(s[1]), s[2], s[3]};
+}
+
+Transition acrobot_step(const Vec& s, double action) {
+  const double AVAIL_TORQUE[3] = {-1.0, 0.0, +1};
+  const double torque = AVAIL_TORQUE[static_cast<int>(action)];
+  auto ns = AcrobotRef::rk4({s[0], s[1], s[2], s[3], torque});
+  ns[0] = AcrobotRef::wrap(ns[0], -kPi, kPi);
+  ns[1] = AcrobotRef::wrap(ns[1], -kPi, kPi);
+  ns[2] = AcrobotRef::bound(ns[2], -AcrobotRef::MAX_VEL_1, AcrobotRef::MAX_VEL_1);
+  ns[3] = AcrobotRef::bound(ns[3], -AcrobotRef::MAX_VEL_2, AcrobotRef::MAX_VEL_2);
+  Transition t;
+  t.state = ns;
+  t.obs = acrobot_observe(ns);
+  const double height = -std::cos(ns[0]) - std::cos(ns[1] + ns[0]);
+  t.terminated = height > 1.0;
+  t.reward = t.terminated ? 0.0 : -1.0;
+  t.ambiguous = near_value(height, 1.0, 1e-4);
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// MountainCar-v0: mountain_car.py, MountainCarEnv.step (goal_velocity 0).
+Vec mountain_car_observe(const Vec& s) { return s; }
+
+Transition mountain_car_step(const Vec& s, double action) {
+  const double min_position = -1.2, max_position = 0.6, max_speed = 0.07;
+  const double goal_position = 0.5, goal_velocity = 0, force = 0.001, gravity = 0.0025;
+  double position = s[0], velocity = s[1];
+  velocity += (action - 1) * force + std::cos(3 * position) * (-gravity);
+  velocity = std::min(std::max(velocity, -max_speed), max_speed);
+  position += velocity;
+  Transition t;
+  t.ambiguous = near_value(position, min_position, 1e-5);
+  position = std::min(std::max(position, min_position), max_position);
+  if (position == min_position && velocity < 0) velocity = 0;
+  t.terminated = position >= goal_position && velocity >= goal_velocity;
+  t.ambiguous = t.ambiguous || near_value(position, goal_position, 1e-6) ||
+                (position > goal_position - 1e-5 && std::abs(velocity) < 1e-7);
+  t.reward = -1.0;
+  t.state = {position, velocity};
+  t.obs = mountain_car_observe(t.state);
+  return t;
+}
+
+// MountainCarContinuous-v0: continuous_mountain_car.py, Continuous_MountainCarEnv.step.
+Transition mountain_car_continuous_step(const Vec& s, double action) {
+  const double min_action = -1.0, max_action = 1.0;
+  const double min_position = -1.2, max_position = 0.6, max_speed = 0.07;
+  const double goal_position = 0.45, goal_velocity = 0, power = 0.0015;
+  double position = s[0], velocity = s[1];
+  const double force = std::min(std::max(action, min_action), max_action);
+  velocity += force * power - 0.0025 * std::cos(3 * position);
+  if (velocity > max_speed) velocity = max_speed;
+  if (velocity < -max_speed) velocity = -max_speed;
+  position += velocity;
+  Transition t;
+  t.ambiguous = near_value(position, min_position, 1e-5);
+  if (position > max_position) position = max_position;
+  if (position < min_position) position = min_position;
+  if (position == min_position && velocity < 0) velocity = 0;
+  t.terminated = position >= goal_position && velocity >= goal_velocity;
+  t.ambiguous = t.ambiguous || near_value(position, goal_position, 1e-6) ||
+                (position > goal_position - 1e-5 && std::abs(velocity) < 1e-7);
+  double reward = 0;
+  if (t.terminated) reward = 100.0;
+  reward -= std::pow(action, 2) * 0.1;  // the unclipped action
+  t.reward = reward;
+  t.state = {position, velocity};
+  t.obs = mountain_car_observe(t.state);
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The comparison harness.
+
+struct Range {
+  double lo, hi;
+};
+
+struct EnvCase {
+  std::string id;
+  std::vector<Range> state_ranges;  // where random test states are drawn
+  std::vector<Range> reset_ranges;  // Gymnasium's initial-state distribution (lo == hi: exact)
+  bool discrete;
+  int n_actions;  // Discrete
+  Range actions;  // Box: where random actions are drawn (wider than the space: tests clipping)
+  std::vector<bool> angular;  // state components compared modulo 2 pi (wrapped angles)
+  std::function<Transition(const Vec&, double)> step;
+  std::function<Vec(const Vec&)> observe;
+  double rtol, atol;
+  bool can_terminate;
+};
+
+std::vector<EnvCase> env_cases() {
+  const double th = 12 * 2 * kPi / 360;
+  std::vector<EnvCase> cases;
+  cases.push_back({"CartPole-v1",
+                   {{-2.4, 2.4}, {-3, 3}, {-th, th}, {-3, 3}},
+                   {{-0.05, 0.05}, {-0.05, 0.05}, {-0.05, 0.05}, {-0.05, 0.05}},
+                   true,
+                   2,
+                   {0, 0},
+                   {false, false, false, false},
+                   cartpole_step,
+                   cartpole_observe,
+                   1e-5,
+                   1e-5,
+                   true});
+  cases.push_back({"Pendulum-v1",
+                   {{-3 * kPi, 3 * kPi}, {-8, 8}},
+                   {{-kPi, kPi}, {-1, 1}},
+                   false,
+                   0,
+                   {-3, 3},
+                   {false, false},
+                   pendulum_step,
+                   pendulum_observe,
+                   1e-5,
+                   1e-5,
+                   false});
+  cases.push_back({"Acrobot-v1",
+                   {{-kPi, kPi}, {-kPi, kPi}, {-4 * kPi, 4 * kPi}, {-9 * kPi, 9 * kPi}},
+                   {{-0.1, 0.1}, {-0.1, 0.1}, {-0.1, 0.1}, {-0.1, 0.1}},
+                   true,
+                   3,
+                   {0, 0},
+                   {true, true, false, false},
+                   acrobot_step,
+                   acrobot_observe,
+                   1e-4,
+                   1e-4,
+                   true});
+  cases.push_back({"MountainCar-v0",
+                   {{-1.2, 0.6}, {-0.07, 0.07}},
+                   {{-0.6, -0.4}, {0, 0}},
+                   true,
+                   3,
+                   {0, 0},
+                   {false, false},
+                   mountain_car_step,
+                   mountain_car_observe,
+                   1e-5,
+                   1e-6,
+                   true});
+  cases.push_back({"MountainCarContinuous-v0",
+                   {{-1.2, 0.6}, {-0.07, 0.07}},
+                   {{-0.6, -0.4}, {0, 0}},
+                   false,
+                   0,
+                   {-1.5, 1.5},
+                   {false, false},
+                   mountain_car_continuous_step,
+                   mountain_car_observe,
+                   1e-5,
+                   1e-6,
+                   true});
+  return cases;
+}
+
+bool close(double got, double want, double rtol, double atol, double slack = 0,
+           bool angular = false) {
+  double diff = got - want;
+  if (angular) diff = std::remainder(diff, 2 * kPi);
+  return std::abs(diff) <= atol + rtol * std::abs(want) + slack;
+}
+
+// How far float32 may legitimately stray from the float64 reference beyond rounding: the state
+// is given in float32, so each input is uncertain by an ulp, and where the dynamics amplify
+// that (Acrobot at high speed) float32 arithmetic is off by as much. Per output, the sum over
+// inputs of the reference's change when that input moves by one float32 ulp, times a margin.
+struct Slack {
+  Vec state, obs;
+  double reward = 0;
+  bool branch = false;  // an ulp flips the termination test: float32 may take either side
+};
+
+Slack sensitivity(const EnvCase& c, const Vec& s, double action, const Transition& base) {
+  constexpr double kMargin = 4;
+  Slack out{Vec(base.state.size(), 0.0), Vec(base.obs.size(), 0.0)};
+  for (size_t j = 0; j < s.size(); ++j) {
+    for (float dir : {-INFINITY, INFINITY}) {
+      Vec p = s;
+      p[j] = std::nextafter(static_cast<float>(s[j]), dir);
+      const Transition t = c.step(p, action);
+      out.branch = out.branch || t.terminated != base.terminated;
+      for (size_t k = 0; k < out.state.size(); ++k) {
+        double d = t.state[k] - base.state[k];
+        if (c.angular[k]) d = std::remainder(d, 2 * kPi);
+        out.state[k] += kMargin * std::abs(d) / 2;
+      }
+      for (size_t k = 0; k < out.obs.size(); ++k)
+        out.obs[k] += kMargin * std::abs(t.obs[k] - base.obs[k]) / 2;
+      out.reward += kMargin * std::abs(t.reward - base.reward) / 2;
+    }
+  }
+  return out;
+}
+
+// Collects mismatches, reporting the first few in full and the total at the end.
+class Mismatches {
+ public:
+  explicit Mismatches(std::string id) : id_(std::move(id)) {}
+  ~Mismatches() { EXPECT_EQ(count_, 0) << id_ << ": " << count_ << " mismatches in all"; }
+  void add(const std::string& what) {
+    if (count_++ < 8) ADD_FAILURE() << id_ << ": " << what;
+  }
+
+ private:
+  std::string id_;
+  int count_ = 0;
+};
+
+std::string describe(const Vec& v) {
+  std::ostringstream out;
+  out.precision(9);
+  out << "(";
+  for (size_t k = 0; k < v.size(); ++k) out << (k ? ", " : "") << v[k];
+  return out.str() + ")";
+}
+
+Vec row_of(const at::Tensor& t, int64_t i) {
+  const at::Tensor r = t[i].to(at::kDouble).contiguous();
+  return Vec(r.data_ptr<double>(), r.data_ptr<double>() + r.numel());
+}
+
+// Compares got[k] to want[k] for each k; appends a message and returns false on mismatch.
+bool compare_rows(const Vec& got, const Vec& want, double rtol, double atol,
+                  const std::vector<bool>& angular, std::string* msg, const Vec& slack = {}) {
+  if (got.size() != want.size()) {
+    *msg = "size " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
+    return false;
+  }
+  for (size_t k = 0; k < got.size(); ++k)
+    if (!close(got[k], want[k], rtol, atol, slack.empty() ? 0.0 : slack[k],
+               !angular.empty() && angular[k])) {
+      *msg = "got " + describe(got) + ", want " + describe(want) + " (component " +
+             std::to_string(k) + ")";
+      return false;
+    }
+  return true;
+}
+
+EnvOptions no_time_limit() { return {{"max_episode_steps", 100000}}; }
+
+// set_state to random states, step random actions, compare everything with the reference.
+void check_transitions(const EnvCase& c, uint64_t seed, int rounds) {
+  constexpr int64_t n = 256;
+  SCOPED_TRACE(c.id);
+  auto env = envs::make(c.id, n, Device::kCpu, seed, no_time_limit());
+  const int64_t S = static_cast<int64_t>(c.state_ranges.size());
+  ASSERT_EQ(env->get_state().size(1), S);
+  std::mt19937_64 gen(seed);
+  auto uniform = [&](Range r) { return std::uniform_real_distribution<double>(r.lo, r.hi)(gen); };
+
+  Mismatches bad(c.id);
+  int compared = 0, terminations = 0, ambiguous = 0, clipped_actions = 0;
+  const std::vector<bool> none;
+  for (int round = 0; round < rounds; ++round) {
+    at::Tensor state = at::empty({n, S}, at::kFloat);
+    auto sa = state.accessor<float, 2>();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t k = 0; k < S; ++k) sa[i][k] = static_cast<float>(uniform(c.state_ranges[k]));
+    env->set_state(state);
+
+    // set_state recomputes the observation of every row.
+    const StepBuffers& b = env->buffers();
+    for (int64_t i = 0; i < n; ++i) {
+      std::string msg;
+      if (!compare_rows(row_of(b.obs, i), c.observe(row_of(state, i)), c.rtol, c.atol, none, &msg))
+        bad.add("obs after set_state, env " + std::to_string(i) + ": " + msg);
+    }
+
+    at::Tensor actions = c.discrete ? at::empty({n}, at::kLong) : at::empty({n, 1}, at::kFloat);
+    std::vector<double> a(n);
+    for (int64_t i = 0; i < n; ++i) {
+      if (c.discrete) {
+        a[i] = static_cast<double>(gen() % c.n_actions);
+        actions.data_ptr<int64_t>()[i] = static_cast<int64_t>(a[i]);
+      } else {
+        const float v = static_cast<float>(uniform(c.actions));
+        actions.data_ptr<float>()[i] = v;
+        a[i] = v;
+        clipped_actions += std::abs(v) > env->spec().action_space.high[0];
+      }
+    }
+    env->step(actions);
+
+    const at::Tensor next = env->get_state();
+    for (int64_t i = 0; i < n; ++i) {
+      const Vec s = row_of(state, i);
+      const Transition ref = c.step(s, a[i]);
+      const std::string where = "round " + std::to_string(round) + ", env " + std::to_string(i) +
+                                ", state " + describe(s) + ", action " + std::to_string(a[i]) +
+                                ": ";
+      const bool terminated = b.terminated[i].item<bool>();
+      const bool truncated = b.truncated[i].item<bool>();
+      if (truncated) bad.add(where + "truncated without a time limit");
+      const Slack slack = sensitivity(c, s, a[i], ref);
+      if (ref.ambiguous || slack.branch) {
+        ++ambiguous;
+        continue;
+      }
+      ++compared;
+      if (terminated != ref.terminated) {
+        bad.add(where + "terminated " + std::to_string(terminated) + ", want " +
+                std::to_string(ref.terminated) + " (next state " + describe(ref.state) + ")");
+        continue;
+      }
+      const double reward = b.reward[i].item<double>();
+      if (!close(reward, ref.reward, c.rtol, c.atol, slack.reward))
+        bad.add(where + "reward " + std::to_string(reward) + ", want " +
+                std::to_string(ref.reward));
+      std::string msg;
+      if (terminated) {
+        ++terminations;
+        // Auto-reset: final_obs is the terminal observation; state and obs start a new episode.
+        if (!compare_rows(row_of(b.final_obs, i), ref.obs, c.rtol, c.atol, none, &msg, slack.obs))
+          bad.add(where + "final_obs: " + msg);
+        const Vec fresh = row_of(next, i);
+        for (int64_t k = 0; k < S; ++k)
+          if (fresh[k] < c.reset_ranges[k].lo || fresh[k] > c.reset_ranges[k].hi)
+            bad.add(where + "state after auto-reset " + describe(fresh) +
+                    " outside the initial distribution");
+        if (!compare_rows(row_of(b.obs, i), c.observe(fresh), c.rtol, c.atol, none, &msg))
+          bad.add(where + "obs after auto-reset: " + msg);
+      } else {
+        if (!compare_rows(row_of(next, i), ref.state, c.rtol, c.atol, c.angular, &msg, slack.state))
+          bad.add(where + "next state: " + msg);
+        if (!compare_rows(row_of(b.obs, i), ref.obs, c.rtol, c.atol, none, &msg, slack.obs))
+          bad.add(where + "obs: " + msg);
+      }
+    }
+  }
+  EXPECT_GT(compared, rounds * n * 9 / 10) << "too many rows skipped as ambiguous: " << ambiguous;
+  if (c.can_terminate) EXPECT_GT(terminations, 10) << "the terminal branch was barely exercised";
+  if (!c.discrete) EXPECT_GT(clipped_actions, 10) << "action clipping was barely exercised";
+}
+
+class ClassicEnvTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(ClassicEnvTest, StepMatchesGymnasiumReference) {
+  const EnvCase c = env_cases()[GetParam()];
+  for (int r = 0; r < 5; ++r) check_transitions(c, 77 * r + GetParam(), 100);
+}
+
+TEST_P(ClassicEnvTest, ResetDistributionMatchesGymnasium) {
+  const EnvCase c = env_cases()[GetParam()];
+  SCOPED_TRACE(c.id);
+  constexpr int64_t n = 4096;
+  auto env = envs::make(c.id, n, Device::kCpu, 77);
+  auto check = [&](const at::Tensor& state) {
+    const int64_t S = static_cast<int64_t>(c.reset_ranges.size());
+    ASSERT_EQ(state.size(0), n);
+    ASSERT_EQ(state.size(1), S);
+    const at::Tensor s = state.to(at::kDouble);
+    for (int64_t k = 0; k < S; ++k) {
+      const Range r = c.reset_ranges[k];
+      const at::Tensor col = s.select(1, k);
+      const double lo = col.min().item<double>(), hi = col.max().item<double>();
+      const double mean = col.mean().item<double>();
+      // Compared in float32, where the bounds themselves live.
+      EXPECT_GE(lo, static_cast<double>(static_cast<float>(r.lo))) << "component " << k;
+      EXPECT_LE(hi, static_cast<double>(static_cast<float>(r.hi))) << "component " << k;
+      if (r.lo == r.hi) continue;
+      const double w = r.hi - r.lo;
+      // 4096 uniform draws: the extremes lie within 1% of the bounds, the mean within 3%.
+      EXPECT_LT(lo, r.lo + 0.01 * w) << "component " << k << " does not span its range";
+      EXPECT_GT(hi, r.hi - 0.01 * w) << "component " << k << " does not span its range";
+      EXPECT_NEAR(mean, 0.5 * (r.lo + r.hi), 0.03 * w) << "component " << k;
+    }
+    // Distinct draws per env.
+    EXPECT_GT(std::get<0>(at::_unique(s.select(1, 0))).numel(), n * 9 / 10);
+  };
+  const at::Tensor first = env->get_state();
+  check(first);
+  std::string msg;
+  for (int64_t i = 0; i < n; i += 97)
+    EXPECT_TRUE(compare_rows(row_of(env->buffers().obs, i), c.observe(row_of(first, i)), 1e-6, 1e-6,
+                             {}, &msg))
+        << msg;
+
+  // Reseeding repeats the draws; a reset without seed moves to new episodes.
+  env->reset(77);
+  EXPECT_TRUE(at::equal(env->get_state(), first));
+  env->reset();
+  const at::Tensor next = env->get_state();
+  check(next);
+  EXPECT_FALSE(at::equal(next, first));
+  auto other = envs::make(c.id, n, Device::kCpu, 78);
+  check(other->get_state());
+  EXPECT_FALSE(at::equal(other->get_state(), first));
+}
+
+INSTANTIATE_TEST_SUITE_P(Envs, ClassicEnvTest, ::testing::Range(0, 5),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           std::string id = env_cases()[info.param].id;
+                           std::string name;
+                           for (char ch : id)
+                             if (std::isalnum(static_cast<unsigned char>(ch))) name += ch;
+                           return name;
+                         });
+
+TEST(ClassicEnvs, PendulumGravityOption) {
+  constexpr int64_t n = 64;
+  const double g = 9.81;
+  auto env = envs::make("Pendulum-v1", n, Device::kCpu, 3, {{"g", g}, {"max_episode_steps", 1000}});
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> th(-kPi, kPi), thdot(-8, 8), u(-2, 2);
+  at::Tensor state = at::empty({n, 2}, at::kFloat), actions = at::empty({n, 1}, at::kFloat);
+  for (int64_t i = 0; i < n; ++i) {
+    state[i][0] = th(gen);
+    state[i][1] = thdot(gen);
+    actions[i][0] = u(gen);
+  }
+  env->set_state(state);
+  env->step(actions);
+  const at::Tensor next = env->get_state();
+  for (int64_t i = 0; i < n; ++i) {
+    const Transition ref = pendulum_step_g(row_of(state, i), actions[i][0].item<double>(), g);
+    std::string msg;
+    EXPECT_TRUE(compare_rows(row_of(next, i), ref.state, 1e-5, 1e-5, {}, &msg)) << msg;
+    EXPECT_NEAR(env->buffers().reward[i].item<double>(), ref.reward,
+                1e-5 * (1 + std::abs(ref.reward)));
+  }
+}
+
+// Gymnasium's registrations (gymnasium/envs/__init__.py) and the spaces of each env class.
+TEST(ClassicEnvs, SpecsMatchGymnasium) {
+  const std::vector<std::string> ids = {"Acrobot-v1", "CartPole-v1", "MountainCar-v0",
+                                        "MountainCarContinuous-v0", "Pendulum-v1"};
+  EXPECT_EQ(envs::registered_ids(), ids);
+
+  const float inf = std::numeric_limits<float>::infinity();
+  const float th2 = static_cast<float>(12 * 2 * kPi / 360 * 2);
+  struct Expected {
+    std::string id;
+    int max_episode_steps;
+    std::optional<double> reward_threshold;
+    Space action_space;
+    std::vector<float> obs_low, obs_high;
+    std::vector<std::string> state_names;
+  };
+  const std::vector<Expected> expected = {
+      {"CartPole-v1",
+       500,
+       475.0,
+       Space::discrete(2),
+       {-4.8f, -inf, -th2, -inf},
+       {4.8f, inf, th2, inf},
+       {"x", "x_dot", "theta", "theta_dot"}},
+      {"Pendulum-v1",
+       200,
+       std::nullopt,
+       Space::box({-2.0f}, {2.0f}),
+       {-1, -1, -8},
+       {1, 1, 8},
+       {"theta", "theta_dot"}},
+      {"Acrobot-v1",
+       500,
+       -100.0,
+       Space::discrete(3),
+       {-1, -1, -1, -1, static_cast<float>(-4 * kPi), static_cast<float>(-9 * kPi)},
+       {1, 1, 1, 1, static_cast<float>(4 * kPi), static_cast<float>(9 * kPi)},
+       {"theta1", "theta2", "dtheta1", "dtheta2"}},
+      {"MountainCar-v0",
+       200,
+       -110.0,
+       Space::discrete(3),
+       {-1.2f, -0.07f},
+       {0.6f, 0.07f},
+       {"position", "velocity"}},
+      {"MountainCarContinuous-v0",
+       999,
+       90.0,
+       Space::box({-1.0f}, {1.0f}),
+       {-1.2f, -0.07f},
+       {0.6f, 0.07f},
+       {"position", "velocity"}},
+  };
+  for (const Expected& e : expected) {
+    SCOPED_TRACE(e.id);
+    for (const EnvSpec& spec :
+         {envs::spec_of(e.id), envs::make(e.id, 2, Device::kCpu, 0)->spec()}) {
+      EXPECT_EQ(spec.id, e.id);
+      EXPECT_EQ(spec.max_episode_steps, e.max_episode_steps);
+      EXPECT_EQ(spec.reward_threshold, e.reward_threshold);
+      EXPECT_EQ(spec.state_names, e.state_names);
+
+      const Space& a = spec.action_space;
+      EXPECT_EQ(a.kind, e.action_space.kind);
+      EXPECT_EQ(a.describe(), e.action_space.describe());
+      if (a.is_discrete()) {
+        EXPECT_EQ(a.n, e.action_space.n);
+        EXPECT_EQ(a.dtype, DType::kInt32);
+        EXPECT_TRUE(a.shape.empty());
+      } else {
+        EXPECT_EQ(a.shape, std::vector<int64_t>{1});
+        EXPECT_EQ(a.low, e.action_space.low);
+        EXPECT_EQ(a.high, e.action_space.high);
+        EXPECT_EQ(a.dtype, DType::kFloat32);
+      }
+
+      const Space& o = spec.observation_space;
+      EXPECT_EQ(o.kind, Space::Kind::kBox);
+      EXPECT_EQ(o.dtype, DType::kFloat32);
+      EXPECT_EQ(o.shape, std::vector<int64_t>{static_cast<int64_t>(e.obs_low.size())});
+      ASSERT_EQ(o.low.size(), e.obs_low.size());
+      ASSERT_EQ(o.high.size(), e.obs_high.size());
+      for (size_t k = 0; k < e.obs_low.size(); ++k) {
+        EXPECT_FLOAT_EQ(o.low[k], e.obs_low[k]) << "low " << k;
+        EXPECT_FLOAT_EQ(o.high[k], e.obs_high[k]) << "high " << k;
+      }
+    }
+    // The time limit option overrides the spec of that instance only.
+    auto env = envs::make(e.id, 2, Device::kCpu, 0, {{"max_episode_steps", 7}});
+    EXPECT_EQ(env->spec().max_episode_steps, 7);
+    EXPECT_EQ(envs::spec_of(e.id).max_episode_steps, e.max_episode_steps);
+
+    // Buffers: shapes and dtypes of the documented contract.
+    const int64_t n = env->num_envs();
+    const int64_t O = static_cast<int64_t>(e.obs_low.size());
+    const StepBuffers& b = env->buffers();
+    EXPECT_EQ(b.obs.sizes(), (std::vector<int64_t>{n, O}));
+    EXPECT_EQ(b.final_obs.sizes(), (std::vector<int64_t>{n, O}));
+    EXPECT_EQ(b.obs.scalar_type(), at::kFloat);
+    EXPECT_EQ(b.reward.sizes(), (std::vector<int64_t>{n}));
+    EXPECT_EQ(b.reward.scalar_type(), at::kFloat);
+    EXPECT_EQ(b.terminated.scalar_type(), at::kBool);
+    EXPECT_EQ(b.truncated.scalar_type(), at::kBool);
+    EXPECT_EQ(b.episode_return.scalar_type(), at::kFloat);
+    EXPECT_EQ(b.episode_length.scalar_type(), at::kInt);
+    EXPECT_EQ(env->get_state().sizes(),
+              (std::vector<int64_t>{n, static_cast<int64_t>(e.state_names.size())}));
+    EXPECT_EQ(env->device(), Device::kCpu);
+  }
+}
+
+}  // namespace
+}  // namespace myriad
