@@ -8,8 +8,9 @@ namespace myriad::envs {
 
 template <class Env>
 static void no_cuda(const BatchView<Env>&, void*) {
-  throw std::runtime_error("this Myriad build has no CUDA backend (nvcc was not found when "
-                           "it was configured); use device=cpu or rebuild with MYRIAD_CUDA=ON");
+  throw std::runtime_error(
+      "this Myriad build has no CUDA backend (nvcc was not found when "
+      "it was configured); use device=cpu or rebuild with MYRIAD_CUDA=ON");
 }
 
 template <class Env>

@@ -20,19 +20,19 @@ struct BatchView {
   uint64_t seed = 0;
   int32_t max_steps = 0;
   typename Env::Params params{};
-  float* state = nullptr;              // [N, S]
-  const Action* action = nullptr;      // [N, A]
-  float* obs = nullptr;                // [N, O]
-  float* final_obs = nullptr;          // [N, O]
-  float* reward = nullptr;             // [N]
-  uint8_t* terminated = nullptr;       // [N]
-  uint8_t* truncated = nullptr;        // [N]
-  int32_t* elapsed = nullptr;          // [N] steps taken in the current episode
-  int32_t* episode = nullptr;          // [N] episodes started since the seed was set
-  float* running_return = nullptr;     // [N] return of the current episode so far
-  float* episode_return = nullptr;     // [N] return of the last finished episode
-  int32_t* episode_length = nullptr;   // [N] length of the last finished episode
-  int32_t* diverged = nullptr;         // [N] episodes cut because the state went non-finite
+  float* state = nullptr;             // [N, S]
+  const Action* action = nullptr;     // [N, A]
+  float* obs = nullptr;               // [N, O]
+  float* final_obs = nullptr;         // [N, O]
+  float* reward = nullptr;            // [N]
+  uint8_t* terminated = nullptr;      // [N]
+  uint8_t* truncated = nullptr;       // [N]
+  int32_t* elapsed = nullptr;         // [N] steps taken in the current episode
+  int32_t* episode = nullptr;         // [N] episodes started since the seed was set
+  float* running_return = nullptr;    // [N] return of the current episode so far
+  float* episode_return = nullptr;    // [N] return of the last finished episode
+  int32_t* episode_length = nullptr;  // [N] length of the last finished episode
+  int32_t* diverged = nullptr;        // [N] episodes cut because the state went non-finite
 };
 
 template <class Env>

@@ -10,7 +10,8 @@ namespace myriad::envs {
 
 template <Device D, class Env>
 void launch_reset(const BatchView<Env>& b, void* stream) {
-  parallel_for(D, "env.reset", b.n, [b] MYRIAD_HD_LAMBDA(int64_t i) { reset_one(b, i); }, stream);
+  parallel_for(
+      D, "env.reset", b.n, [b] MYRIAD_HD_LAMBDA(int64_t i) { reset_one(b, i); }, stream);
 }
 
 template <Device D, class Env>
@@ -19,23 +20,27 @@ void launch_step(const BatchView<Env>& b, void* stream) {
     // CPU: chunks of envs; phase 1 in SIMD lanes, phase 2 for the envs that finished.
     constexpr int64_t kChunk = 512;
     const int64_t chunks = (b.n + kChunk - 1) / kChunk;
-    parallel_for(D, "env.step", chunks, [b](int64_t c) {
-      const int64_t begin = c * kChunk, end = begin + kChunk < b.n ? begin + kChunk : b.n;
-      uint8_t done[kChunk];
+    parallel_for(
+        D, "env.step", chunks,
+        [b](int64_t c) {
+          const int64_t begin = c * kChunk, end = begin + kChunk < b.n ? begin + kChunk : b.n;
+          uint8_t done[kChunk];
 #pragma omp simd
-      for (int64_t i = begin; i < end; ++i) done[i - begin] = advance_one(b, i);
-      for (int64_t i = begin; i < end; ++i)
-        if (done[i - begin]) finish_one(b, i);
-    }, stream, /*min_parallel=*/2);
+          for (int64_t i = begin; i < end; ++i) done[i - begin] = advance_one(b, i);
+          for (int64_t i = begin; i < end; ++i)
+            if (done[i - begin]) finish_one(b, i);
+        },
+        stream, /*min_parallel=*/2);
   } else {
-    parallel_for(D, "env.step", b.n, [b] MYRIAD_HD_LAMBDA(int64_t i) { step_one(b, i); },
-                 stream);
+    parallel_for(
+        D, "env.step", b.n, [b] MYRIAD_HD_LAMBDA(int64_t i) { step_one(b, i); }, stream);
   }
 }
 
 template <Device D, class Env>
 void launch_observe(const BatchView<Env>& b, void* stream) {
-  parallel_for(D, "env.observe", b.n, [b] MYRIAD_HD_LAMBDA(int64_t i) { observe_one(b, i); }, stream);
+  parallel_for(
+      D, "env.observe", b.n, [b] MYRIAD_HD_LAMBDA(int64_t i) { observe_one(b, i); }, stream);
 }
 
 }  // namespace myriad::envs

@@ -23,8 +23,7 @@ class ClassicBatchEnv final : public BatchEnv {
     if (num_envs <= 0)
       throw std::invalid_argument("num_envs must be positive, got " + std::to_string(num_envs));
     if (num_envs > (int64_t{1} << 31))
-      throw std::invalid_argument("num_envs must be at most 2^31, got " +
-                                  std::to_string(num_envs));
+      throw std::invalid_argument("num_envs must be at most 2^31, got " + std::to_string(num_envs));
     max_steps_ = spec_.max_episode_steps;
     for (const auto& [key, value] : options) {
       if (key == "max_episode_steps") {
@@ -85,13 +84,14 @@ class ClassicBatchEnv final : public BatchEnv {
     const int64_t rows = env_ids.defined() ? env_ids.numel() : n_;
     if (state.dim() != 2 || state.size(0) != rows || state.size(1) != Env::kStateDim)
       throw std::invalid_argument("set_state: expected state of shape [" + std::to_string(rows) +
-                                  ", " + std::to_string(Env::kStateDim) + "] (" +
-                                  spec_.id + " state), got " + shape_string(state.sizes()));
+                                  ", " + std::to_string(Env::kStateDim) + "] (" + spec_.id +
+                                  " state), got " + shape_string(state.sizes()));
     const at::Tensor values = state.to(state_.options());
     if (!at::isfinite(values).all().item<bool>())
       throw std::invalid_argument("set_state: state contains NaN or infinity");
     if (env_ids.defined()) {
-      const at::Tensor ids = env_ids.to(at::TensorOptions().dtype(at::kLong).device(torch_device()));
+      const at::Tensor ids =
+          env_ids.to(at::TensorOptions().dtype(at::kLong).device(torch_device()));
       if (rows > 0 && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= n_))
         throw std::invalid_argument("set_state: env_ids must lie in [0, " + std::to_string(n_) +
                                     ")");
@@ -105,12 +105,14 @@ class ClassicBatchEnv final : public BatchEnv {
   int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }
 
   std::map<std::string, at::Tensor> save_rollout_state() const override {
-    return {{"state", state_.cpu()},
-            {"elapsed", elapsed_.cpu()},
-            {"episode", episode_.cpu()},
-            {"running_return", running_return_.cpu()},
-            {"diverged", diverged_.cpu()},
-            {"obs", buf_.obs.cpu()},
+    // Copies, also on the CPU, so the snapshot does not move on with the env.
+    auto snap = [](const at::Tensor& t) { return t.to(at::kCPU, false, /*copy=*/true); };
+    return {{"state", snap(state_)},
+            {"elapsed", snap(elapsed_)},
+            {"episode", snap(episode_)},
+            {"running_return", snap(running_return_)},
+            {"diverged", snap(diverged_)},
+            {"obs", snap(buf_.obs)},
             {"seed", at::tensor({static_cast<int64_t>(seed_)}, at::kLong)}};
   }
 
@@ -130,7 +132,10 @@ class ClassicBatchEnv final : public BatchEnv {
     take("running_return", running_return_);
     take("diverged", diverged_);
     take("obs", buf_.obs);
-    seed_ = static_cast<uint64_t>(saved.at("seed").item<int64_t>());
+    const auto seed = saved.find("seed");
+    if (seed == saved.end() || seed->second.numel() != 1)
+      throw std::invalid_argument("rollout state lacks its seed");
+    seed_ = static_cast<uint64_t>(seed->second.item<int64_t>());
   }
 
  private:
@@ -144,11 +149,11 @@ class ClassicBatchEnv final : public BatchEnv {
     const bool shape_ok = (a.dim() == 1 && a.size(0) == n_ && Env::kActionDim == 1) ||
                           (a.dim() == 2 && a.size(0) == n_ && a.size(1) == Env::kActionDim);
     if (!shape_ok) {
-      const std::string expected = kDiscrete || Env::kActionDim != 1
-                                       ? "[" + std::to_string(n_) + (kDiscrete ? "]" : ", " +
-                                             std::to_string(Env::kActionDim) + "]")
-                                       : "[" + std::to_string(n_) + ", 1] or [" +
-                                             std::to_string(n_) + "]";
+      const std::string expected =
+          kDiscrete || Env::kActionDim != 1
+              ? "[" + std::to_string(n_) +
+                    (kDiscrete ? "]" : ", " + std::to_string(Env::kActionDim) + "]")
+              : "[" + std::to_string(n_) + ", 1] or [" + std::to_string(n_) + "]";
       throw std::invalid_argument(spec_.id + " step: expected actions of shape " + expected +
                                   ", got " + shape_string(a.sizes()));
     }

@@ -7,6 +7,4 @@
 #include "envs/classic/mountain_car.h"
 #include "envs/classic/pendulum.h"
 
-namespace myriad::envs {
-
-}  // namespace myriad::envs
+namespace myriad::envs {}  // namespace myriad::envs

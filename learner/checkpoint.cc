@@ -93,8 +93,8 @@ void Trainer::save_checkpoint(const std::string& path) const {
       elapsed_before_ +
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   write_tensor(a, "counters", torch::tensor({env_steps_, updates_}));
-  write_tensor(a, "scalars", torch::tensor({lr_, wall, solved_seconds_.value_or(-1.0)},
-                                           torch::kFloat64));
+  write_tensor(a, "scalars",
+               torch::tensor({lr_, wall, solved_seconds_.value_or(-1.0)}, torch::kFloat64));
   write_tensor(a, "recent_returns", to_tensor(recent_returns_));
   write_tensor(a, "recent_lengths", to_tensor(recent_lengths_));
   for (const auto& [key, t] : env_->save_rollout_state()) write_tensor(a, "env." + key, t);
@@ -147,14 +147,14 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
   if (!device.empty()) p.config.env.device = device;
   const EnvSpec spec = envs::spec_of(p.config.env.id);
   const auto& c = p.config;
-  p.policy = ActorCritic(spec.observation_space.flat_size(), spec.action_space,
-                         c.ppo.hidden_sizes, c.ppo.activation, c.ppo.init_log_std);
+  p.policy = ActorCritic(spec.observation_space.flat_size(), spec.action_space, c.ppo.hidden_sizes,
+                         c.ppo.activation, c.ppo.init_log_std);
   torch::serialize::InputArchive model;
   a.read("policy", model);
   p.policy->load(model);
   const Device d = resolve_device(p.config.env.device);
-  const torch::Device td = d == Device::kCpu ? torch::Device(torch::kCPU)
-                                             : torch::Device(torch::kCUDA, 0);
+  const torch::Device td =
+      d == Device::kCpu ? torch::Device(torch::kCPU) : torch::Device(torch::kCUDA, 0);
   p.policy->to(td);
   read_rms(a, "obs_rms", p.obs_rms, td);
   return p;

@@ -14,7 +14,8 @@ namespace myriad::learner {
 void save_archive_atomically(torch::serialize::OutputArchive& archive, const std::string& path);
 void load_archive(torch::serialize::InputArchive& archive, const std::string& path);
 
-void write_tensor(torch::serialize::OutputArchive& a, const std::string& key, const torch::Tensor& t);
+void write_tensor(torch::serialize::OutputArchive& a, const std::string& key,
+                  const torch::Tensor& t);
 torch::Tensor read_tensor(torch::serialize::InputArchive& a, const std::string& key);
 void write_string(torch::serialize::OutputArchive& a, const std::string& key, const std::string& s);
 std::string read_string(torch::serialize::InputArchive& a, const std::string& key);

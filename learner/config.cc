@@ -39,8 +39,12 @@ struct Field {
 
 using Check = std::function<std::string(double)>;  // "" when valid, else the complaint
 
-Check positive() { return [](double v) { return v > 0 ? "" : "must be > 0"; }; }
-Check non_negative() { return [](double v) { return v >= 0 ? "" : "must be >= 0"; }; }
+Check positive() {
+  return [](double v) { return v > 0 ? "" : "must be > 0"; };
+}
+Check non_negative() {
+  return [](double v) { return v >= 0 ? "" : "must be >= 0"; };
+}
 Check unit_interval() {
   return [](double v) { return v >= 0 && v <= 1 ? "" : "must lie in [0, 1]"; };
 }
@@ -53,8 +57,8 @@ Field number(const std::string& path, T* target, Check check = nullptr) {
             T v;
             if constexpr (std::is_integral_v<T>) {
               const double d = read_as<double>(n, path, type);
-              if (d != std::floor(d)) fail(path, std::string("expected ") + type + ", got " +
-                                                     scalar_text(n));
+              if (d != std::floor(d))
+                fail(path, std::string("expected ") + type + ", got " + scalar_text(n));
               v = static_cast<T>(d);
             } else {
               v = read_as<T>(n, path, type);
@@ -114,8 +118,8 @@ Field number_map(const std::string& path, std::map<std::string, double>* target)
   return {path,
           [=](const YAML::Node& n) {
             if (n.IsNull()) return target->clear();
-            if (!n.IsMap()) fail(path, "expected a mapping of names to numbers, got " +
-                                           scalar_text(n));
+            if (!n.IsMap())
+              fail(path, "expected a mapping of names to numbers, got " + scalar_text(n));
             for (const auto& kv : n) {
               const auto key = kv.first.as<std::string>();
               (*target)[key] = read_as<double>(kv.second, path + "." + key, "a number");
@@ -174,7 +178,8 @@ void apply(const YAML::Node& node, const std::string& prefix, std::vector<Field>
   for (const auto& kv : node) {
     const std::string key = kv.first.as<std::string>();
     const std::string path = prefix.empty() ? key : prefix + "." + key;
-    auto it = std::find_if(table.begin(), table.end(), [&](const Field& f) { return f.path == path; });
+    auto it =
+        std::find_if(table.begin(), table.end(), [&](const Field& f) { return f.path == path; });
     if (it != table.end()) {
       it->read(kv.second);
       continue;
@@ -212,9 +217,9 @@ void set_path(YAML::Node root, const std::string& path, const YAML::Node& value)
 void validate(const TrainConfig& c) {
   const int64_t batch = c.env.num_envs * c.ppo.num_steps;
   if (batch % c.ppo.num_minibatches != 0)
-    fail("ppo.num_minibatches", "must divide env.num_envs * ppo.num_steps = " +
-                                    std::to_string(batch) + ", got " +
-                                    std::to_string(c.ppo.num_minibatches));
+    fail("ppo.num_minibatches",
+         "must divide env.num_envs * ppo.num_steps = " + std::to_string(batch) + ", got " +
+             std::to_string(c.ppo.num_minibatches));
   if (c.ppo.hidden_sizes.empty()) fail("ppo.hidden_sizes", "must not be empty");
 }
 

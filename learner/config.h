@@ -12,15 +12,15 @@ namespace myriad::learner {
 struct EnvConfig {
   std::string id = "CartPole-v1";
   int64_t num_envs = 64;
-  std::string device = "auto";          // cpu, cuda or auto
+  std::string device = "auto";            // cpu, cuda or auto
   std::map<std::string, double> options;  // env options, e.g. max_episode_steps
 };
 
 struct PpoConfig {
-  int64_t num_steps = 128;               // rollout length T per update
+  int64_t num_steps = 128;  // rollout length T per update
   double learning_rate = 3e-4;
-  std::string lr_schedule = "linear";    // constant, linear (to 0) or kl_adaptive
-  double target_kl = 0.01;               // kl_adaptive: keeps the epoch's KL near this
+  std::string lr_schedule = "linear";  // constant, linear (to 0) or kl_adaptive
+  double target_kl = 0.01;             // kl_adaptive: keeps the epoch's KL near this
   double gamma = 0.99;
   double gae_lambda = 0.95;
   int64_t num_minibatches = 4;
@@ -35,20 +35,20 @@ struct PpoConfig {
   bool normalize_reward = false;
   double obs_clip = 10.0;
   std::vector<int64_t> hidden_sizes = {64, 64};
-  std::string activation = "tanh";       // tanh or relu
-  double init_log_std = 0.0;             // continuous actions: initial log standard deviation
+  std::string activation = "tanh";  // tanh or relu
+  double init_log_std = 0.0;        // continuous actions: initial log standard deviation
 };
 
 struct RunConfig {
   int64_t total_env_steps = 500000;
   uint64_t seed = 1;
-  int threads = 0;                       // OpenMP threads stepping CPU envs (0: all cores)
-  int learner_threads = 1;               // LibTorch intra-op threads (0: LibTorch's default)
+  int threads = 0;          // OpenMP threads stepping CPU envs (0: all cores)
+  int learner_threads = 1;  // LibTorch intra-op threads (0: LibTorch's default)
   int64_t eval_episodes = 100;
-  int64_t checkpoint_every = 10;         // updates between checkpoints (0: only at the end)
+  int64_t checkpoint_every = 10;  // updates between checkpoints (0: only at the end)
   double log_every_seconds = 1.0;
-  bool stop_when_solved = false;         // stop once the last 100 episodes reach the threshold
-  std::string resume;                    // checkpoint to continue from ("" : fresh run)
+  bool stop_when_solved = false;  // stop once the last 100 episodes reach the threshold
+  std::string resume;             // checkpoint to continue from ("" : fresh run)
 };
 
 struct TrainConfig {

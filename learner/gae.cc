@@ -3,8 +3,8 @@
 namespace myriad::learner {
 
 torch::Tensor compute_gae(const torch::Tensor& rewards, const torch::Tensor& values,
-                          const torch::Tensor& dones, const torch::Tensor& next_value,
-                          double gamma, double lambda) {
+                          const torch::Tensor& dones, const torch::Tensor& next_value, double gamma,
+                          double lambda) {
   const int64_t T = rewards.size(0);
   torch::Tensor adv = torch::zeros_like(rewards);
   torch::Tensor last = torch::zeros_like(next_value);

@@ -10,7 +10,7 @@ namespace myriad::learner {
 // truncated episode's final_obs into rewards[t] (r + gamma * V(final_obs)), so every done cuts
 // the recursion. Returns advantages [T, N]; returns = advantages + values.
 torch::Tensor compute_gae(const torch::Tensor& rewards, const torch::Tensor& values,
-                          const torch::Tensor& dones, const torch::Tensor& next_value,
-                          double gamma, double lambda);
+                          const torch::Tensor& dones, const torch::Tensor& next_value, double gamma,
+                          double lambda);
 
 }  // namespace myriad::learner

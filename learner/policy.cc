@@ -32,14 +32,13 @@ torch::nn::Sequential mlp(int64_t in, const std::vector<int64_t>& hidden, int64_
 }  // namespace
 
 ActorCriticImpl::ActorCriticImpl(int64_t obs_dim, const Space& action_space,
-                                 const std::vector<int64_t>& hidden,
-                                 const std::string& activation, double init_log_std)
+                                 const std::vector<int64_t>& hidden, const std::string& activation,
+                                 double init_log_std)
     : discrete_(action_space.is_discrete()) {
   const int64_t out = discrete_ ? action_space.n : action_space.flat_size();
   actor_ = register_module("actor", mlp(obs_dim, hidden, out, activation, 0.01));
   critic_ = register_module("critic", mlp(obs_dim, hidden, 1, activation, 1.0));
-  if (!discrete_)
-    log_std_ = register_parameter("log_std", torch::full({1, out}, init_log_std));
+  if (!discrete_) log_std_ = register_parameter("log_std", torch::full({1, out}, init_log_std));
 }
 
 torch::Tensor ActorCriticImpl::value(const torch::Tensor& obs) {

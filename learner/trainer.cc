@@ -152,14 +152,14 @@ UpdateStats Trainer::update() {
       const auto& threshold = spec.reward_threshold;
       if (!solved_seconds_ && threshold && recent_returns_.size() >= 100 &&
           mean_of(recent_returns_) >= *threshold) {
-        solved_seconds_ = elapsed_before_ +
-                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
-                              .count();
+        solved_seconds_ =
+            elapsed_before_ +
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
       }
     }
     const torch::Tensor next_value = policy_->value(obs);
-    const torch::Tensor adv = compute_gae(rew_t, val_t, done_t, next_value, gamma,
-                                          cfg_.ppo.gae_lambda);
+    const torch::Tensor adv =
+        compute_gae(rew_t, val_t, done_t, next_value, gamma, cfg_.ppo.gae_lambda);
     val_t = torch::stack({val_t, adv + val_t});  // [2, T, N]: old values and returns
     rew_t = adv;
   }
@@ -178,8 +178,8 @@ UpdateStats Trainer::update() {
   int64_t count = 0;
   const double clip = cfg_.ppo.clip_coef;
   for (int64_t epoch = 0; epoch < cfg_.ppo.update_epochs; ++epoch) {
-    const torch::Tensor perm = torch::randperm(B, gen_, torch::TensorOptions().dtype(torch::kLong))
-                                   .to(device_);
+    const torch::Tensor perm =
+        torch::randperm(B, gen_, torch::TensorOptions().dtype(torch::kLong)).to(device_);
     double epoch_kl = 0;
     int64_t epoch_batches = 0;
     for (int64_t start = 0; start < B; start += mb) {
@@ -228,8 +228,8 @@ UpdateStats Trainer::update() {
         static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr_);
     }
   }
-  for (double* v : {&stats.pg_loss, &stats.v_loss, &stats.entropy, &stats.approx_kl,
-                    &stats.clipfrac})
+  for (double* v :
+       {&stats.pg_loss, &stats.v_loss, &stats.entropy, &stats.approx_kl, &stats.clipfrac})
     *v /= std::max<int64_t>(count, 1);
   stats.lr = lr_;
   ++updates_;
@@ -343,7 +343,8 @@ EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   }
   result.episodes = episodes;
   result.return_mean = sum / episodes;
-  result.return_std = std::sqrt(std::max(sq / episodes - result.return_mean * result.return_mean, 0.0));
+  result.return_std =
+      std::sqrt(std::max(sq / episodes - result.return_mean * result.return_mean, 0.0));
   result.length_mean = len / episodes;
   return result;
 }

@@ -53,8 +53,8 @@ class Trainer {
   Trainer(TrainConfig config, std::string run_dir);
   ~Trainer();
 
-  TrainSummary train();     // to run.total_env_steps (or until solved, when asked)
-  UpdateStats update();     // one rollout and PPO update
+  TrainSummary train();  // to run.total_env_steps (or until solved, when asked)
+  UpdateStats update();  // one rollout and PPO update
   bool finished() const;
 
   void save_checkpoint(const std::string& path) const;

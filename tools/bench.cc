@@ -70,9 +70,8 @@ void run_bench(const BenchOptions& o) {
   if (o.json) {
     std::cout << out.dump() << std::endl;
   } else {
-    std::cout << o.env << " x" << o.num_envs << " on " << device_name(device) << ": "
-              << sps / 1e6 << " M env steps/s (" << o.steps << " steps in " << seconds
-              << " s)\n";
+    std::cout << o.env << " x" << o.num_envs << " on " << device_name(device) << ": " << sps / 1e6
+              << " M env steps/s (" << o.steps << " steps in " << seconds << " s)\n";
   }
 }
 
@@ -82,13 +81,16 @@ void add_bench_command(CLI::App& app) {
   auto opts = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand("bench", "Step an env with random actions; print steps/s");
   cmd->add_option("--env", opts->env, "Env id")->capture_default_str();
-  cmd->add_option("--num-envs", opts->num_envs, "Batch size N")->capture_default_str()
+  cmd->add_option("--num-envs", opts->num_envs, "Batch size N")
+      ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--steps", opts->steps, "Batched steps S (timed)")->capture_default_str()
+  cmd->add_option("--steps", opts->steps, "Batched steps S (timed)")
+      ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--device", opts->device, "cpu, cuda or auto")->capture_default_str();
   cmd->add_option("--threads", opts->threads, "OpenMP threads (0: default)")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", opts->seed, "Seed")->capture_default_str();
   cmd->add_flag("--json", opts->json, "Print one JSON line");
   cmd->callback([opts] { run_bench(*opts); });

@@ -1,6 +1,5 @@
 // myriad: train, evaluate and benchmark batched RL environments.
 #include <CLI/CLI.hpp>
-
 #include <exception>
 #include <iostream>
 

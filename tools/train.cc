@@ -93,9 +93,11 @@ void run_eval(const EvalOptions& o) {
 void add_train_command(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
   CLI::App* cmd = app.add_subcommand("train", "Train a policy with PPO from a YAML config");
-  cmd->add_option("config", o->config, "Config file (configs/*.yaml)")->required()
+  cmd->add_option("config", o->config, "Config file (configs/*.yaml)")
+      ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("overrides", o->overrides, "key.path=value overrides, e.g. ppo.learning_rate=1e-3");
+  cmd->add_option("overrides", o->overrides,
+                  "key.path=value overrides, e.g. ppo.learning_rate=1e-3");
   cmd->add_option("--out", o->out, "Run folder (default runs/<config>-<timestamp>)");
   cmd->add_option("--resume", o->resume, "Checkpoint to continue from");
   cmd->callback([o] { run_train(*o); });
@@ -104,10 +106,12 @@ void add_train_command(CLI::App& app) {
 void add_eval_command(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Evaluate a checkpoint with its deterministic policy");
-  cmd->add_option("checkpoint", o->checkpoint, "Checkpoint file")->required()
+  cmd->add_option("checkpoint", o->checkpoint, "Checkpoint file")
+      ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--episodes", o->episodes, "Episodes (one per parallel env)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--device", o->device, "cpu, cuda or auto (default: the checkpoint's)");
   cmd->add_option("--seed", o->seed, "Seed of the evaluation episodes")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print one JSON line");

@@ -89,8 +89,8 @@ struct Acrobot {
     for (int k = 0; k < 4; ++k) y[k] = s[k] + h / 6.0f * (k1[k] + 2 * k2[k] + 2 * k3[k] + k4[k]);
     s[0] = wrap(y[0], -kPi, kPi);
     s[1] = wrap(y[1], -kPi, kPi);
-    s[2] = fminf(fmaxf(y[2], -kMaxVel1), kMaxVel1);
-    s[3] = fminf(fmaxf(y[3], -kMaxVel2), kMaxVel2);
+    s[2] = clip(y[2], -kMaxVel1, kMaxVel1);
+    s[3] = clip(y[3], -kMaxVel2, kMaxVel2);
     terminated = -cos_f(s[0]) - cos_f(s[1] + s[0]) > 1.0f;
     reward = terminated ? 0.0f : -1.0f;
   }

@@ -29,9 +29,9 @@ struct MountainCarTrack {
   }
   // Clips velocity, moves, clips position and stops the car against the left wall.
   MYRIAD_HD static void move(float* s, float velocity) {
-    velocity = fminf(fmaxf(velocity, -kMaxSpeed), kMaxSpeed);
+    velocity = clip(velocity, -kMaxSpeed, kMaxSpeed);
     float position = s[0] + velocity;
-    position = fminf(fmaxf(position, kMinPosition), kMaxPosition);
+    position = clip(position, kMinPosition, kMaxPosition);
     if (position == kMinPosition && velocity < 0) velocity = 0;
     s[0] = position;
     s[1] = velocity;
@@ -94,7 +94,7 @@ struct MountainCarContinuous : MountainCarTrack {
   MYRIAD_HD static void reset(const Params&, float* s, Rng& rng) { start(s, rng); }
   MYRIAD_HD static void step(const Params&, float* s, const Action* a, float& reward,
                              bool& terminated) {
-    const float force = fminf(fmaxf(a[0], -1.0f), 1.0f);
+    const float force = clip(a[0], -1.0f, 1.0f);
     move(s, s[1] + force * kPower - 0.0025f * cos_f(3 * s[0]));
     terminated = s[0] >= kGoalPosition && s[1] >= 0.0f;
     reward = (terminated ? 100.0f : 0.0f) - a[0] * a[0] * 0.1f;

@@ -58,11 +58,12 @@ struct Pendulum {
   MYRIAD_HD static void step(const Params& p, float* s, const Action* a, float& reward,
                              bool& terminated) {
     const float th = s[0], thdot = s[1];
-    const float u = fminf(fmaxf(a[0], -kMaxTorque), kMaxTorque);
+    const float u = clip(a[0], -kMaxTorque, kMaxTorque);
     const float an = angle_normalize(th);
     const float costs = an * an + 0.1f * thdot * thdot + 0.001f * u * u;
-    float newthdot = thdot + (3.0f * p.g / (2.0f * kL) * sin_f(th) + 3.0f / (kM * kL * kL) * u) * kDt;
-    newthdot = fminf(fmaxf(newthdot, -kMaxSpeed), kMaxSpeed);
+    float newthdot =
+        thdot + (3.0f * p.g / (2.0f * kL) * sin_f(th) + 3.0f / (kM * kL * kL) * u) * kDt;
+    newthdot = clip(newthdot, -kMaxSpeed, kMaxSpeed);
     s[0] = th + newthdot * kDt;
     s[1] = newthdot;
     reward = -costs;

@@ -44,8 +44,8 @@ void parallel_for(Device device, const char* name, int64_t n, Fn fn, void* strea
                         static_cast<cudaStream_t>(stream)>>>(n, fn);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
-    throw std::runtime_error(std::string("CUDA launch '") + name + "' failed: " +
-                             cudaGetErrorString(err));
+    throw std::runtime_error(std::string("CUDA launch '") + name +
+                             "' failed: " + cudaGetErrorString(err));
 #else
   (void)stream;
   throw std::logic_error(std::string("parallel_for '") + name +

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -159,6 +160,7 @@ TEST_P(DeterminismTest, SameSeedIsBitwiseReproducible) {
   set_cpu_threads(1);
   const Trace one_thread = fresh_rollout(id, 2024, kSteps);
   set_cpu_threads(2);
+  EXPECT_EQ(cpu_threads(), 2);
   const Trace two_threads = fresh_rollout(id, 2024, kSteps);
   set_cpu_threads(1);  // the rest needs no second thread (the machine may be shared)
   const Trace again = fresh_rollout(id, 2024, kSteps);

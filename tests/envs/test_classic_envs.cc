@@ -3,9 +3,12 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -288,8 +291,8 @@ std::vector<EnvCase> env_cases() {
                    {true, true, false, false},
                    acrobot_step,
                    acrobot_observe,
-                   1e-4,
-                   1e-4,
+                   1e-5,
+                   1e-5,
                    true});
   cases.push_back({"MountainCar-v0",
                    {{-1.2, 0.6}, {-0.07, 0.07}},
@@ -479,7 +482,8 @@ void check_transitions(const EnvCase& c, uint64_t seed, int rounds) {
           bad.add(where + "final_obs: " + msg);
         const Vec fresh = row_of(next, i);
         for (int64_t k = 0; k < S; ++k)
-          if (fresh[k] < c.reset_ranges[k].lo || fresh[k] > c.reset_ranges[k].hi)
+          if (fresh[k] < static_cast<float>(c.reset_ranges[k].lo) ||
+              fresh[k] > static_cast<float>(c.reset_ranges[k].hi))
             bad.add(where + "state after auto-reset " + describe(fresh) +
                     " outside the initial distribution");
         if (!compare_rows(row_of(b.obs, i), c.observe(fresh), c.rtol, c.atol, none, &msg))
@@ -501,7 +505,7 @@ class ClassicEnvTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(ClassicEnvTest, StepMatchesGymnasiumReference) {
   const EnvCase c = env_cases()[GetParam()];
-  for (int r = 0; r < 5; ++r) check_transitions(c, 77 * r + GetParam(), 100);
+  check_transitions(c, 1000 + GetParam(), 12);
 }
 
 TEST_P(ClassicEnvTest, ResetDistributionMatchesGymnasium) {

@@ -12,26 +12,21 @@
 #include <vector>
 
 #include "learner/tensorboard.h"
+#include "tests/temp_dir.h"
 
 namespace myriad::learner {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test, removed afterwards.
+// A fresh directory per test (the writer must create a missing subdirectory itself).
 class TempDir {
  public:
-  explicit TempDir(const std::string& name)
-      : path_(fs::temp_directory_path() / ("myriad_tb_" + name + "_" + std::to_string(getpid()))) {
-    fs::remove_all(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
+  explicit TempDir(const std::string& name) : root_(name), path_(fs::path(root_.path()) / "tb") {}
   const fs::path& path() const { return path_; }
 
  private:
+  testing_util::TempDir root_;
   fs::path path_;
 };
 
