@@ -59,12 +59,14 @@ template <class Env>
 MYRIAD_HD bool advance_one(const BatchView<Env>& b, int64_t i) {
   float s[Env::kStateDim];
   float* row = b.state + i * Env::kStateDim;
+  MYRIAD_UNROLL
   for (int k = 0; k < Env::kStateDim; ++k) s[k] = row[k];
   float reward = 0.0f;
   bool terminated = false;
   Env::step(b.params, s, b.action + i * Env::kActionDim, reward, terminated);
   const int32_t t = b.elapsed[i] + 1;
   bool finite = is_finite(reward);
+  MYRIAD_UNROLL
   for (int k = 0; k < Env::kStateDim; ++k) finite = finite & is_finite(s[k]);
   reward = finite ? reward : 0.0f;
   terminated = terminated & finite;
@@ -76,6 +78,7 @@ MYRIAD_HD bool advance_one(const BatchView<Env>& b, int64_t i) {
   b.diverged[i] += finite ? 0 : 1;
   b.elapsed[i] = t;
   b.running_return[i] += reward;
+  MYRIAD_UNROLL
   for (int k = 0; k < Env::kStateDim; ++k) row[k] = finite ? s[k] : row[k];
   Env::observe(b.params, s, b.obs + i * Env::kObsDim);
   return terminated | truncated;

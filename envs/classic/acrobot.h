@@ -43,6 +43,7 @@ struct Acrobot {
   static void set_option(Params&, const std::string& key, double) { unknown_option(spec(), key); }
 
   MYRIAD_HD static void reset(const Params&, float* s, Rng& rng) {
+    MYRIAD_UNROLL
     for (int k = 0; k < 4; ++k) s[k] = rng.uniform(-0.1f, 0.1f);
   }
 
@@ -80,12 +81,16 @@ struct Acrobot {
     float k1[4], k2[4], k3[4], k4[4], y[4];
     const float h = kDt, h2 = kDt / 2;
     dsdt(s, torque, k1);
+    MYRIAD_UNROLL
     for (int k = 0; k < 4; ++k) y[k] = s[k] + h2 * k1[k];
     dsdt(y, torque, k2);
+    MYRIAD_UNROLL
     for (int k = 0; k < 4; ++k) y[k] = s[k] + h2 * k2[k];
     dsdt(y, torque, k3);
+    MYRIAD_UNROLL
     for (int k = 0; k < 4; ++k) y[k] = s[k] + h * k3[k];
     dsdt(y, torque, k4);
+    MYRIAD_UNROLL
     for (int k = 0; k < 4; ++k) y[k] = s[k] + h / 6.0f * (k1[k] + 2 * k2[k] + 2 * k3[k] + k4[k]);
     s[0] = wrap(y[0], -kPi, kPi);
     s[1] = wrap(y[1], -kPi, kPi);

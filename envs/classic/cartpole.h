@@ -45,6 +45,7 @@ struct CartPole {
   static void set_option(Params&, const std::string& key, double) { unknown_option(spec(), key); }
 
   MYRIAD_HD static void reset(const Params&, float* s, Rng& rng) {
+    MYRIAD_UNROLL
     for (int k = 0; k < 4; ++k) s[k] = rng.uniform(-0.05f, 0.05f);
   }
 
@@ -69,6 +70,7 @@ struct CartPole {
   }
 
   MYRIAD_HD static void observe(const Params&, const float* s, float* obs) {
+    MYRIAD_UNROLL
     for (int k = 0; k < 4; ++k) obs[k] = s[k];
   }
 };

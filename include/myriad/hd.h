@@ -5,9 +5,12 @@
 #if defined(__CUDACC__)
 #define MYRIAD_HD __host__ __device__ __forceinline__
 #define MYRIAD_HD_LAMBDA __host__ __device__
+#define MYRIAD_UNROLL _Pragma("unroll")
 #else
-#define MYRIAD_HD inline
+#define MYRIAD_HD inline __attribute__((always_inline))
 #define MYRIAD_HD_LAMBDA
+// Fully unrolls a short fixed loop before GCC's vectorizer sees the loop over envs around it.
+#define MYRIAD_UNROLL _Pragma("GCC unroll 16")
 #endif
 
 #include <cstdint>

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# GPU host check: builds against the host's PyTorch (CUDA), runs the test suite (CUDA tests
+# included), checks CPU and CUDA rollouts agree, and prints CartPole steps/s on the GPU.
+# Debian packages the host lacks travel as .deb files in .debs/ (scripts/fetch-gpu-debs.sh).
+# Usage (device tool): carry [".debs"], command "bash scripts/gpu-check.sh".
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+py=${PYTHON:-python3}
+out=${OUT:-/tmp/myriad-gpu-check}
+mkdir -p "$out"
+prefix=/tmp/myriad-debs
+mkdir -p "$prefix"
+for f in .debs/*.deb; do [ -f "$f" ] && dpkg -x "$f" "$prefix"; done
+export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+torch_prefix=$("$py" -c "import torch; print(torch.utils.cmake_prefix_path)")
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+"$py" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.is_available())"
+
+build=/tmp/myriad-gpu-build
+t0=$(date +%s)
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DCMAKE_PREFIX_PATH="$torch_prefix;$prefix/usr;$prefix/usr/lib/x86_64-linux-gnu/cmake" \
+  -DMYRIAD_VENV_PYTHON="$(command -v "$py")" > "$out/configure.log" 2>&1 || {
+  tail -30 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
+
+(cd "$build" && ctest -j 8 --output-on-failure > "$out/ctest.log" 2>&1)
+echo "ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
+"$build/tests/envs/test_cuda_envs" > "$out/cuda_agreement.log" 2>&1
+echo "CPU/CUDA agreement: $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/cuda_agreement.log" | tr '\n' ' ')"
+
+bench() { "$build/tools/myriad" bench --json "$@" 2>&1 | tail -1; }
+echo
+printf "%-28s %-6s %10s %16s\n" env device num_envs "steps/s"
+for spec in "CartPole-v1 cuda 1048576 200" "CartPole-v1 cuda 65536 500" \
+            "Pendulum-v1 cuda 1048576 200" "CartPole-v1 cpu 65536 200"; do
+  set -- $spec
+  line=$(bench --env "$1" --device "$2" --num-envs "$3" --steps "$4")
+  echo "$line" >> "$out/bench.jsonl"
+  sps=$(echo "$line" | "$py" -c "import json,sys; print('%.3e' % json.load(sys.stdin)['steps_per_second'])" 2>/dev/null || echo "error: $line")
+  printf "%-28s %-6s %10s %16s\n" "$1" "$2" "$3" "$sps"
+done
+"$build/tools/myriad" train configs/cartpole_ppo.yaml --out "$out/cartpole-cuda" env.device=cuda \
+  > "$out/train_cuda.log" 2>&1
+echo; echo "CartPole PPO on CUDA: $(tail -n 3 "$out/train_cuda.log" | head -2 | tr '\n' ' ')"
