@@ -18,4 +18,13 @@ torch::Tensor compute_gae(const torch::Tensor& rewards, const torch::Tensor& val
   return adv;
 }
 
+void add_truncation_bootstrap(
+    torch::Tensor& reward, const torch::Tensor& terminated, const torch::Tensor& truncated,
+    const std::function<torch::Tensor(const torch::Tensor&)>& final_values, double gamma) {
+  const torch::Tensor cut = torch::logical_and(truncated, ~terminated);
+  if (!cut.any().item<bool>()) return;
+  const torch::Tensor idx = cut.nonzero().squeeze(-1);
+  reward.index_add_(0, idx, gamma * final_values(idx));
+}
+
 }  // namespace myriad::learner

@@ -123,13 +123,12 @@ UpdateStats Trainer::update() {
         reward = reward / (ret_rms_.var.to(reward.dtype()) + 1e-8).sqrt();
         discounted_return_ = discounted_return_ * (~done).to(reward.dtype());
       }
-      // Truncation is not termination: bootstrap with the value of the final observation.
-      const torch::Tensor cut = torch::logical_and(buf.truncated, ~buf.terminated);
-      if (cut.any().item<bool>()) {
-        const torch::Tensor idx = cut.nonzero().squeeze(-1);
-        const torch::Tensor final_obs = observe(buf.final_obs.index_select(0, idx), false);
-        reward.index_add_(0, idx, gamma * policy_->value(final_obs));
-      }
+      add_truncation_bootstrap(
+          reward, buf.terminated, buf.truncated,
+          [&](const torch::Tensor& idx) {
+            return policy_->value(observe(buf.final_obs.index_select(0, idx), false));
+          },
+          gamma);
       rew_t[t] = reward;
       done_t[t] = done.to(torch::kFloat);
       if (done.any().item<bool>()) {

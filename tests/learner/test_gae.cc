@@ -33,5 +33,32 @@ TEST(Gae, LambdaOneIsDiscountedReturnMinusValue) {
   EXPECT_NEAR(adv[0][1].item<double>(), 1 + 0.5 + 0.25 + 0.125, 1e-6);
 }
 
+TEST(TruncationBootstrap, OnlyTruncatedAndNotTerminatedEnvsGetTheFinalValue) {
+  torch::Tensor reward = torch::tensor({1.0f, 1.0f, 1.0f, 1.0f});
+  const auto terminated = torch::tensor({true, false, false, true});
+  const auto truncated = torch::tensor({true, true, false, false});
+  torch::Tensor asked;
+  add_truncation_bootstrap(
+      reward, terminated, truncated,
+      [&](const torch::Tensor& idx) {
+        asked = idx;
+        return torch::full({idx.size(0)}, 10.0f);
+      },
+      0.5);
+  ASSERT_EQ(asked.numel(), 1);
+  EXPECT_EQ(asked[0].item<int64_t>(), 1);
+  EXPECT_TRUE(torch::equal(reward, torch::tensor({1.0f, 6.0f, 1.0f, 1.0f})));
+  // No truncation: the value function is not called at all.
+  bool called = false;
+  add_truncation_bootstrap(
+      reward, terminated, torch::zeros({4}, torch::kBool),
+      [&](const torch::Tensor& idx) {
+        called = true;
+        return idx;
+      },
+      0.5);
+  EXPECT_FALSE(called);
+}
+
 }  // namespace
 }  // namespace myriad::learner
