@@ -57,10 +57,12 @@ MYRIAD_HD void reset_one(const BatchView<Env>& b, int64_t i) {
 // non-finite state is never stored: the episode is cut (truncated, reward 0) and counted.
 template <class Env>
 MYRIAD_HD bool advance_one(const BatchView<Env>& b, int64_t i) {
-  float s[Env::kStateDim];
+  // `old` keeps the loaded state, so the store below never re-reads the buffer: that re-read
+  // kept GCC from vectorizing the CPU loop (3x slower).
+  float old[Env::kStateDim], s[Env::kStateDim];
   float* row = b.state + i * Env::kStateDim;
   MYRIAD_UNROLL
-  for (int k = 0; k < Env::kStateDim; ++k) s[k] = row[k];
+  for (int k = 0; k < Env::kStateDim; ++k) old[k] = s[k] = row[k];
   float reward = 0.0f;
   bool terminated = false;
   Env::step(b.params, s, b.action + i * Env::kActionDim, reward, terminated);
@@ -79,7 +81,7 @@ MYRIAD_HD bool advance_one(const BatchView<Env>& b, int64_t i) {
   b.elapsed[i] = t;
   b.running_return[i] += reward;
   MYRIAD_UNROLL
-  for (int k = 0; k < Env::kStateDim; ++k) row[k] = finite ? s[k] : row[k];
+  for (int k = 0; k < Env::kStateDim; ++k) row[k] = finite ? s[k] : old[k];
   Env::observe(b.params, s, b.obs + i * Env::kObsDim);
   return terminated | truncated;
 }
