@@ -119,7 +119,7 @@ UpdateStats Trainer::update() {
       const torch::Tensor done = torch::logical_or(buf.terminated, buf.truncated);
       if (cfg_.ppo.normalize_reward) {
         discounted_return_ = discounted_return_ * gamma + reward;
-        ret_rms_.update(discounted_return_.unsqueeze(-1).squeeze(-1).reshape({-1, 1}).squeeze(1));
+        ret_rms_.update(discounted_return_);
         reward = reward / (ret_rms_.var.to(reward.dtype()) + 1e-8).sqrt();
         discounted_return_ = discounted_return_ * (~done).to(reward.dtype());
       }
