@@ -137,7 +137,7 @@ UpdateStats Trainer::update() {
         const auto* r = rets.data_ptr<float>();
         const auto* l = lens.data_ptr<int32_t>();
         for (int64_t k = 0; k < idx.numel(); ++k) {
-          const int64_t i = idx[k].item<int64_t>();
+          const int64_t i = idx.data_ptr<int64_t>()[k];
           recent_returns_.push_back(r[i]);
           recent_lengths_.push_back(static_cast<float>(l[i]));
           if (recent_returns_.size() > 100) {

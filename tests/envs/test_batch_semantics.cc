@@ -15,11 +15,10 @@
 
 #include "myriad/device.h"
 #include "myriad/registry.h"
+#include "tests/envs/gymnasium_reference.h"
 
 namespace myriad {
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
 
 // Random valid actions for env (integers for Discrete, [N, A] floats in the Box), from gen.
 at::Tensor random_actions(const BatchEnv& env, std::mt19937& gen) {
@@ -115,19 +114,6 @@ struct ThreadsGuard {
 };
 
 // Gymnasium CartPole-v1 step (cartpole.py, euler) in float64, for terminal observations.
-std::vector<double> cartpole_next(const std::vector<double>& s, int action) {
-  const double gravity = 9.8, masscart = 1.0, masspole = 0.1, total_mass = masspole + masscart;
-  const double length = 0.5, polemass_length = masspole * length, force_mag = 10.0, tau = 0.02;
-  const double x = s[0], x_dot = s[1], theta = s[2], theta_dot = s[3];
-  const double force = action == 1 ? force_mag : -force_mag;
-  const double costheta = std::cos(theta), sintheta = std::sin(theta);
-  const double temp = (force + polemass_length * theta_dot * theta_dot * sintheta) / total_mass;
-  const double thetaacc = (gravity * sintheta - costheta * temp) /
-                          (length * (4.0 / 3.0 - masspole * costheta * costheta / total_mass));
-  const double xacc = temp - polemass_length * thetaacc * costheta / total_mass;
-  return {x + tau * x_dot, x_dot + tau * xacc, theta + tau * theta_dot, theta_dot + tau * thetaacc};
-}
-
 std::vector<double> row_of(const at::Tensor& t, int64_t i) {
   const at::Tensor r = t[i].to(at::kDouble).contiguous();
   return std::vector<double>(r.data_ptr<double>(), r.data_ptr<double>() + r.numel());
@@ -208,11 +194,12 @@ TEST(AutoReset, CartPoleEpisodeEndsAndRestartsInOneStep) {
       if (!terminated) continue;
       ++episodes;
       SCOPED_TRACE("step " + std::to_string(t) + ", env " + std::to_string(i));
-      const auto want = cartpole_next(row_of(before, i), actions[i].item<int>());
+      const auto want = gym_ref::cartpole_step(row_of(before, i), actions[i].item<int>()).obs;
       const auto final_obs = row_of(b.final_obs, i);
       for (int k = 0; k < 4; ++k)
         EXPECT_NEAR(final_obs[k], want[k], 1e-5 + 1e-5 * std::abs(want[k])) << "final_obs " << k;
-      EXPECT_TRUE(std::abs(final_obs[0]) > 2.4 || std::abs(final_obs[2]) > 12 * 2 * kPi / 360)
+      EXPECT_TRUE(std::abs(final_obs[0]) > 2.4 ||
+                  std::abs(final_obs[2]) > 12 * 2 * gym_ref::kPi / 360)
           << "final_obs is not terminal";
       for (double v : row_of(b.obs, i)) {
         EXPECT_GE(v, -0.05);
@@ -253,7 +240,7 @@ TEST(AutoReset, PendulumFinalObsMatchesTheUnlimitedRollout) {
   EXPECT_FALSE(at::equal(b.obs, unlimited->buffers().obs));
   EXPECT_TRUE(b.obs.select(1, 2).abs().le(1.0f).all().item<bool>());
   const at::Tensor theta = limited->get_state().select(1, 0);
-  EXPECT_TRUE(theta.abs().le(static_cast<float>(kPi)).all().item<bool>());
+  EXPECT_TRUE(theta.abs().le(static_cast<float>(gym_ref::kPi)).all().item<bool>());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -450,7 +437,7 @@ TEST(Divergence, PendulumHugeStateIsCutAndCounted) {
   // The cut rows restart from Gymnasium's initial distribution.
   const at::Tensor s = env->get_state();
   for (int64_t i : {0, 3}) {
-    EXPECT_LE(std::abs(s[i][0].item<float>()), static_cast<float>(kPi));
+    EXPECT_LE(std::abs(s[i][0].item<float>()), static_cast<float>(gym_ref::kPi));
     EXPECT_LE(std::abs(s[i][1].item<float>()), 1.0f);
   }
   // They keep running normally.
