@@ -18,7 +18,7 @@ configure: deps
 	@if [ ! -f $(BUILD)/build.ninja ]; then \
 	  cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	    -DCMAKE_PREFIX_PATH="$$($(PY) -c 'import torch; print(torch.utils.cmake_prefix_path)')" \
-	    -DPython_EXECUTABLE=$(PY) -DMYRIAD_VENV_PYTHON=$(PY); \
+	    -DPython_EXECUTABLE=$(PY) -DMYRIAD_VENV_PYTHON=$(PY) -DMYRIAD_PYTHON=ON; \
 	fi
 
 build: configure

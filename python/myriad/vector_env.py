@@ -1,0 +1,227 @@
+"""VectorEnv: Myriad's batched envs behind Gymnasium's vector-env conventions.
+
+Arrays are not copied. On CPU, `obs`, `reward`, `terminated`, `truncated` and
+`info["final_obs"]` are numpy arrays that view the env's own buffers: they stay valid until the
+next `step`/`reset`/`set_state` of this env, which overwrites them in place (pass `copy=True` to
+`make` to get fresh arrays instead). On CUDA they are torch tensors on the GPU (through DLPack),
+with the same lifetime.
+"""
+from __future__ import annotations
+
+import numbers
+import secrets
+
+import numpy as np
+
+from . import _core
+from .spaces import batch_space, make_space
+
+try:  # Gymnasium >= 1.1 names the auto-reset modes; Myriad's is same-step.
+    from gymnasium.vector import AutoresetMode
+
+    _SAME_STEP = AutoresetMode.SAME_STEP
+except ImportError:  # pragma: no cover - depends on the installed gymnasium
+    _SAME_STEP = "SameStep"
+
+
+def registry() -> dict:
+    """Every registered env id with its spec (spaces, episode limit, threshold, state names)."""
+    return {env_id: _core.spec(env_id) for env_id in _core.registered_ids()}
+
+
+def list_envs() -> list:
+    return list(_core.registered_ids())
+
+
+def _torch():
+    import torch  # noqa: PLC0415 (only needed for CUDA envs and tensor inputs)
+
+    return torch
+
+
+def _is_torch_tensor(x) -> bool:
+    return type(x).__module__.startswith("torch") and hasattr(x, "__dlpack__")
+
+
+class VectorEnv:
+    """num_envs instances of one env, stepped as one batch (see myriad.make)."""
+
+    metadata = {"autoreset_mode": _SAME_STEP, "render_modes": []}
+
+    def __init__(self, env_id, num_envs=1, device="cpu", seed=None, copy=False, threads=0,
+                 **env_options):
+        ids = _core.registered_ids()
+        if env_id not in ids:
+            raise KeyError(f"unknown env id {env_id!r}; registered: {', '.join(ids)}")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
+            raise TypeError(f"num_envs must be an integer, got {type(num_envs).__name__}")
+        if device not in ("cpu", "cuda", "auto"):
+            raise ValueError(f"unknown device {device!r} (valid: cpu, cuda, auto)")
+        for key, value in env_options.items():
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"env option {key!r} must be a number, got {value!r}")
+        self._seed = secrets.randbits(63) if seed is None else int(seed)
+        self._env = _core.Env(env_id, int(num_envs), device, self._seed,
+                              {k: float(v) for k, v in env_options.items()}, int(threads))
+        self._copy = copy
+        self.spec = self._env.spec
+        self.num_envs = self._env.num_envs
+        self.device = self._env.device
+        self.single_observation_space = make_space(self.spec["observation_space"])
+        self.single_action_space = make_space(self.spec["action_space"])
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._discrete = self.spec["action_space"]["kind"] == "discrete"
+        # The C++ buffers never move, so their views are made once.
+        self._views = {k: self._tensor(v) for k, v in self._env.buffers().items()}
+        self.closed = False
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+
+    def reset(self, seed=None, options=None):
+        """Starts a new episode everywhere. A seed restarts every env's random stream."""
+        self._check_open()
+        if options:
+            raise ValueError("reset options are not supported; pass env options to make()")
+        if seed is not None:
+            self._seed = int(seed)
+        self._env.reset(None if seed is None else int(seed))
+        return self._out(self._views["obs"]), {}
+
+    def step(self, actions):
+        """Steps every env (the GIL is released meanwhile) and returns Gymnasium's 5-tuple."""
+        self._check_open()
+        self._send(actions, asynchronous=False)
+        return self._results()
+
+    def step_async(self, actions):
+        """Starts a step in the background; collect it with step_wait()."""
+        self._check_open()
+        self._send(actions, asynchronous=True)
+
+    def step_wait(self):
+        self._check_open()
+        self._env.step_wait()
+        return self._results()
+
+    send = step_async  # EnvPool's names
+    recv = step_wait
+
+    def close(self):
+        if not self.closed:
+            self._env = self._views = None
+            self.closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    # -- State access ----------------------------------------------------------------------------
+
+    def get_state(self):
+        """Per-env physical state [N, S] (spec["state_names"]), as a copy."""
+        self._check_open()
+        return self._tensor(self._env.get_state())
+
+    def set_state(self, state, env_ids=None):
+        """Sets the state of env_ids (all when None); the next step continues from it."""
+        self._check_open()
+        if _is_torch_tensor(state):
+            torch = _torch()
+            state = state.detach().to(torch.float32).contiguous()
+            ids = None
+            if env_ids is not None:
+                ids = torch.as_tensor(env_ids, dtype=torch.int64, device=state.device)
+                ids = torch.utils.dlpack.to_dlpack(ids.contiguous())
+            self._env.set_state_dlpack(torch.utils.dlpack.to_dlpack(state), ids)
+            return
+        state = np.ascontiguousarray(state, dtype=np.float32)
+        ids = None if env_ids is None else np.ascontiguousarray(env_ids, dtype=np.int64)
+        self._env.set_state_numpy(state, ids)
+
+    @property
+    def diverged_count(self) -> int:
+        """Episodes cut because the state became non-finite (reset and counted)."""
+        return self._env.diverged_count
+
+    @property
+    def unwrapped(self):
+        return self
+
+    def __repr__(self):
+        return f"myriad.VectorEnv({self.spec['id']!r}, num_envs={self.num_envs}, device={self.device!r})"
+
+    # -- Internals -------------------------------------------------------------------------------
+
+    def _check_open(self):
+        if self.closed:
+            raise RuntimeError("this env is closed")
+
+    def _tensor(self, x):
+        if isinstance(x, np.ndarray):
+            return x
+        return _torch().from_dlpack(x)
+
+    def _out(self, x):
+        if not self._copy:
+            return x
+        return x.copy() if isinstance(x, np.ndarray) else x.clone()
+
+    def _send(self, actions, asynchronous):
+        if _is_torch_tensor(actions):
+            actions = self._checked_torch(actions)
+            capsule = _torch().utils.dlpack.to_dlpack(actions)
+            (self._env.step_async_dlpack if asynchronous else self._env.step_dlpack)(capsule)
+        else:
+            array = self._checked_numpy(actions)
+            (self._env.step_async_numpy if asynchronous else self._env.step_numpy)(array)
+
+    def _checked_numpy(self, actions):
+        a = np.asarray(actions)
+        if self._discrete:
+            if not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
+                raise TypeError(f"{self.spec['id']} has Discrete actions: expected integers, "
+                                f"got dtype {a.dtype}")
+            return np.ascontiguousarray(a, dtype=np.int32)
+        if not np.issubdtype(a.dtype, np.floating):
+            raise TypeError(f"{self.spec['id']} has Box actions: expected floats, got dtype "
+                            f"{a.dtype}")
+        return np.ascontiguousarray(a, dtype=np.float32)
+
+    def _checked_torch(self, t):
+        torch = _torch()
+        t = t.detach()
+        if self._discrete:
+            if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
+                raise TypeError(f"{self.spec['id']} has Discrete actions: expected integers, "
+                                f"got {t.dtype}")
+            return t.to(torch.int32).contiguous()
+        if not t.is_floating_point():
+            raise TypeError(f"{self.spec['id']} has Box actions: expected floats, got {t.dtype}")
+        return t.to(torch.float32).contiguous()
+
+    def _results(self):
+        b = self._views
+        done = b["terminated"] | b["truncated"]
+        info = {
+            "final_obs": self._out(b["final_obs"]),
+            "_final_obs": done,
+            "episode": {"r": self._out(b["episode_return"]), "l": self._out(b["episode_length"]),
+                        "_r": done, "_l": done},
+            "_episode": done,
+        }
+        return (self._out(b["obs"]), self._out(b["reward"]), self._out(b["terminated"]),
+                self._out(b["truncated"]), info)
+
+
+def make(env_id, num_envs=1, device="cpu", seed=None, copy=False, threads=0, **env_options):
+    """Creates a vector env: myriad.make("CartPole-v1", num_envs=4096, device="cuda", seed=0).
+
+    env_options are the env's own options (e.g. max_episode_steps, Pendulum's g). threads sets
+    the OpenMP threads of CPU envs (0: all cores).
+    """
+    return VectorEnv(env_id, num_envs=num_envs, device=device, seed=seed, copy=copy,
+                     threads=threads, **env_options)
