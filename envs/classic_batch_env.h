@@ -10,10 +10,9 @@
 
 #include "envs/backend.h"
 #include "myriad/batch_env.h"
+#include "myriad/registry.h"
 
 namespace myriad::envs {
-
-std::string shape_string(at::IntArrayRef shape);
 
 template <class Env>
 class ClassicBatchEnv final : public BatchEnv {

@@ -302,6 +302,11 @@ LoadedPolicy Trainer::snapshot() const {
 torch::Tensor LoadedPolicy::act(const torch::Tensor& obs) {
   torch::NoGradGuard no_grad;
   policy->eval();
+  const int64_t width = envs::spec_of(config.env.id).observation_space.flat_size();
+  if (obs.dim() != 2 || obs.size(1) != width)
+    throw std::invalid_argument("policy: expected observations of shape [B, " +
+                                std::to_string(width) + "], got " +
+                                envs::shape_string(obs.sizes()));
   torch::Tensor x = obs.to(torch::kFloat);
   if (config.ppo.normalize_obs) x = obs_rms.normalize(x, config.ppo.obs_clip);
   torch::Tensor a = policy->deterministic_action(x);

@@ -88,6 +88,7 @@ class Env {
 
   void reset(std::optional<uint64_t> seed) {
     wait_pending();
+    awaiting_wait_ = false;  // a reset supersedes the pending step's results
     py::gil_scoped_release release;
     env_->reset(seed);
   }
@@ -100,9 +101,9 @@ class Env {
     start_async(from_dlpack_capsule(actions), py::none());
   }
   void step_wait() {
-    if (!pending_.valid())
-      throw std::logic_error("step_wait() called with no step_async() pending");
-    wait_pending();
+    if (!awaiting_wait_) throw std::logic_error("step_wait() called with no step_async() pending");
+    awaiting_wait_ = false;
+    wait_pending();  // rethrows the step's error, once
   }
 
   // Buffers by name: numpy views on CPU, DLPack capsules on CUDA.
@@ -121,7 +122,10 @@ class Env {
     return out;
   }
 
-  py::object get_state() const { return export_tensor(env_->get_state()); }
+  py::object get_state() {
+    wait_pending();
+    return export_tensor(env_->get_state());
+  }
   void set_state_numpy(const py::array& state, std::optional<py::array> ids) {
     wait_pending();
     env_->set_state(tensor_view(state), ids ? tensor_view(*ids) : at::Tensor());
@@ -144,6 +148,7 @@ class Env {
 
   void step_tensor(const at::Tensor& actions, py::object keep_alive) {
     wait_pending();
+    awaiting_wait_ = false;  // a new step supersedes the pending step's results
     (void)keep_alive;
     py::gil_scoped_release release;
     env_->step(actions);
@@ -151,17 +156,19 @@ class Env {
 
   void start_async(at::Tensor actions, py::object keep_alive) {
     wait_pending();
-    // The worker owns a copy of the action tensor; numpy-backed actions are copied so the
-    // caller may reuse its array at once.
-    at::Tensor owned = keep_alive.is_none() ? actions : actions.clone();
+    // The worker owns a copy of the actions, so the caller may reuse its array or tensor at once.
+    (void)keep_alive;
+    at::Tensor owned = actions.clone();
     const int threads = threads_;
     BatchEnv* env = env_.get();
+    awaiting_wait_ = true;
     pending_ = std::async(std::launch::async, [env, owned, threads] {
       set_cpu_threads(threads);  // OpenMP settings are per thread
       env->step(owned);
     });
   }
 
+  // Finishes the step in flight (if any); its results stay for step_wait().
   void wait_pending() {
     if (!pending_.valid()) return;
     py::gil_scoped_release release;
@@ -169,7 +176,8 @@ class Env {
   }
 
   std::unique_ptr<BatchEnv> env_;
-  std::future<void> pending_;
+  std::future<void> pending_;   // the step_async() in flight, if any
+  bool awaiting_wait_ = false;  // a step_async() whose results step_wait() has not returned
   int threads_;
 };
 

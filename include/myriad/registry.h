@@ -18,4 +18,7 @@ std::unique_ptr<BatchEnv> make(const std::string& id, int64_t num_envs, Device d
 std::vector<std::string> registered_ids();
 EnvSpec spec_of(const std::string& id);
 
+// A shape as text for error messages, e.g. "[4, 3]".
+std::string shape_string(at::IntArrayRef shape);
+
 }  // namespace myriad::envs

@@ -139,7 +139,13 @@ class VectorEnv:
             self._env.set_state_dlpack(torch.utils.dlpack.to_dlpack(state), ids)
             return
         state = np.ascontiguousarray(state, dtype=np.float32)
-        ids = None if env_ids is None else np.ascontiguousarray(env_ids, dtype=np.int64)
+        ids = None
+        if env_ids is not None:
+            ids = np.asarray(env_ids)
+            if ids.ndim != 1 or not (np.issubdtype(ids.dtype, np.integer) or ids.size == 0):
+                raise TypeError(f"env_ids must be a 1-D array of integers, got shape {ids.shape} "
+                                f"and dtype {ids.dtype}")
+            ids = np.ascontiguousarray(ids, dtype=np.int64)
         self._env.set_state_numpy(state, ids)
 
     @property
@@ -181,6 +187,9 @@ class VectorEnv:
 
     def _checked_numpy(self, actions):
         a = np.asarray(actions)
+        if a.ndim == 0:
+            raise ValueError(f"{self.spec['id']} step: expected one action per env "
+                             f"({self.num_envs}), got a scalar")
         if self._discrete:
             if not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
                 raise TypeError(f"{self.spec['id']} has Discrete actions: expected integers, "
