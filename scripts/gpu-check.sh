@@ -46,3 +46,7 @@ done
 "$build/tools/myriad" train configs/cartpole_ppo.yaml --out "$out/cartpole-cuda" env.device=cuda \
   > "$out/train_cuda.log" 2>&1
 echo; echo "CartPole PPO on CUDA: $(tail -n 3 "$out/train_cuda.log" | head -2 | tr '\n' ' ')"
+# The Python API on CUDA (DLPack tensors), with the host's Python.
+PYTHONPATH="$build/python" "$py" -m pytest -q -p no:cacheprovider \
+  tests/python/test_spaces_and_cuda.py > "$out/pytest_cuda.log" 2>&1
+echo "Python CUDA tests: $(tail -n 1 "$out/pytest_cuda.log")"
