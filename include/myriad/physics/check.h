@@ -1,0 +1,30 @@
+// Parity of Myriad's engine with libmujoco on one MJCF model: kinematics and qacc from random
+// states, and trajectories from the same state and controls. Used by `myriad physics-check` and
+// by the parity tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace myriad::physics {
+
+struct CheckOptions {
+  int samples = 20;      // random states for the kinematics / qacc comparison
+  int steps = 200;       // trajectory length
+  int trajectories = 4;  // trajectories (random start states and constant random controls)
+  bool float32 = false;  // run the engine in float32 instead of float64
+  unsigned seed = 1;
+};
+
+struct CheckRow {
+  std::string quantity;  // e.g. "xpos", "qacc", "trajectory qpos"
+  double max_error;      // relative (norm(ours - mujoco) / norm(mujoco)) or absolute, see kind
+  std::string kind;      // "relative" or "absolute"
+  double tolerance;
+  bool ok() const { return max_error <= tolerance; }
+};
+
+// Throws std::invalid_argument for a file libmujoco cannot load or the engine cannot import.
+std::vector<CheckRow> check_against_mujoco(const std::string& mjcf_path, const CheckOptions& o);
+
+}  // namespace myriad::physics

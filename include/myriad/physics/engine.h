@@ -1,0 +1,22 @@
+// The batched engine: forward dynamics and steps for N envs on the CPU (OpenMP; the per-env
+// stages are MYRIAD_HD code in physics/pipeline.h).
+#pragma once
+
+#include "myriad/physics/data.h"
+#include "myriad/physics/model.h"
+
+namespace myriad::physics {
+
+// Derived quantities and qacc for the current state of every env (mj_forward).
+template <class T>
+void forward(const Model<T>& m, Data<T>& d);
+
+// `substeps` steps of the model's integrator for every env (mj_step).
+template <class T>
+void step(const Model<T>& m, Data<T>& d, int substeps = 1);
+
+// Sets every env to qpos0, zero velocity, zero controls, time 0.
+template <class T>
+void reset_data(const Model<T>& m, Data<T>& d);
+
+}  // namespace myriad::physics

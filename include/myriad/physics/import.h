@@ -1,0 +1,35 @@
+// Import of a libmujoco model into physics::Model, and MJCF loading through libmujoco.
+#pragma once
+
+#include <string>
+
+#include "myriad/physics/model.h"
+
+struct mjModel_;
+typedef struct mjModel_ mjModel;
+
+namespace myriad::physics {
+
+// Converts a compiled mjModel. A feature the engine does not support (contacts, joint limits,
+// tendons, equality constraints, activation dynamics, non-joint transmissions, the implicit
+// integrator, fluid forces, ...) throws std::invalid_argument naming the feature and the
+// element (body/joint/actuator name); nothing is approximated silently.
+Model<double> import_model(const mjModel* m);
+
+// Compiles an MJCF file with libmujoco and imports it. Errors name the file.
+Model<double> load_mjcf(const std::string& path);
+
+// Owns an mjModel compiled from MJCF (throws std::invalid_argument with libmujoco's message).
+class MjModelHandle {
+ public:
+  explicit MjModelHandle(const std::string& path);
+  ~MjModelHandle();
+  MjModelHandle(const MjModelHandle&) = delete;
+  MjModelHandle& operator=(const MjModelHandle&) = delete;
+  const mjModel* get() const { return m_; }
+
+ private:
+  mjModel* m_ = nullptr;
+};
+
+}  // namespace myriad::physics

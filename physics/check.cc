@@ -1,0 +1,172 @@
+#include "myriad/physics/check.h"
+
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "myriad/physics/engine.h"
+#include "myriad/physics/import.h"
+
+namespace myriad::physics {
+namespace {
+
+double norm(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x * x;
+  return std::sqrt(s);
+}
+
+double rel_error(const std::vector<double>& ours, const std::vector<double>& ref) {
+  std::vector<double> dif(ours.size());
+  for (size_t k = 0; k < ours.size(); ++k) dif[k] = ours[k] - ref[k];
+  return norm(dif) / std::max(norm(ref), 1e-12);
+}
+
+double abs_error(const std::vector<double>& ours, const std::vector<double>& ref) {
+  double e = 0;
+  for (size_t k = 0; k < ours.size(); ++k) e = std::max(e, std::abs(ours[k] - ref[k]));
+  return e;
+}
+
+// A random state: joint positions around qpos0 (unit quaternions for ball/free), velocities.
+void random_state(const mjModel* m, std::mt19937& gen, double* qpos, double* qvel, double* ctrl) {
+  std::normal_distribution<double> n01(0.0, 1.0);
+  for (int j = 0; j < m->njnt; ++j) {
+    const int a = m->jnt_qposadr[j];
+    switch (m->jnt_type[j]) {
+      case mjJNT_FREE:
+        for (int k = 0; k < 3; ++k) qpos[a + k] = m->qpos0[a + k] + 0.5 * n01(gen);
+        [[fallthrough]];
+      case mjJNT_BALL: {
+        const int q = m->jnt_type[j] == mjJNT_FREE ? a + 3 : a;
+        double s = 0;
+        for (int k = 0; k < 4; ++k) s += (qpos[q + k] = n01(gen)) * qpos[q + k];
+        for (int k = 0; k < 4; ++k) qpos[q + k] /= std::sqrt(s);
+        break;
+      }
+      default:
+        qpos[a] = m->qpos0[a] + n01(gen);
+    }
+  }
+  for (int i = 0; i < m->nv; ++i) qvel[i] = n01(gen);
+  for (int u = 0; u < m->nu; ++u) {
+    const double lo = m->actuator_ctrllimited[u] ? m->actuator_ctrlrange[2 * u] : -1.0;
+    const double hi = m->actuator_ctrllimited[u] ? m->actuator_ctrlrange[2 * u + 1] : 1.0;
+    ctrl[u] = lo + (hi - lo) * std::uniform_real_distribution<double>(0, 1)(gen);
+  }
+}
+
+template <class T>
+std::vector<double> take(Data<T>& d, const Model<T>& m, const char* field, int64_t i) {
+  int64_t size = 0;
+  const T* p = d.field(m, field, &size) + i * size;
+  return std::vector<double>(p, p + size);
+}
+
+template <class T>
+std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const CheckOptions& o) {
+  const Model<T> m = md.template cast<T>();
+  mjData* ref = mj_makeData(mm);
+  std::mt19937 gen(o.seed);
+  const bool f32 = std::is_same_v<T, float>;
+  const double kin_tol = f32 ? 1e-5 : 1e-9, acc_tol = f32 ? 1e-4 : 1e-9;
+  double e_xpos = 0, e_xquat = 0, e_geom = 0, e_qacc = 0, e_bias = 0, e_mass = 0;
+
+  Data<T> d(m, o.samples);
+  std::vector<std::vector<double>> states(o.samples);
+  for (int s = 0; s < o.samples; ++s) {
+    EnvData<T> e = d.env(m, s);
+    std::vector<double> qpos(mm->nq), qvel(mm->nv), ctrl(mm->nu);
+    random_state(mm, gen, qpos.data(), qvel.data(), ctrl.data());
+    for (int k = 0; k < mm->nq; ++k) e.qpos[k] = static_cast<T>(qpos[k]);
+    for (int k = 0; k < mm->nv; ++k) e.qvel[k] = static_cast<T>(qvel[k]);
+    for (int k = 0; k < mm->nu; ++k) e.ctrl[k] = static_cast<T>(ctrl[k]);
+  }
+  forward(m, d);
+  for (int s = 0; s < o.samples; ++s) {
+    // The reference gets exactly the engine's (possibly rounded) inputs.
+    const auto qpos = take(d, m, "qpos", s), qvel = take(d, m, "qvel", s);
+    const auto ctrl = take(d, m, "ctrl", s);
+    mj_resetData(mm, ref);
+    std::copy(qpos.begin(), qpos.end(), ref->qpos);
+    std::copy(qvel.begin(), qvel.end(), ref->qvel);
+    std::copy(ctrl.begin(), ctrl.end(), ref->ctrl);
+    mj_forward(mm, ref);
+    auto cmp = [&](const char* field, const mjtNum* r, int64_t n, bool relative) {
+      const std::vector<double> ours = take(d, m, field, s), theirs(r, r + n);
+      return relative ? rel_error(ours, theirs) : abs_error(ours, theirs);
+    };
+    e_xpos = std::max(e_xpos, cmp("xpos", ref->xpos, 3 * mm->nbody, false));
+    e_xquat = std::max(e_xquat, cmp("xmat", ref->xmat, 9 * mm->nbody, false));
+    e_geom = std::max(e_geom, cmp("geom_xpos", ref->geom_xpos, 3 * mm->ngeom, false));
+    e_qacc = std::max(e_qacc, cmp("qacc", ref->qacc, mm->nv, true));
+    e_bias = std::max(e_bias, cmp("qfrc_bias", ref->qfrc_bias, mm->nv, true));
+    // The mass matrix: MuJoCo's sparse qM against our dense tree entries.
+    std::vector<double> dense(mm->nv * mm->nv, 0.0), ours = take(d, m, "qM", s);
+    mj_fullM(mm, dense.data(), ref->qM);
+    std::vector<double> ours_full(mm->nv * mm->nv, 0.0);
+    for (int i = 0; i < mm->nv; ++i)
+      for (int j = i; j >= 0; j = mm->dof_parentid[j])
+        ours_full[i * mm->nv + j] = ours_full[j * mm->nv + i] = ours[i * mm->nv + j];
+    e_mass = std::max(e_mass, rel_error(ours_full, dense));
+  }
+
+  // Trajectories from the same state under constant random controls.
+  double e_traj_qpos = 0, e_traj_qvel = 0;
+  Data<T> t(m, o.trajectories);
+  std::vector<mjData*> refs;
+  for (int r = 0; r < o.trajectories; ++r) {
+    EnvData<T> e = t.env(m, r);
+    std::vector<double> qpos(mm->nq), qvel(mm->nv), ctrl(mm->nu);
+    random_state(mm, gen, qpos.data(), qvel.data(), ctrl.data());
+    for (auto& v : qvel) v *= 0.3;
+    mjData* rd = mj_makeData(mm);
+    for (int k = 0; k < mm->nq; ++k) rd->qpos[k] = e.qpos[k] = static_cast<T>(qpos[k]);
+    for (int k = 0; k < mm->nv; ++k) rd->qvel[k] = e.qvel[k] = static_cast<T>(qvel[k]);
+    for (int k = 0; k < mm->nu; ++k) rd->ctrl[k] = e.ctrl[k] = static_cast<T>(ctrl[k]);
+    refs.push_back(rd);
+  }
+  for (int s = 0; s < o.steps; ++s) {
+    step(m, t, 1);
+    for (int r = 0; r < o.trajectories; ++r) {
+      mj_step(mm, refs[r]);
+      e_traj_qpos = std::max(
+          e_traj_qpos, abs_error(take(t, m, "qpos", r), {refs[r]->qpos, refs[r]->qpos + mm->nq}));
+      e_traj_qvel = std::max(
+          e_traj_qvel, abs_error(take(t, m, "qvel", r), {refs[r]->qvel, refs[r]->qvel + mm->nv}));
+    }
+  }
+  for (mjData* r : refs) mj_deleteData(r);
+  mj_deleteData(ref);
+  // float32 trajectories drift from float64 libmujoco by rounding alone (chaotically on some
+  // models), so they are reported, not judged.
+  const double traj_tol = f32 ? INFINITY : 1e-6;
+  return {{"xpos", e_xpos, "absolute", kin_tol},
+          {"xmat", e_xquat, "absolute", kin_tol},
+          {"geom_xpos", e_geom, "absolute", kin_tol},
+          {"qM", e_mass, "relative", acc_tol},
+          {"qfrc_bias", e_bias, "relative", acc_tol},
+          {"qacc", e_qacc, "relative", acc_tol},
+          {"trajectory qpos (" + std::to_string(o.steps) + " steps)", e_traj_qpos, "absolute",
+           traj_tol},
+          {"trajectory qvel (" + std::to_string(o.steps) + " steps)", e_traj_qvel, "absolute",
+           traj_tol}};
+}
+
+}  // namespace
+
+std::vector<CheckRow> check_against_mujoco(const std::string& path, const CheckOptions& o) {
+  MjModelHandle handle(path);
+  Model<double> md;
+  try {
+    md = import_model(handle.get());
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("'" + path + "': " + e.what());
+  }
+  return o.float32 ? run<float>(handle.get(), md, o) : run<double>(handle.get(), md, o);
+}
+
+}  // namespace myriad::physics

@@ -1,0 +1,51 @@
+// CPU instantiation of the batched engine for float and double.
+#include "myriad/physics/engine.h"
+
+#include "myriad/parallel_for.h"
+#include "physics/pipeline.h"
+
+namespace myriad::physics {
+
+template <class T>
+void forward(const Model<T>& m, Data<T>& d) {
+  const ModelView<T> v = view_of(m);
+  parallel_for(
+      Device::kCpu, "physics.forward", d.num_envs(),
+      [&](int64_t i) {
+        EnvData<T> e = d.env(m, i);
+        physics::forward(v, e);
+      },
+      nullptr, /*min_parallel=*/2);
+}
+
+template <class T>
+void step(const Model<T>& m, Data<T>& d, int substeps) {
+  const ModelView<T> v = view_of(m);
+  parallel_for(
+      Device::kCpu, "physics.step", d.num_envs(),
+      [&](int64_t i) {
+        EnvData<T> e = d.env(m, i);
+        for (int s = 0; s < substeps; ++s) physics::step(v, e);
+      },
+      nullptr, /*min_parallel=*/2);
+}
+
+template <class T>
+void reset_data(const Model<T>& m, Data<T>& d) {
+  for (int64_t i = 0; i < d.num_envs(); ++i) {
+    EnvData<T> e = d.env(m, i);
+    for (int k = 0; k < m.nq; ++k) e.qpos[k] = m.qpos0[k];
+    for (int k = 0; k < m.nv; ++k) e.qvel[k] = 0;
+    for (int k = 0; k < m.nu; ++k) e.ctrl[k] = 0;
+    e.time[0] = 0;
+  }
+}
+
+template void forward(const Model<float>&, Data<float>&);
+template void forward(const Model<double>&, Data<double>&);
+template void step(const Model<float>&, Data<float>&, int);
+template void step(const Model<double>&, Data<double>&, int);
+template void reset_data(const Model<float>&, Data<float>&);
+template void reset_data(const Model<double>&, Data<double>&);
+
+}  // namespace myriad::physics

@@ -1,0 +1,496 @@
+// The smooth-dynamics pipeline for one env, named after MuJoCo's stages (engine_forward.c,
+// engine_core_smooth.c) so the two can be read side by side. Every stage is a MYRIAD_HD
+// function of (const ModelView&, EnvData&), written once for CPU and CUDA, templated on the
+// scalar (double for validation, float for speed).
+#pragma once
+
+#include "myriad/physics/data.h"
+#include "physics/model_view.h"
+#include "physics/spatial.h"
+
+namespace myriad::physics {
+
+constexpr double kMinVal = 1e-15;
+
+// Normalizes the quaternions of free and ball joints inside qpos (MuJoCo 2.2 does this in
+// mj_kinematics).
+template <class T>
+MYRIAD_HD void normalize_qpos_quats(const ModelView<T>& m, T* qpos) {
+  for (int j = 0; j < m.njnt; ++j) {
+    const int t = m.jnt_type[j];
+    if (t == kFree) normalize4(qpos + m.jnt_qposadr[j] + 3);
+    if (t == kBall) normalize4(qpos + m.jnt_qposadr[j]);
+  }
+}
+
+// Position of a frame given in body coordinates (pos, quat) in world coordinates.
+template <class T>
+MYRIAD_HD void local_to_global(const EnvData<T>& d, int body, const T* pos, const T* quat, T* xpos,
+                               T* xmat) {
+  mul_mat_vec3(xpos, d.xmat + 9 * body, pos);
+  for (int k = 0; k < 3; ++k) xpos[k] += d.xpos[3 * body + k];
+  T q[4];
+  mul_quat(q, d.xquat + 4 * body, quat);
+  quat2mat(xmat, q);
+}
+
+// mj_kinematics: body, inertial-frame and geom poses; joint anchors and axes.
+template <class T>
+MYRIAD_HD void kinematics(const ModelView<T>& m, EnvData<T>& d) {
+  for (int k = 0; k < 3; ++k) d.xpos[k] = d.xipos[k] = 0;
+  d.xquat[0] = 1;
+  d.xquat[1] = d.xquat[2] = d.xquat[3] = 0;
+  for (int k = 0; k < 9; ++k) d.xmat[k] = d.ximat[k] = (k % 4 == 0) ? T(1) : T(0);
+  normalize_qpos_quats(m, d.qpos);
+
+  for (int i = 1; i < m.nbody; ++i) {
+    T pos[3], quat[4];
+    const int jadr = m.body_jntadr[i];
+    if (m.body_jntnum[i] > 0 && m.jnt_type[jadr] == kFree) {
+      const T* q = d.qpos + m.jnt_qposadr[jadr];
+      for (int k = 0; k < 3; ++k) pos[k] = q[k];
+      for (int k = 0; k < 4; ++k) quat[k] = q[3 + k];
+      normalize4(quat);
+      for (int k = 0; k < 3; ++k) {
+        d.xanchor[3 * jadr + k] = pos[k];
+        d.xaxis[3 * jadr + k] = m.jnt_axis[3 * jadr + k];
+      }
+    } else {
+      const int pid = m.body_parentid[i];
+      mul_mat_vec3(pos, d.xmat + 9 * pid, m.body_pos + 3 * i);
+      for (int k = 0; k < 3; ++k) pos[k] += d.xpos[3 * pid + k];
+      mul_quat(quat, d.xquat + 4 * pid, m.body_quat + 4 * i);
+      for (int jj = 0; jj < m.body_jntnum[i]; ++jj) {
+        const int j = jadr + jj;
+        const int qadr = m.jnt_qposadr[j];
+        T* xaxis = d.xaxis + 3 * j;
+        T* xanchor = d.xanchor + 3 * j;
+        rot_vec_quat(xaxis, m.jnt_axis + 3 * j, quat);
+        rot_vec_quat(xanchor, m.jnt_pos + 3 * j, quat);
+        for (int k = 0; k < 3; ++k) xanchor[k] += pos[k];
+        const int type = m.jnt_type[j];
+        if (type == kSlide) {
+          const T delta = d.qpos[qadr] - m.qpos0[qadr];
+          for (int k = 0; k < 3; ++k) pos[k] += xaxis[k] * delta;
+          continue;
+        }
+        T qloc[4];
+        if (type == kBall) {
+          for (int k = 0; k < 4; ++k) qloc[k] = d.qpos[qadr + k];
+        } else {  // hinge
+          axis_angle2quat(qloc, m.jnt_axis + 3 * j, d.qpos[qadr] - m.qpos0[qadr]);
+        }
+        T q2[4], vec[3];
+        mul_quat(q2, quat, qloc);
+        for (int k = 0; k < 4; ++k) quat[k] = q2[k];
+        // The rotation is about the anchor, not the body origin.
+        rot_vec_quat(vec, m.jnt_pos + 3 * j, quat);
+        for (int k = 0; k < 3; ++k) pos[k] = xanchor[k] - vec[k];
+      }
+    }
+    normalize4(quat);
+    for (int k = 0; k < 4; ++k) d.xquat[4 * i + k] = quat[k];
+    for (int k = 0; k < 3; ++k) d.xpos[3 * i + k] = pos[k];
+    quat2mat(d.xmat + 9 * i, quat);
+  }
+  for (int i = 1; i < m.nbody; ++i)
+    local_to_global(d, i, m.body_ipos + 3 * i, m.body_iquat + 4 * i, d.xipos + 3 * i,
+                    d.ximat + 9 * i);
+  for (int g = 0; g < m.ngeom; ++g)
+    local_to_global(d, m.geom_bodyid[g], m.geom_pos + 3 * g, m.geom_quat + 4 * g,
+                    d.geom_xpos + 3 * g, d.geom_xmat + 9 * g);
+}
+
+// Motion subspace of a dof about `origin`: [axis; axis x (origin - anchor)].
+template <class T>
+MYRIAD_HD void dof_com(T* res, const T* axis, const T* offset) {
+  for (int k = 0; k < 3; ++k) res[k] = axis[k];
+  cross3(res + 3, axis, offset);
+}
+
+// mj_comPos: subtree centers of mass, com-based inertias (cinert) and motion subspaces (cdof).
+template <class T>
+MYRIAD_HD void com_pos(const ModelView<T>& m, EnvData<T>& d) {
+  for (int i = 0; i < m.nbody; ++i)
+    for (int k = 0; k < 3; ++k) d.subtree_com[3 * i + k] = d.xipos[3 * i + k] * m.body_mass[i];
+  for (int i = m.nbody - 1; i > 0; --i)
+    for (int k = 0; k < 3; ++k)
+      d.subtree_com[3 * m.body_parentid[i] + k] += d.subtree_com[3 * i + k];
+  for (int i = 0; i < m.nbody; ++i) {
+    const T mass = m.body_subtreemass[i];
+    if (mass < T(kMinVal)) {
+      for (int k = 0; k < 3; ++k) d.subtree_com[3 * i + k] = d.xipos[3 * i + k];
+    } else {
+      const T inv = T(1) / mass;
+      for (int k = 0; k < 3; ++k) d.subtree_com[3 * i + k] *= inv;
+    }
+  }
+  for (int k = 0; k < 10; ++k) d.cinert[k] = 0;
+  for (int i = 1; i < m.nbody; ++i) {
+    const T* origin = d.subtree_com + 3 * m.body_rootid[i];
+    T dif[3];
+    for (int k = 0; k < 3; ++k) dif[k] = d.xipos[3 * i + k] - origin[k];
+    // R diag(I) R' plus the parallel-axis term (mju_inertCom).
+    const T* R = d.ximat + 9 * i;
+    const T* I = m.body_inertia + 3 * i;
+    const T mass = m.body_mass[i];
+    T* res = d.cinert + 10 * i;
+    T full[9];
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        full[3 * r + c] = R[3 * r] * I[0] * R[3 * c] + R[3 * r + 1] * I[1] * R[3 * c + 1] +
+                          R[3 * r + 2] * I[2] * R[3 * c + 2];
+    res[0] = full[0] + mass * (dif[1] * dif[1] + dif[2] * dif[2]);
+    res[1] = full[4] + mass * (dif[0] * dif[0] + dif[2] * dif[2]);
+    res[2] = full[8] + mass * (dif[0] * dif[0] + dif[1] * dif[1]);
+    res[3] = full[1] - mass * dif[0] * dif[1];
+    res[4] = full[2] - mass * dif[0] * dif[2];
+    res[5] = full[5] - mass * dif[1] * dif[2];
+    for (int k = 0; k < 3; ++k) res[6 + k] = mass * dif[k];
+    res[9] = mass;
+  }
+  for (int j = 0; j < m.njnt; ++j) {
+    const int b = m.jnt_bodyid[j];
+    int da = m.jnt_dofadr[j];
+    const T* origin = d.subtree_com + 3 * m.body_rootid[b];
+    T offset[3];
+    switch (m.jnt_type[j]) {
+      case kFree: {
+        for (int r = 0; r < 3; ++r) {
+          T* c = d.cdof + 6 * (da + r);
+          for (int k = 0; k < 6; ++k) c[k] = 0;
+          c[3 + r] = 1;
+        }
+        for (int k = 0; k < 3; ++k) offset[k] = origin[k] - d.xpos[3 * b + k];
+        da += 3;
+        const T* R = d.xmat + 9 * b;
+        for (int r = 0; r < 3; ++r) {
+          const T axis[3] = {R[r], R[3 + r], R[6 + r]};
+          dof_com(d.cdof + 6 * (da + r), axis, offset);
+        }
+        break;
+      }
+      case kBall: {
+        for (int k = 0; k < 3; ++k) offset[k] = origin[k] - d.xanchor[3 * j + k];
+        const T* R = d.xmat + 9 * b;
+        for (int r = 0; r < 3; ++r) {
+          const T axis[3] = {R[r], R[3 + r], R[6 + r]};
+          dof_com(d.cdof + 6 * (da + r), axis, offset);
+        }
+        break;
+      }
+      case kSlide: {
+        T* c = d.cdof + 6 * da;
+        for (int k = 0; k < 3; ++k) {
+          c[k] = 0;
+          c[3 + k] = d.xaxis[3 * j + k];
+        }
+        break;
+      }
+      default: {  // hinge
+        for (int k = 0; k < 3; ++k) offset[k] = origin[k] - d.xanchor[3 * j + k];
+        dof_com(d.cdof + 6 * da, d.xaxis + 3 * j, offset);
+      }
+    }
+  }
+}
+
+// Dense storage of the tree-sparse mass matrix: entry (i, j) with j an ancestor dof of i.
+template <class T>
+MYRIAD_HD T& mat(T* M, int nv, int i, int j) {
+  return M[i * nv + j];
+}
+
+// mj_crb: composite rigid-body inertias and the mass matrix (lower triangle on the tree).
+template <class T>
+MYRIAD_HD void crb(const ModelView<T>& m, EnvData<T>& d) {
+  for (int k = 0; k < 10 * m.nbody; ++k) d.crb[k] = d.cinert[k];
+  for (int i = m.nbody - 1; i > 0; --i) {
+    const int p = m.body_parentid[i];
+    if (p > 0)
+      for (int k = 0; k < 10; ++k) d.crb[10 * p + k] += d.crb[10 * i + k];
+  }
+  for (int i = 0; i < m.nv; ++i) {
+    T buf[6];
+    mul_inert_vec(buf, d.crb + 10 * m.dof_bodyid[i], d.cdof + 6 * i);
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) mat(d.qM, m.nv, i, j) = 0;
+    mat(d.qM, m.nv, i, i) = m.dof_armature[i];
+    for (int j = i; j >= 0; j = m.dof_parentid[j])
+      mat(d.qM, m.nv, i, j) += dot6(d.cdof + 6 * j, buf);
+  }
+}
+
+// mj_factorI: in-place L'DL of the tree-sparse matrix M (dense storage) into LD, DiagInv.
+template <class T>
+MYRIAD_HD void factor(const ModelView<T>& m, const T* M, T* LD, T* diag_inv) {
+  const int nv = m.nv;
+  for (int i = 0; i < nv; ++i)
+    for (int j = i; j >= 0; j = m.dof_parentid[j]) mat(LD, nv, i, j) = M[i * nv + j];
+  for (int k = nv - 1; k >= 0; --k) {
+    if (mat(LD, nv, k, k) < T(kMinVal)) mat(LD, nv, k, k) = T(kMinVal);
+    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i]) {
+      const T t = mat(LD, nv, k, i) / mat(LD, nv, k, k);
+      for (int j = i; j >= 0; j = m.dof_parentid[j]) mat(LD, nv, i, j) -= t * mat(LD, nv, k, j);
+      mat(LD, nv, k, i) = t;
+    }
+  }
+  for (int i = 0; i < nv; ++i) diag_inv[i] = T(1) / mat(LD, nv, i, i);
+}
+
+// mj_solveLD: x <- inv(L'DL) x.
+template <class T>
+MYRIAD_HD void solve(const ModelView<T>& m, const T* LD, const T* diag_inv, T* x) {
+  const int nv = m.nv;
+  for (int i = nv - 1; i >= 0; --i) {
+    const T xi = x[i];
+    if (xi == T(0)) continue;
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[j] -= LD[i * nv + j] * xi;
+  }
+  for (int i = 0; i < nv; ++i) x[i] *= diag_inv[i];
+  for (int i = 0; i < nv; ++i)
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[i] -= LD[i * nv + j] * x[j];
+}
+
+// mj_comVel: body velocities (cvel) and the time derivatives of the motion subspaces.
+template <class T>
+MYRIAD_HD void com_vel(const ModelView<T>& m, EnvData<T>& d) {
+  for (int k = 0; k < 6; ++k) d.cvel[k] = 0;
+  for (int i = 1; i < m.nbody; ++i) {
+    T cvel[6];
+    for (int k = 0; k < 6; ++k) cvel[k] = d.cvel[6 * m.body_parentid[i] + k];
+    for (int jj = 0; jj < m.body_jntnum[i]; ++jj) {
+      const int j = m.body_jntadr[i] + jj;
+      int da = m.jnt_dofadr[j];
+      int rot = 0;
+      if (m.jnt_type[j] == kFree) {
+        // Translation: cdof_dot is zero; its velocity joins cvel before the rotation's.
+        for (int r = 0; r < 3; ++r) {
+          for (int k = 0; k < 6; ++k) d.cdof_dot[6 * (da + r) + k] = 0;
+          for (int k = 0; k < 6; ++k) cvel[k] += d.cdof[6 * (da + r) + k] * d.qvel[da + r];
+        }
+        da += 3;
+        rot = 3;
+      } else if (m.jnt_type[j] == kBall) {
+        rot = 3;
+      }
+      if (rot == 3) {
+        for (int r = 0; r < 3; ++r)
+          cross_motion(d.cdof_dot + 6 * (da + r), cvel, d.cdof + 6 * (da + r));
+        for (int r = 0; r < 3; ++r)
+          for (int k = 0; k < 6; ++k) cvel[k] += d.cdof[6 * (da + r) + k] * d.qvel[da + r];
+      } else {
+        cross_motion(d.cdof_dot + 6 * da, cvel, d.cdof + 6 * da);
+        for (int k = 0; k < 6; ++k) cvel[k] += d.cdof[6 * da + k] * d.qvel[da];
+      }
+    }
+    for (int k = 0; k < 6; ++k) d.cvel[6 * i + k] = cvel[k];
+  }
+}
+
+// mj_passive: joint springs (toward qpos_spring) and dampers.
+template <class T>
+MYRIAD_HD void passive(const ModelView<T>& m, EnvData<T>& d) {
+  for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] = 0;
+  if (!m.passive_enabled) return;
+  for (int j = 0; j < m.njnt; ++j) {
+    const T k = m.jnt_stiffness[j];
+    if (k == T(0)) continue;
+    int pa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
+    switch (m.jnt_type[j]) {
+      case kFree:
+        for (int r = 0; r < 3; ++r)
+          d.qfrc_passive[da + r] = -k * (d.qpos[pa + r] - m.qpos_spring[pa + r]);
+        pa += 3;
+        da += 3;
+        [[fallthrough]];
+      case kBall: {
+        T dif[3];
+        sub_quat(dif, d.qpos + pa, m.qpos_spring + pa);
+        for (int r = 0; r < 3; ++r) d.qfrc_passive[da + r] = -k * dif[r];
+        break;
+      }
+      default:
+        d.qfrc_passive[da] = -k * (d.qpos[pa] - m.qpos_spring[pa]);
+    }
+  }
+  for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] -= m.dof_damping[i] * d.qvel[i];
+}
+
+// mj_rne without accelerations: qfrc_bias = Coriolis, centrifugal and gravity forces.
+template <class T>
+MYRIAD_HD void rne(const ModelView<T>& m, EnvData<T>& d) {
+  for (int k = 0; k < 6; ++k) d.cacc[k] = 0;
+  if (m.gravity_enabled)
+    for (int k = 0; k < 3; ++k) d.cacc[3 + k] = -m.gravity[k];
+  for (int i = 1; i < m.nbody; ++i) {
+    T* cacc = d.cacc + 6 * i;
+    for (int k = 0; k < 6; ++k) cacc[k] = d.cacc[6 * m.body_parentid[i] + k];
+    for (int r = 0; r < m.body_dofnum[i]; ++r) {
+      const int dof = m.body_dofadr[i] + r;
+      for (int k = 0; k < 6; ++k) cacc[k] += d.cdof_dot[6 * dof + k] * d.qvel[dof];
+    }
+    T f1[6], f2[6], tmp[6];
+    mul_inert_vec(f1, d.cinert + 10 * i, cacc);
+    mul_inert_vec(tmp, d.cinert + 10 * i, d.cvel + 6 * i);
+    cross_force(f2, d.cvel + 6 * i, tmp);
+    for (int k = 0; k < 6; ++k) d.cfrc[6 * i + k] = f1[k] + f2[k];
+  }
+  for (int i = m.nbody - 1; i > 0; --i) {
+    const int p = m.body_parentid[i];
+    if (p > 0)
+      for (int k = 0; k < 6; ++k) d.cfrc[6 * p + k] += d.cfrc[6 * i + k];
+  }
+  for (int i = 0; i < m.nv; ++i)
+    d.qfrc_bias[i] = dot6(d.cdof + 6 * i, d.cfrc + 6 * m.dof_bodyid[i]);
+}
+
+// mj_fwdActuation for joint transmissions without activation dynamics.
+template <class T>
+MYRIAD_HD void actuation(const ModelView<T>& m, EnvData<T>& d) {
+  for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] = 0;
+  if (m.nu == 0 || !m.actuation_enabled) return;
+  // A NaN or huge control zeroes every control (mj_checkCtrl-like guard in mj_fwdActuation).
+  bool bad = false;
+  for (int u = 0; u < m.nu; ++u) {
+    const T c = d.ctrl[u];
+    bad = bad || !(c == c) || c > T(1e10) || c < T(-1e10);
+  }
+  for (int u = 0; u < m.nu; ++u) {
+    T ctrl = bad ? T(0) : d.ctrl[u];
+    if (m.clamp_ctrl && m.actuator_ctrllimited[u]) {
+      const T lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
+      ctrl = ctrl < lo ? lo : (ctrl > hi ? hi : ctrl);
+    }
+    const int j = m.actuator_trnid[u];
+    const T gear = m.actuator_gear[u];
+    const T length = gear * d.qpos[m.jnt_qposadr[j]];
+    const T velocity = gear * d.qvel[m.jnt_dofadr[j]];
+    const T* g = m.actuator_gainprm + 3 * u;
+    const T gain =
+        m.actuator_gaintype[u] == kGainFixed ? g[0] : g[0] + g[1] * length + g[2] * velocity;
+    T force = gain * ctrl;
+    if (m.actuator_biastype[u] == kBiasAffine) {
+      const T* b = m.actuator_biasprm + 3 * u;
+      force += b[0] + b[1] * length + b[2] * velocity;
+    }
+    if (m.actuator_forcelimited[u]) {
+      const T lo = m.actuator_forcerange[2 * u], hi = m.actuator_forcerange[2 * u + 1];
+      force = force < lo ? lo : (force > hi ? hi : force);
+    }
+    d.actuator_force[u] = force;
+    d.qfrc_actuator[m.jnt_dofadr[j]] += gear * force;
+  }
+}
+
+// mj_forward (no constraints): every stage through qacc = inv(M) qfrc_smooth.
+template <class T>
+MYRIAD_HD void forward(const ModelView<T>& m, EnvData<T>& d) {
+  kinematics(m, d);
+  com_pos(m, d);
+  crb(m, d);
+  factor(m, d.qM, d.qLD, d.qLDiagInv);
+  com_vel(m, d);
+  passive(m, d);
+  rne(m, d);
+  actuation(m, d);
+  for (int i = 0; i < m.nv; ++i) {
+    d.qfrc_smooth[i] = (d.qfrc_passive[i] - d.qfrc_bias[i]) + d.qfrc_actuator[i];
+    d.qacc[i] = d.qfrc_smooth[i];
+  }
+  solve(m, d.qLD, d.qLDiagInv, d.qacc);
+}
+
+// mj_integratePos: qpos <- qpos (+) h * qvel on the joint manifolds.
+template <class T>
+MYRIAD_HD void integrate_pos(const ModelView<T>& m, T* qpos, const T* qvel, T h) {
+  for (int j = 0; j < m.njnt; ++j) {
+    int pa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
+    switch (m.jnt_type[j]) {
+      case kFree:
+        for (int r = 0; r < 3; ++r) qpos[pa + r] += h * qvel[da + r];
+        pa += 3;
+        da += 3;
+        [[fallthrough]];
+      case kBall:
+        quat_integrate(qpos + pa, qvel + da, h);
+        break;
+      default:
+        qpos[pa] += h * qvel[da];
+    }
+  }
+}
+
+// mj_Euler: semi-implicit Euler; with joint damping, the damping is implicit
+// (qacc from (M + h diag(damping)) a = qfrc_smooth, as MuJoCo 2.2 does).
+template <class T>
+MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
+  const T h = m.timestep;
+  const T* acc = d.qacc;
+  if (m.any_damping) {
+    // qM is rebuilt by the next forward, so it can hold M + h B here.
+    for (int i = 0; i < m.nv; ++i) mat(d.qM, m.nv, i, i) += h * m.dof_damping[i];
+    factor(m, d.qM, d.qLD, d.qLDiagInv);
+    for (int i = 0; i < m.nv; ++i) d.qacc_int[i] = d.qfrc_smooth[i];
+    solve(m, d.qLD, d.qLDiagInv, d.qacc_int);
+    acc = d.qacc_int;
+  }
+  for (int i = 0; i < m.nv; ++i) d.qvel[i] += h * acc[i];
+  integrate_pos(m, d.qpos, d.qvel, h);
+  d.time[0] += h;
+}
+
+// mj_RungeKutta(4): classic RK4 over (qpos, qvel); positions advance with the averaged velocity.
+template <class T>
+MYRIAD_HD void rk4(const ModelView<T>& m, EnvData<T>& d) {
+  const T h = m.timestep;
+  const T A[3] = {T(0.5), T(0.5), T(1)};
+  const T B[4] = {T(1.0 / 6), T(1.0 / 3), T(1.0 / 3), T(1.0 / 6)};
+  const int nv = m.nv;
+  const T time0 = d.time[0];
+  for (int k = 0; k < m.nq; ++k) d.rk_qpos0[k] = d.qpos[k];
+  for (int k = 0; k < nv; ++k) {
+    d.rk_qvel0[k] = d.qvel[k];
+    d.rk_qvel[k] = d.qvel[k];
+    d.rk_qacc[k] = d.qacc[k];
+  }
+  for (int s = 1; s < 4; ++s) {
+    // Stage s starts from x0 + h A[s-1] * (stage s-1's derivative).
+    const T a = A[s - 1];
+    for (int k = 0; k < m.nq; ++k) d.qpos[k] = d.rk_qpos0[k];
+    T dxv[64];  // stage velocity a * qvel_{s-1}; nv <= 64 is checked at import
+    for (int k = 0; k < nv; ++k) dxv[k] = a * d.rk_qvel[(s - 1) * nv + k];
+    integrate_pos(m, d.qpos, dxv, h);
+    for (int k = 0; k < nv; ++k) d.qvel[k] = d.rk_qvel0[k] + h * (a * d.rk_qacc[(s - 1) * nv + k]);
+    d.time[0] = time0 + (s == 3 ? h : h * T(0.5));
+    forward(m, d);
+    for (int k = 0; k < nv; ++k) {
+      d.rk_qvel[s * nv + k] = d.qvel[k];
+      d.rk_qacc[s * nv + k] = d.qacc[k];
+    }
+  }
+  T vel[64], acc[64];
+  for (int k = 0; k < nv; ++k) {
+    vel[k] = acc[k] = 0;
+    for (int s = 0; s < 4; ++s) {
+      vel[k] += B[s] * d.rk_qvel[s * nv + k];
+      acc[k] += B[s] * d.rk_qacc[s * nv + k];
+    }
+  }
+  for (int k = 0; k < m.nq; ++k) d.qpos[k] = d.rk_qpos0[k];
+  for (int k = 0; k < nv; ++k) d.qvel[k] = d.rk_qvel0[k] + h * acc[k];
+  integrate_pos(m, d.qpos, vel, h);
+  d.time[0] = time0 + h;
+}
+
+// mj_step: forward, then the model's integrator.
+template <class T>
+MYRIAD_HD void step(const ModelView<T>& m, EnvData<T>& d) {
+  forward(m, d);
+  if (m.integrator == kRK4) {
+    rk4(m, d);
+  } else {
+    euler(m, d);
+  }
+}
+
+}  // namespace myriad::physics
