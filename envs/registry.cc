@@ -7,6 +7,7 @@
 
 #include "envs/classic_batch_env.h"
 #include "envs/env_list.h"
+#include "envs/mjcf/mjcf_env.h"
 
 namespace myriad::envs {
 
@@ -20,12 +21,18 @@ namespace {
 
 struct Entry {
   std::function<EnvSpec()> spec;
-  std::function<std::unique_ptr<BatchEnv>(int64_t, Device, uint64_t, const EnvOptions&)> make;
+  std::function<std::unique_ptr<BatchEnv>(int64_t, Device, uint64_t, const EnvOptions&,
+                                          const EnvTextOptions&)>
+      make;
 };
 
 template <class Env>
 Entry entry() {
-  return {&Env::spec, [](int64_t n, Device d, uint64_t seed, const EnvOptions& o) {
+  return {&Env::spec,
+          [](int64_t n, Device d, uint64_t seed, const EnvOptions& o, const EnvTextOptions& t) {
+            if (!t.empty())
+              throw std::invalid_argument("env '" + Env::spec().id + "' has no text option '" +
+                                          t.begin()->first + "'");
             return std::unique_ptr<BatchEnv>(new ClassicBatchEnv<Env>(n, d, seed, o));
           }};
 }
@@ -39,6 +46,7 @@ const std::map<std::string, Entry>& table() {
     add(entry<Acrobot>());
     add(entry<MountainCar>());
     add(entry<MountainCarContinuous>());
+    add({&mjcf_spec_template, &make_mjcf_env});
     return m;
   }();
   return t;
@@ -57,8 +65,9 @@ const Entry& find(const std::string& id) {
 }  // namespace
 
 std::unique_ptr<BatchEnv> make(const std::string& id, int64_t num_envs, Device device,
-                               uint64_t seed, const EnvOptions& options) {
-  return find(id).make(num_envs, device, seed, options);
+                               uint64_t seed, const EnvOptions& options,
+                               const EnvTextOptions& text_options) {
+  return find(id).make(num_envs, device, seed, options, text_options);
 }
 
 std::vector<std::string> registered_ids() {

@@ -139,6 +139,8 @@ std::vector<Field> fields(TrainConfig& c) {
       number("env.num_envs", &c.env.num_envs, positive()),
       text("env.device", &c.env.device, {"cpu", "cuda", "auto"}),
       number_map("env.options", &c.env.options),
+      text("env.xml", &c.env.xml),
+      text("env.physics", &c.env.physics, {"myriad", "mujoco"}),
       number("ppo.num_steps", &c.ppo.num_steps, positive()),
       number("ppo.learning_rate", &c.ppo.learning_rate, positive()),
       text("ppo.lr_schedule", &c.ppo.lr_schedule, {"constant", "linear", "kl_adaptive"}),
@@ -259,6 +261,11 @@ TrainConfig load_config(const std::string& path, const std::vector<std::string>&
   std::stringstream text;
   text << in.rdbuf();
   return parse_config(text.str(), overrides);
+}
+
+std::map<std::string, std::string> env_text_options(const EnvConfig& env) {
+  if (env.xml.empty()) return {};
+  return {{"xml", env.xml}, {"physics", env.physics}};
 }
 
 std::string to_yaml(const TrainConfig& config) {

@@ -14,6 +14,8 @@ struct EnvConfig {
   int64_t num_envs = 64;
   std::string device = "auto";            // cpu, cuda or auto
   std::map<std::string, double> options;  // env options, e.g. max_episode_steps
+  std::string xml;                        // MJCF-v0: the model file
+  std::string physics = "myriad";         // MJCF-v0: myriad or mujoco
 };
 
 struct PpoConfig {
@@ -61,6 +63,9 @@ struct TrainConfig {
 // invalid values throw std::invalid_argument naming the key path (e.g. "ppo.learning_rate").
 TrainConfig parse_config(const std::string& yaml_text, const std::vector<std::string>& overrides);
 TrainConfig load_config(const std::string& path, const std::vector<std::string>& overrides);
+
+// The env's text options from the config (xml and physics for MJCF-v0; none otherwise).
+std::map<std::string, std::string> env_text_options(const EnvConfig& env);
 
 // The resolved config as YAML (every key, defaults included).
 std::string to_yaml(const TrainConfig& config);

@@ -37,7 +37,8 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   if (cfg_.run.learner_threads > 0) torch::set_num_threads(cfg_.run.learner_threads);
   const Device device = resolve_device(cfg_.env.device);
   device_ = torch_device(device);
-  env_ = envs::make(cfg_.env.id, cfg_.env.num_envs, device, cfg_.run.seed, cfg_.env.options);
+  env_ = envs::make(cfg_.env.id, cfg_.env.num_envs, device, cfg_.run.seed, cfg_.env.options,
+                    env_text_options(cfg_.env));
   const EnvSpec& spec = env_->spec();
   torch::manual_seed(cfg_.run.seed);
   policy_ = make_policy(cfg_, spec);
@@ -303,7 +304,7 @@ torch::Tensor LoadedPolicy::act(const torch::Tensor& obs) {
   torch::NoGradGuard no_grad;
   policy->eval();
   const int64_t width = envs::spec_of(config.env.id).observation_space.flat_size();
-  if (obs.dim() != 2 || obs.size(1) != width)
+  if (obs.dim() != 2 || (width > 0 && obs.size(1) != width))
     throw std::invalid_argument("policy: expected observations of shape [B, " +
                                 std::to_string(width) + "], got " +
                                 envs::shape_string(obs.sizes()));
@@ -312,6 +313,7 @@ torch::Tensor LoadedPolicy::act(const torch::Tensor& obs) {
   torch::Tensor a = policy->deterministic_action(x);
   if (policy->discrete()) return a.to(torch::kInt);
   const EnvSpec spec = envs::spec_of(config.env.id);
+  if (spec.action_space.low.empty()) return a;  // MJCF-v0: bounds depend on the model
   const auto low = torch::tensor(spec.action_space.low).to(a.device());
   const auto high = torch::tensor(spec.action_space.high).to(a.device());
   return torch::max(torch::min(a, high), low);
@@ -321,7 +323,8 @@ EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   EvalResult result;
   if (episodes <= 0) return result;
   const Device device = resolve_device(p.config.env.device);
-  auto env = envs::make(p.config.env.id, episodes, device, seed, p.config.env.options);
+  auto env = envs::make(p.config.env.id, episodes, device, seed, p.config.env.options,
+                        env_text_options(p.config.env));
   const auto& buf = env->buffers();
   std::vector<double> returns(episodes, NAN), lengths(episodes, 0);
   int64_t remaining = episodes;

@@ -80,10 +80,10 @@ at::Tensor tensor_view(const py::array& a) {
 class Env {
  public:
   Env(const std::string& id, int64_t n, const std::string& device, uint64_t seed,
-      const EnvOptions& options, int threads)
+      const EnvOptions& options, const EnvTextOptions& text_options, int threads)
       : threads_(threads) {
     set_cpu_threads(threads);
-    env_ = envs::make(id, n, resolve_device(device), seed, options);
+    env_ = envs::make(id, n, resolve_device(device), seed, options, text_options);
   }
 
   void reset(std::optional<uint64_t> seed) {
@@ -285,9 +285,9 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<Env>(m, "Env")
       .def(py::init<const std::string&, int64_t, const std::string&, uint64_t, const EnvOptions&,
-                    int>(),
+                    const EnvTextOptions&, int>(),
            py::arg("id"), py::arg("num_envs"), py::arg("device"), py::arg("seed"),
-           py::arg("options"), py::arg("threads"))
+           py::arg("options"), py::arg("text_options"), py::arg("threads"))
       .def("reset", &Env::reset, py::arg("seed") = py::none())
       .def("step_numpy", &Env::step_numpy)
       .def("step_dlpack", &Env::step_dlpack)

@@ -20,6 +20,9 @@ struct BenchOptions {
   int threads = 0;
   uint64_t seed = 0;
   bool json = false;
+  std::string xml, physics = "myriad";
+  int frame_skip = 1;
+  bool float64 = false;
 };
 
 // A ring of pre-sampled random action batches, so the timed loop measures the env alone.
@@ -34,7 +37,8 @@ std::vector<at::Tensor> random_actions(const EnvSpec& spec, int64_t n, const at:
       t = at::randint(0, a.n, {n}, gen, at::TensorOptions().dtype(at::kInt));
     } else {
       const int64_t dim = a.flat_size();
-      const at::Tensor low = at::tensor(a.low), high = at::tensor(a.high);
+      // Unbounded controls (ctrllimited false) are sampled in [-1, 1].
+      const at::Tensor low = at::tensor(a.low).clamp(-1, 1), high = at::tensor(a.high).clamp(-1, 1);
       t = low + (high - low) * at::rand({n, dim}, gen, at::TensorOptions().dtype(at::kFloat));
     }
     ring.push_back(t.to(dev));
@@ -45,7 +49,13 @@ std::vector<at::Tensor> random_actions(const EnvSpec& spec, int64_t n, const at:
 void run_bench(const BenchOptions& o) {
   set_cpu_threads(o.threads);
   const Device device = resolve_device(o.device);
-  auto env = envs::make(o.env, o.num_envs, device, o.seed);
+  EnvOptions options;
+  EnvTextOptions text;
+  if (!o.xml.empty()) {
+    text = {{"xml", o.xml}, {"physics", o.physics}};
+    options = {{"frame_skip", o.frame_skip}, {"precision", o.float64 ? 64 : 32}};
+  }
+  auto env = envs::make(o.env, o.num_envs, device, o.seed, options, text);
   const at::Device dev = device == Device::kCpu ? at::Device(at::kCPU) : at::Device(at::kCUDA, 0);
   const auto ring = random_actions(env->spec(), o.num_envs, dev, 16);
   auto sync = [&] {
@@ -64,6 +74,8 @@ void run_bench(const BenchOptions& o) {
                         {"num_envs", o.num_envs},
                         {"device", device_name(device)},
                         {"threads", device == Device::kCpu ? cpu_threads() : 0},
+                        {"physics", o.xml.empty() ? "" : o.physics},
+                        {"precision", o.xml.empty() ? 32 : (o.float64 ? 64 : 32)},
                         {"steps", o.steps},
                         {"seconds", seconds},
                         {"steps_per_second", sps}};
@@ -93,6 +105,12 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", opts->seed, "Seed")->capture_default_str();
   cmd->add_flag("--json", opts->json, "Print one JSON line");
+  cmd->add_option("--xml", opts->xml, "MJCF file (with --env MJCF-v0)");
+  cmd->add_option("--physics", opts->physics, "MJCF-v0 physics: myriad or mujoco")
+      ->capture_default_str();
+  cmd->add_option("--frame-skip", opts->frame_skip, "MJCF-v0 physics steps per env step")
+      ->capture_default_str();
+  cmd->add_flag("--float64", opts->float64, "MJCF-v0 with myriad physics: float64 engine");
   cmd->callback([opts] { run_bench(*opts); });
 }
 

@@ -65,5 +65,7 @@ class BatchEnv {
 // Options accepted by make(): "max_episode_steps" for every env plus each env's own
 // (spec().option_names). Unknown names are errors that list the valid ones.
 using EnvOptions = std::map<std::string, double>;
+// Text options (e.g. MJCF-v0's xml path and physics backend); most envs take none.
+using EnvTextOptions = std::map<std::string, std::string>;
 
 }  // namespace myriad

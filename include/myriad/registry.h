@@ -12,7 +12,8 @@ namespace myriad::envs {
 // Creates num_envs instances of env `id` on `device`, reset with `seed`. An unknown id throws
 // std::invalid_argument listing the registered ids; bad options and sizes likewise.
 std::unique_ptr<BatchEnv> make(const std::string& id, int64_t num_envs, Device device,
-                               uint64_t seed, const EnvOptions& options = {});
+                               uint64_t seed, const EnvOptions& options = {},
+                               const EnvTextOptions& text_options = {});
 
 // Registered ids, sorted, and their specs.
 std::vector<std::string> registered_ids();

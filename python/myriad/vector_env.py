@@ -9,6 +9,7 @@ with the same lifetime.
 from __future__ import annotations
 
 import numbers
+import os
 import secrets
 
 import numpy as np
@@ -57,12 +58,17 @@ class VectorEnv:
             raise TypeError(f"num_envs must be an integer, got {type(num_envs).__name__}")
         if device not in ("cpu", "cuda", "auto"):
             raise ValueError(f"unknown device {device!r} (valid: cpu, cuda, auto)")
+        numbers_, texts = {}, {}
         for key, value in env_options.items():
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"env option {key!r} must be a number, got {value!r}")
+            if isinstance(value, (str, os.PathLike)):
+                texts[key] = os.fspath(value)  # e.g. MJCF-v0's xml and physics
+            elif isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"env option {key!r} must be a number or a string, got {value!r}")
+            else:
+                numbers_[key] = float(value)
         self._seed = secrets.randbits(63) if seed is None else int(seed)
-        self._env = _core.Env(env_id, int(num_envs), device, self._seed,
-                              {k: float(v) for k, v in env_options.items()}, int(threads))
+        self._env = _core.Env(env_id, int(num_envs), device, self._seed, numbers_, texts,
+                              int(threads))
         self._copy = copy
         self.spec = self._env.spec
         self.num_envs = self._env.num_envs
