@@ -24,12 +24,26 @@ namespace {
 
 // A numpy array viewing tensor t (CPU, contiguous); the capsule keeps t's storage alive.
 py::array numpy_view(const at::Tensor& t) {
-  py::dtype dtype = t.scalar_type() == at::kFloat  ? py::dtype::of<float>()
-                    : t.scalar_type() == at::kInt  ? py::dtype::of<int32_t>()
-                    : t.scalar_type() == at::kBool ? py::dtype::of<bool>()
-                    : t.scalar_type() == at::kLong
-                        ? py::dtype::of<int64_t>()
-                        : throw std::invalid_argument("unsupported dtype");
+  py::dtype dtype;
+  switch (t.scalar_type()) {
+    case at::kFloat:
+      dtype = py::dtype::of<float>();
+      break;
+    case at::kDouble:
+      dtype = py::dtype::of<double>();
+      break;
+    case at::kInt:
+      dtype = py::dtype::of<int32_t>();
+      break;
+    case at::kLong:
+      dtype = py::dtype::of<int64_t>();
+      break;
+    case at::kBool:
+      dtype = py::dtype::of<bool>();
+      break;
+    default:
+      throw std::invalid_argument("unsupported dtype");
+  }
   std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
   std::vector<py::ssize_t> strides;
   for (auto s : t.strides()) strides.push_back(s * t.element_size());

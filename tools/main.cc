@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   myriad::tools::add_train_command(app);
   myriad::tools::add_eval_command(app);
   myriad::tools::add_bench_command(app);
+  myriad::tools::add_physics_check_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

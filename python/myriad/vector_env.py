@@ -60,8 +60,8 @@ class VectorEnv:
             raise ValueError(f"unknown device {device!r} (valid: cpu, cuda, auto)")
         numbers_, texts = {}, {}
         for key, value in env_options.items():
-            if isinstance(value, (str, os.PathLike)):
-                texts[key] = os.fspath(value)  # e.g. MJCF-v0's xml and physics
+            if isinstance(value, (str, os.PathLike)) and env_id == "MJCF-v0":
+                texts[key] = os.fspath(value)  # MJCF-v0's xml and physics
             elif isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise TypeError(f"env option {key!r} must be a number or a string, got {value!r}")
             else:
@@ -137,14 +137,17 @@ class VectorEnv:
         self._check_open()
         if _is_torch_tensor(state):
             torch = _torch()
-            state = state.detach().to(torch.float32).contiguous()
+            dtype = torch.float64 if self.spec["id"] == "MJCF-v0" else torch.float32
+            state = state.detach().to(dtype).contiguous()
             ids = None
             if env_ids is not None:
                 ids = torch.as_tensor(env_ids, dtype=torch.int64, device=state.device)
                 ids = torch.utils.dlpack.to_dlpack(ids.contiguous())
             self._env.set_state_dlpack(torch.utils.dlpack.to_dlpack(state), ids)
             return
-        state = np.ascontiguousarray(state, dtype=np.float32)
+        # MJCF-v0 states are float64 (time, qpos, qvel); classic env states float32.
+        dtype = np.float64 if self.spec["id"] == "MJCF-v0" else np.float32
+        state = np.ascontiguousarray(state, dtype=dtype)
         ids = None
         if env_ids is not None:
             ids = np.asarray(env_ids)

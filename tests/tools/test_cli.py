@@ -89,3 +89,19 @@ def test_cuda_without_gpu_is_a_clear_error():
 def test_shipped_configs_parse(cfg, tmp_path):
     run("train", SRC / f"configs/{cfg}.yaml", "--out", tmp_path / cfg, "env.device=cpu",
         "run.total_env_steps=1", "run.eval_episodes=1")
+
+
+def test_physics_check_passes_and_fails_honestly():
+    ok = run("physics-check", SRC / "physics/models/pendulum.xml", "--steps", 300)
+    assert "qacc" in ok.stdout and "EXCEEDED" not in ok.stdout
+    # The tumbling quadruped amplifies last-bit differences: 1e-6 does not hold for 1,000 steps.
+    bad = run("physics-check", SRC / "physics/models/quadruped.xml", "--steps", 1000, ok=False)
+    assert bad.returncode != 0 and "EXCEEDED" in bad.stdout
+
+
+def test_bench_mjcf_both_physics():
+    for physics in ["myriad", "mujoco"]:
+        p = run("bench", "--env", "MJCF-v0", "--xml", SRC / "physics/models/cartpole.xml",
+                "--physics", physics, "--num-envs", 64, "--steps", 10, "--threads", 1, "--json")
+        r = json.loads(p.stdout)
+        assert r["physics"] == physics and r["steps_per_second"] > 0

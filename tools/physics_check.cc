@@ -1,0 +1,56 @@
+// myriad physics-check MODEL.xml: Myriad's engine against libmujoco on one model; prints the
+// largest error per quantity and exits non-zero when a tolerance is exceeded.
+#include <cstdio>
+#include <stdexcept>
+
+#include "myriad/physics/check.h"
+#include "tools/commands.h"
+
+namespace myriad::tools {
+namespace {
+
+struct CheckArgs {
+  std::string xml;
+  physics::CheckOptions options;
+};
+
+void run_check(const CheckArgs& a) {
+  const auto rows = physics::check_against_mujoco(a.xml, a.options);
+  std::printf("%s: Myriad (%s) vs libmujoco %s, %d random states, %d trajectories of %d steps\n",
+              a.xml.c_str(), a.options.float32 ? "float32" : "float64", "2.2.2", a.options.samples,
+              a.options.trajectories, a.options.steps);
+  std::printf("%-34s %12s %10s %10s  %s\n", "quantity", "max error", "kind", "tolerance", "result");
+  bool ok = true;
+  for (const auto& r : rows) {
+    const bool judged = r.tolerance < 1e300;
+    char tol[32] = "-";
+    if (judged) std::snprintf(tol, sizeof tol, "%.0e", r.tolerance);
+    std::printf("%-34s %12.3e %10s %10s  %s\n", r.quantity.c_str(), r.max_error, r.kind.c_str(),
+                tol, judged ? (r.ok() ? "ok" : "EXCEEDED") : "(reported)");
+    ok = ok && r.ok();
+  }
+  if (!ok) throw std::runtime_error("tolerance exceeded (see the table above)");
+}
+
+}  // namespace
+
+void add_physics_check_command(CLI::App& app) {
+  auto a = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app.add_subcommand("physics-check",
+                                     "Compare Myriad's engine with libmujoco on an MJCF model");
+  cmd->add_option("xml", a->xml, "MJCF file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--steps", a->options.steps, "Trajectory length")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--samples", a->options.samples, "Random states for kinematics and qacc")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--trajectories", a->options.trajectories, "Trajectories")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", a->options.seed, "Seed of the random states")->capture_default_str();
+  cmd->add_flag("--float32", a->options.float32, "Run the engine in float32 (default float64)");
+  cmd->callback([a] { run_check(*a); });
+}
+
+}  // namespace myriad::tools
