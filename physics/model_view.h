@@ -31,6 +31,53 @@ struct ModelView {
   const T *qpos0, *qpos_spring;
 };
 
+// f(model array, view pointer) for every array of the model: the one list that view_of and the
+// device mirror (physics/cuda_batch.cu) share.
+template <class T, class F>
+void for_each_array(const Model<T> &m, ModelView<T> &v, F &&f) {
+  f(m.body_parentid, v.body_parentid);
+  f(m.body_rootid, v.body_rootid);
+  f(m.body_jntnum, v.body_jntnum);
+  f(m.body_jntadr, v.body_jntadr);
+  f(m.body_dofnum, v.body_dofnum);
+  f(m.body_dofadr, v.body_dofadr);
+  f(m.body_pos, v.body_pos);
+  f(m.body_ipos, v.body_ipos);
+  f(m.body_quat, v.body_quat);
+  f(m.body_iquat, v.body_iquat);
+  f(m.body_mass, v.body_mass);
+  f(m.body_subtreemass, v.body_subtreemass);
+  f(m.body_inertia, v.body_inertia);
+  f(m.jnt_type, v.jnt_type);
+  f(m.jnt_qposadr, v.jnt_qposadr);
+  f(m.jnt_dofadr, v.jnt_dofadr);
+  f(m.jnt_bodyid, v.jnt_bodyid);
+  f(m.jnt_pos, v.jnt_pos);
+  f(m.jnt_axis, v.jnt_axis);
+  f(m.jnt_stiffness, v.jnt_stiffness);
+  f(m.dof_bodyid, v.dof_bodyid);
+  f(m.dof_jntid, v.dof_jntid);
+  f(m.dof_parentid, v.dof_parentid);
+  f(m.dof_armature, v.dof_armature);
+  f(m.dof_damping, v.dof_damping);
+  f(m.geom_bodyid, v.geom_bodyid);
+  f(m.geom_pos, v.geom_pos);
+  f(m.geom_quat, v.geom_quat);
+  f(m.actuator_trnid, v.actuator_trnid);
+  f(m.actuator_gaintype, v.actuator_gaintype);
+  f(m.actuator_biastype, v.actuator_biastype);
+  f(m.actuator_ctrllimited, v.actuator_ctrllimited);
+  f(m.actuator_forcelimited, v.actuator_forcelimited);
+  f(m.actuator_gear, v.actuator_gear);
+  f(m.actuator_ctrlrange, v.actuator_ctrlrange);
+  f(m.actuator_forcerange, v.actuator_forcerange);
+  f(m.actuator_gainprm, v.actuator_gainprm);
+  f(m.actuator_biasprm, v.actuator_biasprm);
+  f(m.qpos0, v.qpos0);
+  f(m.qpos_spring, v.qpos_spring);
+}
+
+// The scalars of the view, with host pointers to the model's arrays.
 template <class T>
 ModelView<T> view_of(const Model<T> &m) {
   ModelView<T> v{};
@@ -44,46 +91,7 @@ ModelView<T> view_of(const Model<T> &m) {
   v.clamp_ctrl = m.clamp_ctrl;
   v.any_damping = false;
   for (T b : m.dof_damping) v.any_damping = v.any_damping || b > 0;
-  v.body_parentid = m.body_parentid.data();
-  v.body_rootid = m.body_rootid.data();
-  v.body_jntnum = m.body_jntnum.data();
-  v.body_jntadr = m.body_jntadr.data();
-  v.body_dofnum = m.body_dofnum.data();
-  v.body_dofadr = m.body_dofadr.data();
-  v.body_pos = m.body_pos.data();
-  v.body_ipos = m.body_ipos.data();
-  v.body_quat = m.body_quat.data();
-  v.body_iquat = m.body_iquat.data();
-  v.body_mass = m.body_mass.data();
-  v.body_subtreemass = m.body_subtreemass.data();
-  v.body_inertia = m.body_inertia.data();
-  v.jnt_type = m.jnt_type.data();
-  v.jnt_qposadr = m.jnt_qposadr.data();
-  v.jnt_dofadr = m.jnt_dofadr.data();
-  v.jnt_bodyid = m.jnt_bodyid.data();
-  v.jnt_pos = m.jnt_pos.data();
-  v.jnt_axis = m.jnt_axis.data();
-  v.jnt_stiffness = m.jnt_stiffness.data();
-  v.dof_bodyid = m.dof_bodyid.data();
-  v.dof_jntid = m.dof_jntid.data();
-  v.dof_parentid = m.dof_parentid.data();
-  v.dof_armature = m.dof_armature.data();
-  v.dof_damping = m.dof_damping.data();
-  v.geom_bodyid = m.geom_bodyid.data();
-  v.geom_pos = m.geom_pos.data();
-  v.geom_quat = m.geom_quat.data();
-  v.actuator_trnid = m.actuator_trnid.data();
-  v.actuator_gaintype = m.actuator_gaintype.data();
-  v.actuator_biastype = m.actuator_biastype.data();
-  v.actuator_ctrllimited = m.actuator_ctrllimited.data();
-  v.actuator_forcelimited = m.actuator_forcelimited.data();
-  v.actuator_gear = m.actuator_gear.data();
-  v.actuator_ctrlrange = m.actuator_ctrlrange.data();
-  v.actuator_forcerange = m.actuator_forcerange.data();
-  v.actuator_gainprm = m.actuator_gainprm.data();
-  v.actuator_biasprm = m.actuator_biasprm.data();
-  v.qpos0 = m.qpos0.data();
-  v.qpos_spring = m.qpos_spring.data();
+  for_each_array(m, v, [](const auto &array, auto &pointer) { pointer = array.data(); });
   return v;
 }
 

@@ -43,6 +43,16 @@ for spec in "CartPole-v1 cuda 1048576 200" "CartPole-v1 cuda 65536 500" \
   sps=$(echo "$line" | "$py" -c "import json,sys; print('%.3e' % json.load(sys.stdin)['steps_per_second'])" 2>/dev/null || echo "error: $line")
   printf "%-28s %-6s %10s %16s\n" "$1" "$2" "$3" "$sps"
 done
+# Rigid-body engine on CUDA: agreement with the CPU engine, and the quadruped at 64K envs.
+MYRIAD_SOURCE_DIR="$root" "$build/tests/physics/test_physics" --gtest_filter='*CudaPhysics*' \
+  > "$out/physics_cuda.log" 2>&1
+echo "Physics CPU/CUDA agreement: $(grep -E '^\[  (PASSED|FAILED)' "$out/physics_cuda.log" | tr '\n' ' ')"
+for prec in "" "--float64"; do
+  line=$("$build/tools/myriad" physics-bench physics/models/quadruped.xml --device cuda \
+    --num-envs 65536 --steps 200 $prec 2>&1 | tail -1)
+  echo "$line" >> "$out/bench.jsonl"
+  echo "quadruped physics-bench cuda 65536 ${prec:-float32}: $line"
+done
 "$build/tools/myriad" train configs/cartpole_ppo.yaml --out "$out/cartpole-cuda" env.device=cuda \
   > "$out/train_cuda.log" 2>&1
 echo; echo "CartPole PPO on CUDA: $(tail -n 3 "$out/train_cuda.log" | head -2 | tr '\n' ' ')"

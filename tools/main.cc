@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   myriad::tools::add_eval_command(app);
   myriad::tools::add_bench_command(app);
   myriad::tools::add_physics_check_command(app);
+  myriad::tools::add_physics_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,137 @@
+// CudaBatch: physics/pipeline.h's stages launched with parallel_for on the GPU.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "myriad/parallel_for.h"
+#include "myriad/physics/cuda_batch.h"
+#include "physics/pipeline.h"
+
+namespace myriad::physics {
+namespace {
+
+void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
+}
+
+constexpr int kMaxFields = 40;
+
+// Every field's batch array on the device: env i's slice is base[f] + i * size[f].
+template <class T>
+struct DeviceData {
+  T* base[kMaxFields];
+  int64_t size[kMaxFields];
+  int count;
+
+  MYRIAD_HD EnvData<T> env(int64_t i) const {
+    T* pointers[kMaxFields];
+    for (int f = 0; f < count; ++f) pointers[f] = base[f] + i * size[f];
+    EnvData<T> d;
+    memcpy(&d, pointers, sizeof(EnvData<T>));  // EnvData is its fields' pointers, in order
+    return d;
+  }
+};
+
+}  // namespace
+
+template <class T>
+struct CudaBatch<T>::Impl {
+  const Model<T>& host_model;
+  int64_t n;
+  ModelView<T> view{};
+  DeviceData<T> data{};
+  std::vector<void*> allocations;
+
+  void* alloc(size_t bytes) {
+    void* p = nullptr;
+    check(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
+    allocations.push_back(p);
+    return p;
+  }
+};
+
+template <class T>
+CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n) : impl_(new Impl{m, n}) {
+  static_assert(sizeof(EnvData<T>) % sizeof(T*) == 0, "EnvData must hold only pointers");
+  impl_->view = view_of(m);
+  // The model's arrays, copied once; the view then points at the copies.
+  for_each_array(m, impl_->view, [&](const auto& array, auto& pointer) {
+    using Elem = typename std::decay_t<decltype(array)>::value_type;
+    const size_t bytes = array.size() * sizeof(Elem);
+    void* p = impl_->alloc(bytes);
+    check(cudaMemcpy(p, array.data(), bytes, cudaMemcpyHostToDevice), "copy model");
+    pointer = static_cast<const Elem*>(p);
+  });
+  EnvData<T> probe{};
+  int f = 0;
+  for_each_field(probe, m, [&](const char*, T*&, int64_t size) {
+    impl_->data.base[f] = static_cast<T*>(impl_->alloc(size * n * sizeof(T)));
+    check(cudaMemset(impl_->data.base[f], 0, size * n * sizeof(T)), "cudaMemset");
+    impl_->data.size[f] = size;
+    ++f;
+  });
+  impl_->data.count = f;
+  if (sizeof(EnvData<T>) != f * sizeof(T*))
+    throw std::logic_error("EnvData and for_each_field disagree");
+}
+
+template <class T>
+CudaBatch<T>::~CudaBatch() {
+  for (void* p : impl_->allocations) cudaFree(p);
+}
+
+template <class T>
+void CudaBatch<T>::upload(Data<T>& host) {
+  EnvData<T> probe{};
+  int f = 0;
+  for_each_field(probe, impl_->host_model, [&](const char* name, T*&, int64_t size) {
+    const T* src = host.field(impl_->host_model, name);
+    check(cudaMemcpy(impl_->data.base[f], src, size * impl_->n * sizeof(T), cudaMemcpyHostToDevice),
+          "upload");
+    ++f;
+  });
+}
+
+template <class T>
+void CudaBatch<T>::download(Data<T>& host) {
+  EnvData<T> probe{};
+  int f = 0;
+  for_each_field(probe, impl_->host_model, [&](const char* name, T*&, int64_t size) {
+    T* dst = host.field(impl_->host_model, name);
+    check(cudaMemcpy(dst, impl_->data.base[f], size * impl_->n * sizeof(T), cudaMemcpyDeviceToHost),
+          "download");
+    ++f;
+  });
+}
+
+template <class T>
+void CudaBatch<T>::forward() {
+  const ModelView<T> v = impl_->view;
+  const DeviceData<T> d = impl_->data;
+  parallel_for(Device::kCuda, "physics.forward", impl_->n, [v, d] MYRIAD_HD_LAMBDA(int64_t i) {
+    EnvData<T> e = d.env(i);
+    physics::forward(v, e);
+  });
+  check(cudaDeviceSynchronize(), "physics.forward");
+}
+
+template <class T>
+void CudaBatch<T>::step(int substeps) {
+  const ModelView<T> v = impl_->view;
+  const DeviceData<T> d = impl_->data;
+  parallel_for(Device::kCuda, "physics.step", impl_->n,
+               [v, d, substeps] MYRIAD_HD_LAMBDA(int64_t i) {
+                 EnvData<T> e = d.env(i);
+                 for (int s = 0; s < substeps; ++s) physics::step(v, e);
+               });
+  check(cudaDeviceSynchronize(), "physics.step");
+}
+
+template class CudaBatch<float>;
+template class CudaBatch<double>;
+
+}  // namespace myriad::physics

@@ -1,0 +1,41 @@
+// Build without nvcc: CudaBatch says so.
+#include <stdexcept>
+
+#include "myriad/physics/cuda_batch.h"
+
+namespace myriad::physics {
+
+template <class T>
+struct CudaBatch<T>::Impl {};
+
+[[noreturn]] static void no_cuda() {
+  throw std::runtime_error("this Myriad build has no CUDA backend (nvcc was not found)");
+}
+
+template <class T>
+CudaBatch<T>::CudaBatch(const Model<T>&, int64_t) {
+  no_cuda();
+}
+template <class T>
+CudaBatch<T>::~CudaBatch() = default;
+template <class T>
+void CudaBatch<T>::upload(Data<T>&) {
+  no_cuda();
+}
+template <class T>
+void CudaBatch<T>::download(Data<T>&) {
+  no_cuda();
+}
+template <class T>
+void CudaBatch<T>::forward() {
+  no_cuda();
+}
+template <class T>
+void CudaBatch<T>::step(int) {
+  no_cuda();
+}
+
+template class CudaBatch<float>;
+template class CudaBatch<double>;
+
+}  // namespace myriad::physics
