@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU host check: builds against the host's PyTorch (CUDA), runs the test suite (CUDA tests
 # included), checks CPU and CUDA rollouts agree, and prints CartPole steps/s on the GPU.
-# Debian packages the host lacks travel as .deb files in .debs/ (scripts/fetch-gpu-debs.sh).
+# Debian packages the host lacks travel as .deb files in .debs/ (scripts/fetch-gpu-debs.sh
+# downloads them here).
 # Usage (device tool): carry [".debs"], command "bash scripts/gpu-check.sh".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +23,7 @@ t0=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DCMAKE_PREFIX_PATH="$torch_prefix;$prefix/usr;$prefix/usr/lib/x86_64-linux-gnu/cmake" \
-  -DMYRIAD_VENV_PYTHON="$(command -v "$py")" > "$out/configure.log" 2>&1 || {
+  -DMYRIAD_VENV_PYTHON="$(command -v "$py")" -DMYRIAD_PYTHON=ON > "$out/configure.log" 2>&1 || {
   tail -30 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Downloads the Debian packages scripts/gpu-check.sh unpacks on a GPU host (which has CMake,
+# nvcc and PyTorch but not these libraries) into .debs/ (ignored by git; carry it to the host).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$root/.debs"
+cd "$root/.debs"
+apt-get download libyaml-cpp-dev libyaml-cpp0.7 libcli11-dev nlohmann-json3-dev libfmt-dev \
+  libfmt9 libgtest-dev googletest libmujoco-dev libmujoco2.2.2 libqhull-dev libqhull-r8.0 \
+  libqhull8.0 libqhullcpp8.0 libccd2 liblodepng0 libtinyxml2-9
+ls "$root/.debs"
