@@ -145,7 +145,8 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
   LoadedPolicy p;
   p.config = parse_config(read_string(a, "config_yaml"), {});
   if (!device.empty()) p.config.env.device = device;
-  const EnvSpec spec = envs::spec_of(p.config.env.id);
+  p.spec = configured_spec(p.config);
+  const EnvSpec& spec = p.spec;
   const auto& c = p.config;
   p.policy = ActorCritic(spec.observation_space.flat_size(), spec.action_space, c.ppo.hidden_sizes,
                          c.ppo.activation, c.ppo.init_log_std);

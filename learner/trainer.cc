@@ -285,9 +285,17 @@ TrainSummary Trainer::train() {
   return summary;
 }
 
+EnvSpec configured_spec(const TrainConfig& c) {
+  const EnvSpec spec = envs::spec_of(c.env.id);
+  if (!spec.observation_space.shape.empty() && spec.observation_space.flat_size() > 0) return spec;
+  // Spaces that depend on options (MJCF-v0's model): ask one instance.
+  return envs::make(c.env.id, 1, Device::kCpu, 0, c.env.options, env_text_options(c.env))->spec();
+}
+
 LoadedPolicy Trainer::snapshot() const {
   LoadedPolicy p;
   p.config = cfg_;
+  p.spec = env_->spec();
   p.policy = make_policy(cfg_, env_->spec());
   p.policy->to(device_);
   {
@@ -303,8 +311,8 @@ LoadedPolicy Trainer::snapshot() const {
 torch::Tensor LoadedPolicy::act(const torch::Tensor& obs) {
   torch::NoGradGuard no_grad;
   policy->eval();
-  const int64_t width = envs::spec_of(config.env.id).observation_space.flat_size();
-  if (obs.dim() != 2 || (width > 0 && obs.size(1) != width))
+  const int64_t width = spec.observation_space.flat_size();
+  if (obs.dim() != 2 || obs.size(1) != width)
     throw std::invalid_argument("policy: expected observations of shape [B, " +
                                 std::to_string(width) + "], got " +
                                 envs::shape_string(obs.sizes()));
@@ -312,8 +320,6 @@ torch::Tensor LoadedPolicy::act(const torch::Tensor& obs) {
   if (config.ppo.normalize_obs) x = obs_rms.normalize(x, config.ppo.obs_clip);
   torch::Tensor a = policy->deterministic_action(x);
   if (policy->discrete()) return a.to(torch::kInt);
-  const EnvSpec spec = envs::spec_of(config.env.id);
-  if (spec.action_space.low.empty()) return a;  // MJCF-v0: bounds depend on the model
   const auto low = torch::tensor(spec.action_space.low).to(a.device());
   const auto high = torch::tensor(spec.action_space.high).to(a.device());
   return torch::max(torch::min(a, high), low);

@@ -37,11 +37,15 @@ struct TrainSummary {
 // A trained policy with what it needs to act: its config, network and observation statistics.
 struct LoadedPolicy {
   TrainConfig config;
+  EnvSpec spec;  // of the configured env (for MJCF-v0, of its model)
   ActorCritic policy{nullptr};
   RunningMeanStd obs_rms;
   torch::Tensor act(const torch::Tensor& obs);  // deterministic, clipped to the action space
 };
 LoadedPolicy load_policy(const std::string& checkpoint, const std::string& device = "");
+
+// The spec of the env a config describes (MJCF-v0's spaces come from its model file).
+EnvSpec configured_spec(const TrainConfig& config);
 
 // Runs K episodes (one per env, K envs in parallel) with deterministic actions.
 EvalResult evaluate(LoadedPolicy& policy, int64_t episodes, uint64_t seed);

@@ -266,7 +266,7 @@ class Policy {
     d["activation"] = p_.config.ppo.activation;
     d["normalize_obs"] = p_.config.ppo.normalize_obs;
     d["obs_clip"] = p_.config.ppo.obs_clip;
-    d["spec"] = spec_dict(envs::spec_of(p_.config.env.id));
+    d["spec"] = spec_dict(p_.spec);
     return d;
   }
   py::dict evaluate(int64_t episodes, uint64_t seed) {

@@ -105,3 +105,14 @@ def test_bench_mjcf_both_physics():
                 "--physics", physics, "--num-envs", 64, "--steps", 10, "--threads", 1, "--json")
         r = json.loads(p.stdout)
         assert r["physics"] == physics and r["steps_per_second"] > 0
+
+
+def test_train_and_eval_an_mjcf_model(tmp_path):
+    out = tmp_path / "mjcf"
+    run("train", SRC / "configs/pendulum_ppo.yaml", "--out", out, "env.id=MJCF-v0",
+        f"env.xml={SRC / 'physics/models/cartpole.xml'}", "env.physics=mujoco", "env.device=cpu",
+        "env.num_envs=8", "ppo.num_steps=16", "run.total_env_steps=256", "run.eval_episodes=2",
+        "env.options.max_episode_steps=20")
+    p = run("eval", out / "checkpoints/last.pt", "--episodes", 2, "--json")
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    assert r["env"] == "MJCF-v0" and r["length_mean"] == 20
