@@ -381,8 +381,9 @@ TEST(ClassicEnvs, PendulumGravityOption) {
 // Gymnasium's registrations (gymnasium/envs/__init__.py) and the spaces of each env class.
 TEST(ClassicEnvs, SpecsMatchGymnasium) {
   // Every classic env is registered (beside MJCF-v0, which tests/envs/test_mjcf_env.cc covers).
-  const std::vector<std::string> ids = {"Acrobot-v1", "CartPole-v1", "MJCF-v0", "MountainCar-v0",
-                                        "MountainCarContinuous-v0", "Pendulum-v1"};
+  const std::vector<std::string> ids = {
+      "Acrobot-v1", "CartPole-v1", "MJCF-v0", "MountainCar-v0", "MountainCarContinuous-v0",
+      "Pendulum-v1"};
   EXPECT_EQ(envs::registered_ids(), ids);
 
   const float inf = std::numeric_limits<float>::infinity();
