@@ -9,6 +9,7 @@
 #include <string>
 
 #include "envs/backend.h"
+#include "envs/classic/drawing.h"
 #include "myriad/batch_env.h"
 #include "myriad/registry.h"
 
@@ -102,6 +103,18 @@ class ClassicBatchEnv final : public BatchEnv {
   }
 
   int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }
+
+  Scene scene() const override { return Drawing<Env>::scene(); }
+  at::Tensor body_poses(const at::Tensor& obs) const override {
+    const at::Tensor o = observations_for_drawing(obs, spec_);
+    const int64_t rows = o.size(0), width = o.size(1);
+    const int64_t bodies = static_cast<int64_t>(Drawing<Env>::scene().bodies.size());
+    at::Tensor poses = at::empty({rows, bodies, 7}, at::kFloat);
+    const float* src = o.data_ptr<float>();
+    float* dst = poses.data_ptr<float>();
+    for (int64_t i = 0; i < rows; ++i) Drawing<Env>::pose(src + i * width, dst + i * bodies * 7);
+    return poses;
+  }
 
   std::map<std::string, at::Tensor> save_rollout_state() const override {
     // Copies, also on the CPU, so the snapshot does not move on with the env.

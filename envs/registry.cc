@@ -17,6 +17,14 @@ std::string shape_string(at::IntArrayRef shape) {
   return s + "]";
 }
 
+at::Tensor observations_for_drawing(const at::Tensor& obs, const EnvSpec& spec) {
+  const int64_t width = spec.observation_space.flat_size();
+  if (obs.dim() != 2 || obs.size(1) != width)
+    throw std::invalid_argument(spec.id + " body_poses: expected observations of shape [B, " +
+                                std::to_string(width) + "], got " + shape_string(obs.sizes()));
+  return obs.to(at::kCPU, at::kFloat).contiguous();
+}
+
 namespace {
 
 struct Entry {

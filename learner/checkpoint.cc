@@ -158,6 +158,7 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
       d == Device::kCpu ? torch::Device(torch::kCPU) : torch::Device(torch::kCUDA, 0);
   p.policy->to(td);
   read_rms(a, "obs_rms", p.obs_rms, td);
+  read_rms(a, "ret_rms", p.ret_rms, td);
   return p;
 }
 

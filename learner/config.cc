@@ -170,6 +170,9 @@ std::vector<Field> fields(TrainConfig& c) {
       number("run.log_every_seconds", &c.run.log_every_seconds, positive()),
       flag("run.stop_when_solved", &c.run.stop_when_solved),
       text("run.resume", &c.run.resume),
+      flag("eval.record", &c.eval.record),
+      number("eval.record_envs", &c.eval.record_envs, positive()),
+      number("eval.record_episodes", &c.eval.record_episodes, positive()),
   };
 }
 

@@ -53,10 +53,18 @@ struct RunConfig {
   std::string resume;             // checkpoint to continue from ("" : fresh run)
 };
 
+// Replays of evaluation episodes written at the end of training (docs/replay-format.md).
+struct EvalConfig {
+  bool record = false;          // write <run dir>/eval.replay
+  int64_t record_envs = 4;      // envs recorded side by side
+  int64_t record_episodes = 1;  // episodes per env
+};
+
 struct TrainConfig {
   EnvConfig env;
   PpoConfig ppo;
   RunConfig run;
+  EvalConfig eval;
 };
 
 // Builds a config from YAML text plus "key.path=value" overrides. Unknown keys, wrong types and

@@ -9,6 +9,7 @@
 
 #include "learner/checkpoint.h"
 #include "learner/gae.h"
+#include "learner/record.h"
 #include "myriad/registry.h"
 
 namespace myriad::learner {
@@ -282,6 +283,16 @@ TrainSummary Trainer::train() {
     LoadedPolicy p = snapshot();
     summary.eval = evaluate(p, cfg_.run.eval_episodes, cfg_.run.seed + 1000003);
   }
+  if (cfg_.eval.record && !run_dir_.empty()) {
+    LoadedPolicy p = snapshot();
+    RecordOptions o;
+    o.envs = cfg_.eval.record_envs;
+    o.episodes = cfg_.eval.record_episodes;
+    o.seed = cfg_.run.seed + 1000003;
+    o.checkpoint = summary.checkpoint;
+    summary.replay = run_dir_ + "/eval.replay";
+    record_to_file(p, o, summary.replay);
+  }
   return summary;
 }
 
@@ -305,12 +316,11 @@ LoadedPolicy Trainer::snapshot() const {
     for (size_t k = 0; k < src.size(); ++k) dst[k].copy_(src[k]);
   }
   p.obs_rms = obs_rms_;
+  p.ret_rms = ret_rms_;
   return p;
 }
 
-torch::Tensor LoadedPolicy::act(const torch::Tensor& obs) {
-  torch::NoGradGuard no_grad;
-  policy->eval();
+torch::Tensor LoadedPolicy::network_input(const torch::Tensor& obs) const {
   const int64_t width = spec.observation_space.flat_size();
   if (obs.dim() != 2 || obs.size(1) != width)
     throw std::invalid_argument("policy: expected observations of shape [B, " +
@@ -318,11 +328,26 @@ torch::Tensor LoadedPolicy::act(const torch::Tensor& obs) {
                                 envs::shape_string(obs.sizes()));
   torch::Tensor x = obs.to(torch::kFloat);
   if (config.ppo.normalize_obs) x = obs_rms.normalize(x, config.ppo.obs_clip);
-  torch::Tensor a = policy->deterministic_action(x);
+  return x;
+}
+
+torch::Tensor LoadedPolicy::act(const torch::Tensor& obs) {
+  torch::NoGradGuard no_grad;
+  policy->eval();
+  torch::Tensor a = policy->deterministic_action(network_input(obs));
   if (policy->discrete()) return a.to(torch::kInt);
   const auto low = torch::tensor(spec.action_space.low).to(a.device());
   const auto high = torch::tensor(spec.action_space.high).to(a.device());
   return torch::max(torch::min(a, high), low);
+}
+
+torch::Tensor LoadedPolicy::value(const torch::Tensor& obs) {
+  torch::NoGradGuard no_grad;
+  policy->eval();
+  torch::Tensor v = policy->value(network_input(obs));
+  if (config.ppo.normalize_reward && ret_rms.var.defined())
+    v = v * (ret_rms.var.to(v.dtype()) + 1e-8).sqrt();
+  return v;
 }
 
 EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {

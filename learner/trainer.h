@@ -32,6 +32,7 @@ struct TrainSummary {
   std::optional<double> solved_seconds;
   EvalResult eval;
   std::string run_dir, checkpoint;
+  std::string replay;  // eval.replay when eval.record
 };
 
 // A trained policy with what it needs to act: its config, network and observation statistics.
@@ -40,7 +41,13 @@ struct LoadedPolicy {
   EnvSpec spec;  // of the configured env (for MJCF-v0, of its model)
   ActorCritic policy{nullptr};
   RunningMeanStd obs_rms;
+  RunningMeanStd ret_rms;  // the reward scale (used when config.ppo.normalize_reward)
   torch::Tensor act(const torch::Tensor& obs);  // deterministic, clipped to the action space
+  // The critic's estimate V(obs) [B], in the env's reward units (undoing reward scaling).
+  torch::Tensor value(const torch::Tensor& obs);
+
+ private:
+  torch::Tensor network_input(const torch::Tensor& obs) const;
 };
 LoadedPolicy load_policy(const std::string& checkpoint, const std::string& device = "");
 

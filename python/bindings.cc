@@ -14,6 +14,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 
+#include "learner/record.h"
 #include "learner/trainer.h"
 #include "myriad/registry.h"
 
@@ -282,6 +283,23 @@ class Policy {
     d["episodes"] = r.episodes;
     return d;
   }
+  py::dict record(const std::string& path, int64_t envs, int64_t episodes, uint64_t seed,
+                  const std::string& checkpoint) {
+    learner::RecordOptions o;
+    o.envs = envs, o.episodes = episodes, o.seed = seed, o.checkpoint = checkpoint;
+    learner::EvalResult r;
+    {
+      py::gil_scoped_release release;
+      r = learner::record_to_file(p_, o, path);
+    }
+    py::dict d;
+    d["return_mean"] = r.return_mean;
+    d["return_std"] = r.return_std;
+    d["length_mean"] = r.length_mean;
+    d["episodes"] = r.episodes;
+    d["path"] = path;
+    return d;
+  }
 
  private:
   learner::LoadedPolicy p_;
@@ -324,6 +342,8 @@ PYBIND11_MODULE(_core, m) {
       .def("act_numpy", &Policy::act_numpy)
       .def("act_dlpack", &Policy::act_dlpack)
       .def("evaluate", &Policy::evaluate, py::arg("episodes"), py::arg("seed") = 12345)
+      .def("record", &Policy::record, py::arg("path"), py::arg("envs"), py::arg("episodes"),
+           py::arg("seed"), py::arg("checkpoint"))
       .def_property_readonly("config_yaml", &Policy::config_yaml)
       .def_property_readonly("info", &Policy::info);
 }

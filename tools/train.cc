@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "learner/record.h"
 #include "learner/trainer.h"
 #include "tools/commands.h"
 
@@ -37,6 +38,7 @@ nlohmann::json summary_json(const learner::TrainSummary& s) {
                       {"eval_episodes", s.eval.episodes},
                       {"diverged_episodes", s.diverged},
                       {"checkpoint", s.checkpoint}};
+  if (!s.replay.empty()) j["replay"] = s.replay;
   j["solved_seconds"] = s.solved_seconds ? nlohmann::json(*s.solved_seconds) : nlohmann::json();
   return j;
 }
@@ -61,26 +63,43 @@ void run_train(const TrainOptions& o) {
             << "trained " << s.env_steps << " env steps in " << s.wall_seconds << " s; solved at "
             << (s.solved_seconds ? std::to_string(*s.solved_seconds) + " s" : "n/a") << "\n"
             << "run written to " << dir << " (summary.json, metrics.csv, checkpoints/)\n";
+  if (!s.replay.empty())
+    std::cout << "replay of the evaluation written to " << s.replay << " (myriad view " << s.replay
+              << ")\n";
 }
 
 struct EvalOptions {
-  std::string checkpoint, device;
-  int64_t episodes = 100;
+  std::string checkpoint, device, record;
+  int64_t episodes = 100, envs = 4;
+  bool episodes_given = false;
   uint64_t seed = 12345;
   bool json = false;
 };
 
 void run_eval(const EvalOptions& o) {
   learner::LoadedPolicy p = learner::load_policy(o.checkpoint, o.device);
-  const learner::EvalResult r = learner::evaluate(p, o.episodes, o.seed);
+  learner::EvalResult r;
+  if (o.record.empty()) {
+    r = learner::evaluate(p, o.episodes, o.seed);
+  } else {
+    learner::RecordOptions ro;
+    ro.envs = o.envs;
+    ro.episodes = o.episodes_given ? o.episodes : 1;
+    ro.seed = o.seed;
+    ro.checkpoint = o.checkpoint;
+    r = learner::record_to_file(p, ro, o.record);
+    if (!o.json)
+      std::cout << "replay of " << ro.envs << " env(s) x " << ro.episodes
+                << " episode(s) written to " << o.record << " (myriad view " << o.record << ")\n";
+  }
   if (o.json) {
-    std::cout << nlohmann::json({{"env", p.config.env.id},
-                                 {"episodes", r.episodes},
-                                 {"return_mean", r.return_mean},
-                                 {"return_std", r.return_std},
-                                 {"length_mean", r.length_mean}})
-                     .dump()
-              << std::endl;
+    nlohmann::json j = {{"env", p.config.env.id},
+                        {"episodes", r.episodes},
+                        {"return_mean", r.return_mean},
+                        {"return_std", r.return_std},
+                        {"length_mean", r.length_mean}};
+    if (!o.record.empty()) j["replay"] = o.record;
+    std::cout << j.dump() << std::endl;
   } else {
     std::cout << std::fixed << std::setprecision(2) << p.config.env.id << ": mean return "
               << r.return_mean << " +- " << r.return_std << ", mean length " << r.length_mean
@@ -109,7 +128,13 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("checkpoint", o->checkpoint, "Checkpoint file")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--episodes", o->episodes, "Episodes (one per parallel env)")
+  cmd->add_option("--episodes", o->episodes,
+                  "Episodes (one per parallel env); with --record, episodes per env (default 1)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->each([o](const std::string&) { o->episodes_given = true; });
+  cmd->add_option("--record", o->record, "Write a replay of the episodes to this file");
+  cmd->add_option("--envs", o->envs, "With --record: envs recorded side by side")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--device", o->device, "cpu, cuda or auto (default: the checkpoint's)");

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "envs/mjcf/mjcf_drawing.h"
 #include "envs/mjcf/physics_backend.h"
 #include "myriad/parallel_for.h"
 #include "myriad/registry.h"
@@ -158,6 +159,13 @@ class MjcfBatchEnv final : public BatchEnv {
   }
 
   int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }
+
+  Scene scene() const override {
+    return mjcf_scene(physics_->model(), physics_->model().timestep * frame_skip_);
+  }
+  at::Tensor body_poses(const at::Tensor& obs) const override {
+    return mjcf_body_poses(physics_->model(), observations_for_drawing(obs, spec_));
+  }
 
   std::map<std::string, at::Tensor> save_rollout_state() const override {
     return {{"state", get_state()},

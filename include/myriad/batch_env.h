@@ -23,6 +23,7 @@
 
 #include "myriad/device.h"
 #include "myriad/env_spec.h"
+#include "myriad/scene.h"
 
 namespace myriad {
 
@@ -60,6 +61,13 @@ class BatchEnv {
   // Everything needed to continue the exact rollout later (state, counters, seed), by name.
   virtual std::map<std::string, at::Tensor> save_rollout_state() const = 0;
   virtual void load_rollout_state(const std::map<std::string, at::Tensor>& saved) = 0;
+
+  // Drawing, for replays: the scene, and the world poses [B, nbody, 7] (x, y, z, qw, qx, qy,
+  // qz; float32 on the CPU; body 0 is the world) that observations obs [B, obs...] (any device)
+  // put the bodies in. Every env's observation determines its pose, so a terminal frame can be
+  // drawn from final_obs after the auto-reset.
+  virtual Scene scene() const = 0;
+  virtual at::Tensor body_poses(const at::Tensor& obs) const = 0;
 };
 
 // Options accepted by make(): "max_episode_steps" for every env plus each env's own

@@ -22,4 +22,8 @@ EnvSpec spec_of(const std::string& id);
 // A shape as text for error messages, e.g. "[4, 3]".
 std::string shape_string(at::IntArrayRef shape);
 
+// Observations [B, obs] of spec's env as a contiguous float32 CPU tensor, for drawing; a wrong
+// shape throws std::invalid_argument naming the expected and the given shape.
+at::Tensor observations_for_drawing(const at::Tensor& obs, const EnvSpec& spec);
+
 }  // namespace myriad::envs

@@ -6,6 +6,7 @@
     obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample())
 """
 from . import _core
+from .replay import Replay, ReplayError, load_replay
 from .training import Policy, load_policy, train
 from .vector_env import VectorEnv, list_envs, make, registry
 
@@ -18,4 +19,4 @@ def cuda_available() -> bool:
 
 
 __all__ = ["VectorEnv", "make", "registry", "list_envs", "train", "load_policy", "Policy",
-           "cuda_available", "__version__"]
+           "cuda_available", "load_replay", "Replay", "ReplayError", "__version__"]

@@ -69,6 +69,15 @@ class Policy:
     def evaluate(self, episodes=100, seed=12345) -> dict:
         return self._p.evaluate(int(episodes), int(seed))
 
+    def record(self, path, envs=4, episodes=1, seed=12345) -> dict:
+        """Records `episodes` episodes in each of `envs` envs with the deterministic policy and
+        writes a replay file (watch it with `myriad view PATH`, read it with
+        myriad.load_replay). Returns the recorded episodes' return statistics."""
+        if int(envs) <= 0 or int(episodes) <= 0:
+            raise ValueError(f"envs and episodes must be positive, got envs={envs}, "
+                             f"episodes={episodes}")
+        return self._p.record(str(path), int(envs), int(episodes), int(seed), self.checkpoint)
+
     def export(self, path):
         """Writes a TorchScript file that plain PyTorch loads with torch.jit.load(path), no
         Myriad needed: module(obs [B, obs_dim] float32) -> deterministic actions."""

@@ -1,0 +1,86 @@
+#include "envs/mjcf/mjcf_drawing.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include "myriad/physics/data.h"
+#include "physics/model_view.h"
+#include "physics/pipeline.h"
+
+namespace myriad::envs {
+namespace {
+
+// MuJoCo's mjtGeom order; "" marks types not drawn.
+const char* const kGeomTypes[] = {"plane",     "",         "sphere", "capsule",
+                                  "ellipsoid", "cylinder", "box",    ""};
+const char* const kUndrawnTypes[] = {"", "height field", "", "", "", "", "", "mesh"};
+
+}  // namespace
+
+Scene mjcf_scene(const physics::Model<double>& m, double frame_dt) {
+  Scene s;
+  s.bodies = m.body_names;
+  s.bodies.resize(m.nbody);
+  if (!s.bodies.empty() && s.bodies[0].empty()) s.bodies[0] = "world";
+  for (int g = 0; g < m.ngeom; ++g) {
+    const int type = m.geom_type[g];
+    const bool known = type >= 0 && type < 8;
+    if (!known || !*kGeomTypes[type]) {
+      std::cerr << "replay: geom " << g << " is a " << (known ? kUndrawnTypes[type] : "geom")
+                << ", which the viewer does not draw yet\n";
+      continue;
+    }
+    SceneGeom geom;
+    geom.name = "geom" + std::to_string(g);
+    geom.type = kGeomTypes[type];
+    geom.body = m.geom_bodyid[g];
+    for (int k = 0; k < 3; ++k) geom.size[k] = static_cast<float>(m.geom_size[3 * g + k]);
+    for (int k = 0; k < 3; ++k) geom.pos[k] = static_cast<float>(m.geom_pos[3 * g + k]);
+    for (int k = 0; k < 4; ++k) geom.quat[k] = static_cast<float>(m.geom_quat[4 * g + k]);
+    for (int k = 0; k < 4; ++k) geom.rgba[k] = static_cast<float>(m.geom_rgba[4 * g + k]);
+    s.geoms.push_back(geom);
+  }
+  s.ground_z = 0;
+  s.frame_dt = frame_dt;
+  // Start looking at the first moving body in its initial pose, from a few times its reach.
+  physics::Data<double> d(m, 1);
+  physics::EnvData<double> e = d.env(m, 0);
+  std::copy(m.qpos0.begin(), m.qpos0.end(), e.qpos);
+  physics::kinematics(physics::view_of(m), e);
+  const int root = m.nbody > 1 ? 1 : 0;
+  double reach = 0.5;
+  for (int g = 0; g < m.ngeom; ++g) {
+    if (m.geom_type[g] == 0) continue;  // planes are unbounded
+    double dist = 0;
+    for (int k = 0; k < 3; ++k) dist += std::pow(e.geom_xpos[3 * g + k] - e.xpos[3 * root + k], 2);
+    reach = std::max(reach, std::sqrt(dist) + m.geom_size[3 * g] + m.geom_size[3 * g + 1]);
+  }
+  for (int k = 0; k < 3; ++k) s.camera_target[k] = static_cast<float>(e.xpos[3 * root + k]);
+  s.camera_distance = static_cast<float>(3 * reach);
+  return s;
+}
+
+at::Tensor mjcf_body_poses(const physics::Model<double>& m, const at::Tensor& obs) {
+  const int64_t rows = obs.size(0), width = obs.size(1);
+  at::Tensor poses = at::empty({rows, m.nbody, 7}, at::kFloat);
+  physics::Data<double> d(m, 1);
+  physics::EnvData<double> e = d.env(m, 0);
+  const physics::ModelView<double> v = physics::view_of(m);
+  const float* src = obs.data_ptr<float>();
+  float* dst = poses.data_ptr<float>();
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int k = 0; k < m.nq; ++k) e.qpos[k] = src[i * width + k];
+    physics::kinematics(v, e);
+    for (int b = 0; b < m.nbody; ++b) {
+      float* p = dst + (i * m.nbody + b) * 7;
+      for (int k = 0; k < 3; ++k) p[k] = static_cast<float>(e.xpos[3 * b + k]);
+      for (int k = 0; k < 4; ++k) p[3 + k] = static_cast<float>(e.xquat[4 * b + k]);
+    }
+  }
+  return poses;
+}
+
+}  // namespace myriad::envs
