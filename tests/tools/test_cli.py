@@ -116,3 +116,75 @@ def test_train_and_eval_an_mjcf_model(tmp_path):
     p = run("eval", out / "checkpoints/last.pt", "--episodes", 2, "--json")
     r = json.loads(p.stdout.strip().splitlines()[-1])
     assert r["env"] == "MJCF-v0" and r["length_mean"] == 20
+
+
+def test_eval_record_writes_a_replay(trained, tmp_path):
+    replay = tmp_path / "cartpole.replay"
+    p = run("eval", trained / "checkpoints/last.pt", "--record", replay, "--envs", 2,
+            "--episodes", 2, "--json")
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    assert r["episodes"] == 4 and r["replay"] == str(replay)
+    data = replay.read_bytes()
+    assert data[:8] == b"MYRIADRP" and len(data) > 100
+
+
+def test_train_records_when_asked(tmp_path):
+    out = tmp_path / "run"
+    p = run("train", SRC / "configs/acrobot_ppo.yaml", "--out", out, "env.device=cpu",
+            "run.total_env_steps=2048", "run.eval_episodes=0", "eval.record=true",
+            "eval.record_envs=2")
+    assert (out / "eval.replay").read_bytes()[:8] == b"MYRIADRP"
+    assert json.loads((out / "summary.json").read_text())["replay"] == str(out / "eval.replay")
+    assert "myriad view" in p.stdout
+
+
+@pytest.fixture(scope="module")
+def replay_file(trained, tmp_path_factory):
+    path = tmp_path_factory.mktemp("replay") / "r.replay"
+    run("eval", trained / "checkpoints/last.pt", "--record", path, "--envs", 2)
+    return path
+
+
+def test_view_html_is_one_self_contained_page(replay_file, tmp_path):
+    page = tmp_path / "page.html"
+    p = run("view", replay_file, "--html", page)
+    assert "self-contained" in p.stdout
+    html = page.read_text()
+    assert "<script src=" not in html and 'rel="stylesheet"' not in html
+    assert "THREE" in html and "Chart" in html
+    embedded = html.split('id="myriad-replay" type="application/octet-stream">')[1]
+    assert embedded.startswith("TVlSSUFEUlA")  # base64 of MYRIADRP
+
+
+def test_view_serves_the_viewer_and_the_replay_on_loopback(replay_file):
+    import urllib.request
+    proc = subprocess.Popen([BIN, "view", str(replay_file), "--port", "0"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        url = None
+        for _ in range(5):
+            line = proc.stdout.readline()
+            if "http://" in line:
+                url = line.split()[1]
+                break
+        assert url and url.startswith("http://127.0.0.1:"), line
+        with urllib.request.urlopen(url, timeout=10) as r:
+            assert "myriad-replay" in r.read().decode()
+        with urllib.request.urlopen(url + "replay", timeout=10) as r:
+            assert r.read() == replay_file.read_bytes()
+        with urllib.request.urlopen(url + "vendor/three.min.js", timeout=10) as r:
+            assert r.headers["Content-Type"].startswith("text/javascript")
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(url + "nothing-here", timeout=10)
+        assert e.value.code == 404
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_view_refuses_a_bad_file(tmp_path):
+    bad = tmp_path / "bad.replay"
+    bad.write_bytes(b"MYRIADRP\x01\x00\x00\x00")
+    p = run("view", bad, "--html", tmp_path / "x.html", ok=False)
+    assert p.returncode != 0 and "truncated" in p.stderr
+    assert not (tmp_path / "x.html").exists()

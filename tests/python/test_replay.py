@@ -1,0 +1,98 @@
+"""Replays from Python: Policy.record writes a file that myriad.load_replay reads back into numpy
+arrays that agree with the policy's own evaluation; bad files raise ReplayError naming why."""
+import struct
+import zlib
+
+import numpy as np
+import pytest
+
+import myriad
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    myriad.train({"env": {"id": "CartPole-v1", "num_envs": 8, "device": "cpu"},
+                  "ppo": {"num_steps": 32},
+                  "run": {"total_env_steps": 4096, "eval_episodes": 0}}, out=out)
+    return out / "checkpoints" / "last.pt"
+
+
+@pytest.fixture(scope="module")
+def recorded(checkpoint, tmp_path_factory):
+    path = tmp_path_factory.mktemp("replay") / "cartpole.replay"
+    stats = myriad.load_policy(checkpoint).record(path, envs=3, episodes=2, seed=11)
+    return path, stats
+
+
+def test_record_and_load(recorded, checkpoint):
+    path, stats = recorded
+    r = myriad.load_replay(path)
+    assert r.header["env"] == "CartPole-v1" and r.num_envs == 3
+    F = r.header["num_frames"]
+    assert r.body_pose.shape == (3, F, 3, 7) and r.body_pose.dtype == np.float32
+    assert r.reward.shape == r.value.shape == r.flags.shape == (3, F)
+    assert r.action.shape == (3, F, 1)
+    assert r.header["checkpoint"] == str(checkpoint)
+    assert r.header["frame_dt"] == pytest.approx(0.02)
+    assert [g["name"] for g in r.scene["geoms"]][-2:] == ["cart", "pole"]
+    returns = []
+    for env in range(3):
+        episodes = r.episodes(env)
+        assert len(episodes) == 2
+        for first, last in episodes:
+            returns.append(r.reward[env, first:last + 1].sum())
+            assert np.isnan(r.action[env, last, 0]) and not np.isnan(r.action[env, first, 0])
+            assert np.all(np.isfinite(r.value[env, first:last + 1]))
+    assert stats["episodes"] == 6
+    assert np.mean(returns) == pytest.approx(stats["return_mean"], rel=1e-5)
+    assert np.allclose(np.linalg.norm(r.body_pose[..., 3:], axis=-1), 1, atol=1e-5)
+
+
+def test_cart_moves_with_the_state(recorded):
+    r = myriad.load_replay(recorded[0])
+    first, last = r.episodes(0)[0]
+    cart_x = r.body_pose[0, first:last + 1, 1, 0]
+    assert np.ptp(cart_x) > 0, "the cart never moved"
+
+
+def rewrite(data, **fields):
+    """The file with some prefix fields replaced (magic, major, minor, header_len, payload_len)."""
+    magic, major, minor, hlen, plen = struct.unpack_from("<8sHHIQ", data)
+    values = {**dict(magic=magic, major=major, minor=minor, hlen=hlen, plen=plen), **fields}
+    return struct.pack("<8sHHIQ", values["magic"], values["major"], values["minor"],
+                       values["hlen"], values["plen"]) + data[24:]
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: d[:len(d) // 2], "truncated"),
+    (lambda d: d[:20], "truncated"),
+    (lambda d: b"PK\x03\x04" + d[4:], "not a Myriad replay"),
+    (lambda d: rewrite(d, major=2), "replay format 2.0 is newer than this reader"),
+    (lambda d: d[:-40] + bytes(b ^ 0xFF for b in d[-40:-8]) + d[-8:], "corrupt"),
+])
+def test_bad_files_raise_replay_error(recorded, tmp_path, damage, message):
+    bad = tmp_path / "bad.replay"
+    bad.write_bytes(damage(recorded[0].read_bytes()))
+    with pytest.raises(myriad.ReplayError, match=message):
+        myriad.load_replay(bad)
+
+
+def test_newer_minor_version_and_extra_keys_still_read(recorded, tmp_path):
+    data = rewrite(recorded[0].read_bytes(), minor=7)
+    (tmp_path / "minor.replay").write_bytes(data)
+    assert myriad.load_replay(tmp_path / "minor.replay").num_envs == 3
+
+
+def test_missing_file_and_bad_arguments(checkpoint, tmp_path):
+    with pytest.raises(FileNotFoundError):
+        myriad.load_replay(tmp_path / "nope.replay")
+    with pytest.raises(ValueError, match="envs and episodes must be positive"):
+        myriad.load_policy(checkpoint).record(tmp_path / "x.replay", envs=0)
+
+
+def test_payload_is_zlib_of_the_arrays(recorded):
+    data = recorded[0].read_bytes()
+    _, _, _, hlen, plen = struct.unpack_from("<8sHHIQ", data)
+    assert len(data) == 24 + hlen + plen
+    zlib.decompress(data[24 + hlen:])  # what the browser's DecompressionStream("deflate") reads

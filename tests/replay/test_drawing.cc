@@ -1,0 +1,186 @@
+// Drawing: the classic envs' poses put the bodies where Gymnasium's renderers draw them, MJCF
+// poses match libmujoco's kinematics, and the recorder's frames follow docs/replay-format.md.
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "learner/record.h"
+#include "myriad/physics/import.h"
+#include "myriad/registry.h"
+
+namespace myriad {
+namespace {
+
+std::string model_path(const std::string& name) {
+  const char* src = std::getenv("MYRIAD_SOURCE_DIR");
+  return std::string(src ? src : ".") + "/physics/models/" + name;
+}
+
+// The world point `local` of body b, given poses [nbody, 7].
+std::array<double, 3> point_of(const float* poses, int b, std::array<double, 3> local) {
+  const float* p = poses + 7 * b;
+  const double w = p[3], x = p[4], y = p[5], z = p[6];
+  const double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                       2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                       2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+  std::array<double, 3> out;
+  for (int r = 0; r < 3; ++r)
+    out[r] = p[r] + R[3 * r] * local[0] + R[3 * r + 1] * local[1] + R[3 * r + 2] * local[2];
+  return out;
+}
+
+TEST(Drawing, CartPolePoleTipFollowsXAndTheta) {
+  auto env = envs::make("CartPole-v1", 1, Device::kCpu, 0);
+  const float x = 1.3f, theta = 0.2f;
+  const at::Tensor poses = env->body_poses(at::tensor({x, 0.f, theta, 0.f}).view({1, 4}));
+  ASSERT_EQ(poses.sizes(), (at::IntArrayRef{1, 3, 7}));
+  const auto tip = point_of(poses.data_ptr<float>(), 2, {0, 0, 1.0});  // pole length 2 * 0.5
+  const auto pivot = point_of(poses.data_ptr<float>(), 2, {0, 0, 0});
+  EXPECT_NEAR(tip[0] - pivot[0], std::sin(theta), 1e-6);  // leans toward +x as theta grows
+  EXPECT_NEAR(tip[2] - pivot[2], std::cos(theta), 1e-6);
+  EXPECT_NEAR(point_of(poses.data_ptr<float>(), 1, {0, 0, 0})[0], x, 1e-6);
+  EXPECT_EQ(env->scene().bodies.size(), 3u);
+}
+
+TEST(Drawing, PendulumAndAcrobotAnglesMatchGymnasiumRenderers) {
+  auto pend = envs::make("Pendulum-v1", 1, Device::kCpu, 0);
+  const float th = 0.7f;
+  at::Tensor poses =
+      pend->body_poses(at::tensor({std::cos(th), std::sin(th), 0.f}).view({1, 3}));
+  auto tip = point_of(poses.data_ptr<float>(), 1, {0, 0, 1});
+  auto pivot = point_of(poses.data_ptr<float>(), 1, {0, 0, 0});
+  // Gymnasium draws the rod end at (l cos(th + pi/2), l sin(th + pi/2)).
+  EXPECT_NEAR(tip[0] - pivot[0], std::cos(th + M_PI / 2), 1e-6);
+  EXPECT_NEAR(tip[2] - pivot[2], std::sin(th + M_PI / 2), 1e-6);
+
+  auto acro = envs::make("Acrobot-v1", 1, Device::kCpu, 0);
+  const float t1 = 0.4f, t2 = -1.1f;
+  poses = acro->body_poses(
+      at::tensor({std::cos(t1), std::sin(t1), std::cos(t2), std::sin(t2), 0.f, 0.f})
+          .view({1, 6}));
+  pivot = point_of(poses.data_ptr<float>(), 1, {0, 0, 0});
+  tip = point_of(poses.data_ptr<float>(), 2, {0, 0, -1});
+  // Acrobot's goal test: -cos(t1) - cos(t1 + t2) is the tip's height above the pivot.
+  EXPECT_NEAR(tip[2] - pivot[2], -std::cos(t1) - std::cos(t1 + t2), 1e-5);
+  EXPECT_NEAR(tip[0] - pivot[0], std::sin(t1) + std::sin(t1 + t2), 1e-5);
+}
+
+TEST(Drawing, MountainCarSitsOnItsHill) {
+  for (const char* id : {"MountainCar-v0", "MountainCarContinuous-v0"}) {
+    auto env = envs::make(id, 1, Device::kCpu, 0);
+    const float x = -0.9f;
+    const at::Tensor poses = env->body_poses(at::tensor({x, 0.f}).view({1, 2}));
+    const float* p = poses.data_ptr<float>() + 7;
+    EXPECT_NEAR(p[0], x, 1e-6) << id;
+    EXPECT_NEAR(p[2], 0.45 * std::sin(3 * x) + 0.55, 1e-6) << id;
+    ASSERT_EQ(env->scene().lines.size(), 1u) << id;
+  }
+}
+
+TEST(Drawing, WrongObservationShapeIsAnError) {
+  auto env = envs::make("CartPole-v1", 1, Device::kCpu, 0);
+  try {
+    env->body_poses(at::zeros({2, 3}));
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("[B, 4], got [2, 3]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Drawing, MjcfPosesMatchLibmujocoKinematics) {
+  const std::string xml = model_path("quadruped.xml");
+  auto env = envs::make("MJCF-v0", 4, Device::kCpu, 3, {{"reset_noise_scale", 0.5}},
+                        {{"xml", xml}});
+  const at::Tensor obs = env->buffers().obs.clone();
+  const at::Tensor poses = env->body_poses(obs);
+  physics::MjModelHandle handle(xml);
+  const mjModel* m = handle.get();
+  mjData* d = mj_makeData(m);
+  ASSERT_EQ(poses.size(1), m->nbody);
+  for (int i = 0; i < 4; ++i) {
+    for (int k = 0; k < m->nq; ++k) d->qpos[k] = obs[i][k].item<float>();
+    mj_kinematics(m, d);
+    for (int b = 0; b < m->nbody; ++b) {
+      const float* p = poses.data_ptr<float>() + (i * m->nbody + b) * 7;
+      for (int k = 0; k < 3; ++k) EXPECT_NEAR(p[k], d->xpos[3 * b + k], 1e-5) << b;
+      // q and -q are the same rotation.
+      const double sign = (p[3] * d->xquat[4 * b] + p[4] * d->xquat[4 * b + 1] +
+                           p[5] * d->xquat[4 * b + 2] + p[6] * d->xquat[4 * b + 3]) < 0 ? -1 : 1;
+      for (int k = 0; k < 4; ++k) EXPECT_NEAR(p[3 + k], sign * d->xquat[4 * b + k], 1e-5) << b;
+    }
+  }
+  mj_deleteData(d);
+  const Scene s = env->scene();
+  EXPECT_EQ(static_cast<int>(s.geoms.size()), m->ngeom);
+  EXPECT_NEAR(s.frame_dt, m->opt.timestep, 1e-12);
+}
+
+learner::LoadedPolicy untrained(const std::string& id) {
+  learner::TrainConfig c = learner::parse_config(
+      "env: {id: " + id + ", num_envs: 4, device: cpu}\nrun: {eval_episodes: 0}\n", {});
+  return learner::Trainer(c, "").snapshot();
+}
+
+TEST(Recorder, FramesFollowTheFormat) {
+  learner::LoadedPolicy p = untrained("CartPole-v1");
+  learner::RecordOptions o;
+  o.envs = 3, o.episodes = 2, o.seed = 5;
+  const learner::Recording rec = learner::record_episodes(p, o);
+  const replay::Replay& r = rec.replay;
+  const int64_t F = r.header.at("num_frames").get<int64_t>();
+  const auto& flags = r.arrays.at("flags");
+  const auto& reward = r.arrays.at("reward");
+  const auto& episode = r.arrays.at("episode");
+  const auto& nframes = r.arrays.at("num_frames");
+  const auto& pose = r.arrays.at("body_pose");
+  const auto& action = r.arrays.at("action");
+  EXPECT_EQ(pose.shape, (std::vector<int64_t>{3, F, 3, 7}));
+  EXPECT_EQ(rec.eval.episodes, 6);
+  double total = 0;
+  for (int i = 0; i < 3; ++i) {
+    const int n = nframes.data<int32_t>()[i];
+    const auto returns = r.header.at("episode_returns")[i].get<std::vector<float>>();
+    ASSERT_EQ(returns.size(), 2u);
+    int ep = -1;
+    double ret = 0;
+    for (int f = 0; f < n; ++f) {
+      const uint8_t fl = flags.data<uint8_t>()[i * F + f];
+      const float rw = reward.data<float>()[i * F + f];
+      if (fl & 1) {
+        ++ep, ret = 0;
+        EXPECT_EQ(rw, 0) << "an episode's first frame has no reward";
+      }
+      EXPECT_EQ(episode.data<int32_t>()[i * F + f], ep);
+      ret += rw;
+      const bool last = fl & 6;
+      EXPECT_EQ(std::isnan(action.data<float>()[i * F + f]), last) << "env " << i << " f " << f;
+      if (last) EXPECT_FLOAT_EQ(ret, returns[ep]) << "env " << i << " episode " << ep;
+    }
+    EXPECT_EQ(ep, 1);
+    EXPECT_TRUE(flags.data<uint8_t>()[i * F + n - 1] & 6) << "ends on an episode's last frame";
+    for (int f = n; f < F; ++f) EXPECT_EQ(episode.data<int32_t>()[i * F + f], -1);
+    total += returns[0] + returns[1];
+  }
+  EXPECT_NEAR(rec.eval.return_mean, total / 6, 1e-4);
+  // The terminal frame of a failed CartPole episode shows the pole past 12 degrees or the cart
+  // past 2.4, drawn from final_obs (the env had already reset).
+  const int n0 = nframes.data<int32_t>()[0];
+  const float* last_pose = pose.data<float>() + (int64_t{0} * F + n0 - 1) * 21;
+  const double theta = 2 * std::atan2(last_pose[14 + 5], last_pose[14 + 3]);
+  const bool failed = std::abs(theta) > 0.2094 || std::abs(last_pose[7]) > 2.4;
+  const bool truncated = flags.data<uint8_t>()[n0 - 1] & 4;
+  EXPECT_TRUE(failed || truncated) << "theta " << theta << " x " << last_pose[7];
+}
+
+TEST(Recorder, SameSeedSameBytes) {
+  learner::LoadedPolicy p = untrained("Acrobot-v1");
+  learner::RecordOptions o;
+  o.envs = 2, o.seed = 9;
+  EXPECT_EQ(replay::encode(learner::record_episodes(p, o).replay),
+            replay::encode(learner::record_episodes(p, o).replay));
+}
+
+}  // namespace
+}  // namespace myriad
