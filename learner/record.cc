@@ -45,6 +45,7 @@ Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
     throw std::invalid_argument(
         "record: envs and episodes must be positive, got envs=" + std::to_string(o.envs) +
         ", episodes=" + std::to_string(o.episodes));
+  const LearnerThreads threads(p.config);
   const Device device = resolve_device(p.config.env.device);
   auto env = envs::make(p.config.env.id, o.envs, device, o.seed, p.config.env.options,
                         env_text_options(p.config.env));

@@ -350,9 +350,15 @@ torch::Tensor LoadedPolicy::value(const torch::Tensor& obs) {
   return v;
 }
 
+LearnerThreads::LearnerThreads(const TrainConfig& config) : previous_(torch::get_num_threads()) {
+  if (config.run.learner_threads > 0) torch::set_num_threads(config.run.learner_threads);
+}
+LearnerThreads::~LearnerThreads() { torch::set_num_threads(previous_); }
+
 EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   EvalResult result;
   if (episodes <= 0) return result;
+  const LearnerThreads threads(p.config);
   const Device device = resolve_device(p.config.env.device);
   auto env = envs::make(p.config.env.id, episodes, device, seed, p.config.env.options,
                         env_text_options(p.config.env));

@@ -54,6 +54,17 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
 // The spec of the env a config describes (MJCF-v0's spaces come from its model file).
 EnvSpec configured_spec(const TrainConfig& config);
 
+// While alive, LibTorch runs on the config's run.learner_threads (its OpenMP pool would
+// otherwise spin against the env's on the same cores); the previous count comes back after.
+class LearnerThreads {
+ public:
+  explicit LearnerThreads(const TrainConfig& config);
+  ~LearnerThreads();
+
+ private:
+  int previous_;
+};
+
 // Runs K episodes (one per env, K envs in parallel) with deterministic actions.
 EvalResult evaluate(LoadedPolicy& policy, int64_t episodes, uint64_t seed);
 

@@ -11,7 +11,10 @@ torch_version=${MYRIAD_TORCH_VERSION:-2.11.0}
 debs=(build-essential cmake ninja-build pkg-config python3-dev python3-venv
   libmujoco-dev libqhull-dev libboost-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libspdlog-dev libfmt-dev libzstd-dev libprotobuf-dev protobuf-compiler libgtest-dev
-  libgmock-dev libbenchmark-dev libomp-dev)
+  libgmock-dev libbenchmark-dev libomp-dev zlib1g-dev
+  libjs-three libjs-chart.js chromium)
+# libjs-three and libjs-chart.js are compiled into `myriad view`; chromium runs the viewer's
+# browser tests (headless, WebGL through SwiftShader).
 if [ "${MYRIAD_SKIP_APT:-0}" != 1 ]; then
   missing=()
   for p in "${debs[@]}"; do
@@ -44,7 +47,7 @@ if ! "$py" -c "import torch" 2>/dev/null; then
   pip_install "torch==$torch_version"
 fi
 need=()
-for mod in numpy pytest pybind11 gymnasium yaml tensorboard; do
+for mod in numpy pytest pybind11 gymnasium yaml tensorboard playwright; do
   "$py" -c "import $mod" 2>/dev/null || need+=("$mod")
 done
 if [ ${#need[@]} -gt 0 ]; then

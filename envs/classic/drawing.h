@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <string>
 
 #include "envs/env_list.h"
 #include "myriad/scene.h"
@@ -35,6 +36,9 @@ inline void pose_y(float* poses, int body, float x, float y, float z, float phi)
 
 inline void world_pose(float* poses) { pose_y(poses, 0, 0, 0, 0, 0); }
 
+// A float constant as the decimal it was written as (0.02f -> 0.02, not 0.0199999995).
+inline double decimal(float x) { return std::stod(std::to_string(x)); }
+
 }  // namespace drawing
 
 // Cart on a track (limits at +-2.4 in red); the pole leans toward +x as theta grows.
@@ -55,7 +59,7 @@ struct Drawing<CartPole> {
     s.ground_z = 0;
     s.camera_target = {0, 0, 0.6f};
     s.camera_distance = 5;
-    s.frame_dt = CartPole::kTau;
+    s.frame_dt = decimal(CartPole::kTau);
     return s;
   }
   static void pose(const float* obs, float* poses) {
@@ -80,7 +84,7 @@ struct Drawing<Pendulum> {
     s.ground_z = 0;
     s.camera_target = {0, 0, kPivotZ};
     s.camera_distance = 3.5f;
-    s.frame_dt = Pendulum::kDt;
+    s.frame_dt = decimal(Pendulum::kDt);
     return s;
   }
   static void pose(const float* obs, float* poses) {
@@ -106,7 +110,7 @@ struct Drawing<Acrobot> {
     s.ground_z = 0;
     s.camera_target = {0, 0, kPivotZ};
     s.camera_distance = 7;
-    s.frame_dt = Acrobot::kDt;
+    s.frame_dt = decimal(Acrobot::kDt);
     return s;
   }
   static void pose(const float* obs, float* poses) {

@@ -1,0 +1,369 @@
+"""Browser tests of the replay viewer (viewer/): headless Debian chromium with SwiftShader
+WebGL, driven by Playwright. Replays come from sample_replay.py (and from the real binary when
+MYRIAD_BIN is set); pages come from conftest.serve_viewer, parameterized over serving modes.
+
+    .venv/bin/python -m pytest -q tests/viewer
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+from conftest import CHROMIUM, SERVE_MODES, serve_viewer
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} not installed", allow_module_level=True)
+try:
+    import playwright.sync_api  # noqa: F401
+except ImportError:
+    pytest.skip("playwright not installed", allow_module_level=True)
+
+import sample_replay  # noqa: E402  (conftest put tests/viewer on sys.path)
+
+VIEWPORT = {"width": 1280, "height": 800}
+LOAD_TIMEOUT_MS = 30000
+
+# Downsamples a canvas (WebGL needs preserveDrawingBuffer) to 160x90 RGB through a 2D canvas;
+# returns the pixels and how many distinct colours they hold.
+PIXELS_JS = """(sel) => {
+  const src = document.querySelector(sel);
+  const c = document.createElement('canvas');
+  c.width = 160; c.height = 90;
+  const ctx = c.getContext('2d');
+  ctx.drawImage(src, 0, 0, c.width, c.height);
+  const d = ctx.getImageData(0, 0, c.width, c.height).data;
+  const rgb = [], seen = new Set();
+  for (let i = 0; i < d.length; i += 4) {
+    rgb.push(d[i], d[i + 1], d[i + 2]);
+    seen.add((d[i] >> 3) << 10 | (d[i + 1] >> 3) << 5 | (d[i + 2] >> 3));
+  }
+  return {rgb, distinct: seen.size};
+}"""
+
+# Resolves after the viewer's render loop has drawn at least one more frame.
+NEXT_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r))))"
+
+
+def open_page(browser, url):
+    """A fresh page at url, waited until the viewer is ready or shows an error."""
+    page = browser.new_page(viewport=VIEWPORT)
+    page.js_errors = []
+    page.on("pageerror", lambda e: page.js_errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_function("() => window.myriadViewer && (window.myriadViewer.ready || window.myriadViewer.error)",
+                           timeout=LOAD_TIMEOUT_MS)
+    return page
+
+
+def pixels(page, selector="#scene canvas"):
+    page.evaluate(NEXT_FRAMES_JS)
+    out = page.evaluate(PIXELS_JS, selector)
+    return np.array(out["rgb"], np.uint8).reshape(90, 160, 3), out["distinct"]
+
+
+def changed_fraction(a, b):
+    return float((np.abs(a.astype(int) - b.astype(int)).max(-1) > 24).mean())
+
+
+def assert_ready(page):
+    state = page.evaluate("() => ({ready: myriadViewer.ready, error: myriadViewer.error})")
+    assert state["error"] is None, state["error"]
+    assert state["ready"] is True
+    assert page.is_hidden("#error")
+    assert page.js_errors == []
+
+
+# ---------------------------------------------------------------------------------------------
+# A 3D sample replay, one page per serving mode shared by the tests that follow
+# ---------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module", params=SERVE_MODES)
+def page3d(request, browser, make_replay):
+    path = make_replay("sample3d", kind="3d", num_envs=4, num_frames=400)
+    page = open_page(browser, serve_viewer(path, request.param))
+    page.replay_path = path
+    yield page
+    page.close()
+
+
+def test_loads_replay(page3d):
+    assert_ready(page3d)
+    info = page3d.evaluate("() => [myriadViewer.numEnvs, myriadViewer.numFrames, myriadViewer.loadMs]")
+    assert info[:2] == [4, 400]
+    assert info[2] > 0
+    text = page3d.inner_text("#info")
+    assert "Sample3D-v0" in text and "runs/sample3d/checkpoints/last.pt" in text
+    assert page3d.input_value("#scrubber") == "0"
+
+
+def test_canvas_not_blank(page3d):
+    page3d.evaluate("() => { myriadViewer.selectEnv(0); myriadViewer.setFrame(40); }")
+    px, distinct = pixels(page3d)
+    assert distinct > 20, f"only {distinct} distinct colours"
+    assert px.std() > 10
+
+
+def test_scrubbing_moves_bodies(page3d):
+    page3d.evaluate("() => { myriadViewer.pause(); myriadViewer.selectEnv(1); myriadViewer.setFrame(0); }")
+    a, _ = pixels(page3d)
+    assert page3d.evaluate("() => myriadViewer.frame") == 0
+    page3d.evaluate("() => myriadViewer.setFrame(150)")
+    b, _ = pixels(page3d)
+    assert page3d.evaluate("() => myriadViewer.frame") == 150
+    assert changed_fraction(a, b) > 0.005
+    # The scrubber drives the same thing.
+    page3d.fill("#scrubber", "0")
+    c, _ = pixels(page3d)
+    assert page3d.evaluate("() => myriadViewer.frame") == 0
+    assert changed_fraction(a, c) < 0.002
+
+
+def test_plot_draws(page3d):
+    page3d.evaluate("() => { myriadViewer.selectEnv(2); myriadViewer.setFrame(100); }")
+    n = page3d.evaluate("() => myriadViewer.replay.framesPerEnv[2]")
+    counts = page3d.evaluate("() => myriadViewer.chart.data.datasets.map(d => [d.label, d.data.length])")
+    labels = [c[0] for c in counts]
+    assert "reward" in labels and "value" in labels
+    assert all(c[1] == n for c in counts), (counts, n)
+    _, distinct = pixels(page3d, "#chart")
+    assert distinct > 5
+    # The cursor overlay has a line on it.
+    page3d.evaluate(NEXT_FRAMES_JS)
+    drawn = page3d.evaluate("""() => {
+      const c = document.getElementById('chart-cursor');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
+      return n; }""")
+    assert drawn > 50
+    readout = page3d.inner_text("#episode-readout")
+    assert "episode" in readout and "return" in readout
+
+
+def test_grid_mode_shows_all_envs(page3d):
+    page3d.evaluate("() => { myriadViewer.selectEnv(0); myriadViewer.setFrame(60); }")
+    single, _ = pixels(page3d)
+    page3d.evaluate("() => myriadViewer.selectEnv('all')")
+    grid, _ = pixels(page3d)
+    assert page3d.input_value("#env-select") == "all"
+    # Every env shown, at distinct offsets, with its torso (body 1) inside the view.
+    state = page3d.evaluate("""() => {
+      const v = myriadViewer.view, out = [];
+      v.envRoots.forEach((r, e) => {
+        const p = v.bodies[e][1].getWorldPosition(new THREE.Vector3()).project(v.camera);
+        out.push({visible: r.visible, offset: [r.position.x, r.position.y], ndc: [p.x, p.y, p.z]});
+      });
+      return out; }""")
+    assert len(state) == 4
+    assert all(s["visible"] for s in state)
+    assert len({tuple(s["offset"]) for s in state}) == 4
+    for s in state:
+        assert all(abs(c) < 1 for c in s["ndc"]), s
+    assert changed_fraction(single, grid) > 0.01
+    # Back to one env: the others hide.
+    page3d.evaluate("() => myriadViewer.selectEnv(3)")
+    vis = page3d.evaluate("() => myriadViewer.view.envRoots.map(r => r.visible)")
+    assert vis == [False, False, False, True]
+
+
+def test_follow_keeps_target_on_body_1(page3d):
+    page3d.evaluate("() => { myriadViewer.selectEnv(0); myriadViewer.setFrame(0); }")
+    page3d.check("#follow")
+    dist = """() => {
+      const v = myriadViewer.view;
+      const b = v.bodies[0][1].getWorldPosition(new THREE.Vector3());
+      return [b.distanceTo(v.controls.target), v.camera.position.distanceTo(v.controls.target)]; }"""
+    d0 = page3d.evaluate(dist)
+    page3d.evaluate("() => myriadViewer.setFrame(300)")
+    d1 = page3d.evaluate(dist)
+    page3d.uncheck("#follow")
+    assert d0[0] < 1e-4 and d1[0] < 1e-4, (d0, d1)
+    assert abs(d0[1] - d1[1]) < 1e-4  # the camera moved with it
+
+
+def test_playback_and_keys(page3d):
+    page3d.evaluate("() => { myriadViewer.selectEnv(0); myriadViewer.setFrame(0); myriadViewer.play(); }")
+    page3d.wait_for_function("() => myriadViewer.frame > 5", timeout=10000)
+    page3d.evaluate("() => myriadViewer.pause()")
+    f = page3d.evaluate("() => myriadViewer.frame")
+    page3d.evaluate(NEXT_FRAMES_JS)
+    assert page3d.evaluate("() => myriadViewer.frame") == f
+    page3d.click("#scene canvas")  # focus the page, not a control
+    page3d.keyboard.press("ArrowRight")
+    assert page3d.evaluate("() => myriadViewer.frame") == f + 1
+    page3d.keyboard.press("ArrowLeft")
+    page3d.keyboard.press("ArrowLeft")
+    assert page3d.evaluate("() => myriadViewer.frame") == f - 1
+    page3d.keyboard.press("Space")
+    assert page3d.evaluate("() => myriadViewer.playing") is True
+    page3d.keyboard.press("Space")
+    assert page3d.evaluate("() => myriadViewer.playing") is False
+    assert page3d.js_errors == []
+
+
+# Per array of the parsed replay: element count, NaN count, sum and a position-weighted sum
+# (float64, NaNs skipped): cheap to bring back, yet any misplaced byte shows.
+CHECKSUMS_JS = """() => {
+  const out = {};
+  for (const [name, a] of Object.entries(myriadViewer.replay.arrays)) {
+    let nan = 0, sum = 0, wsum = 0;
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i];
+      if (x !== x) { nan++; continue; }
+      sum += x;
+      wsum += ((i % 1009) + 1) * x;
+    }
+    out[name] = [a.length, nan, sum, wsum];
+  }
+  return out; }"""
+
+
+def _decoded_matches(page, path):
+    """The viewer's arrays equal what numpy reads from the file."""
+    import json
+    import struct
+    import zlib
+
+    data = open(path, "rb").read()
+    hlen = struct.unpack_from("<I", data, 12)[0]
+    header = json.loads(data[24:24 + hlen])
+    payload = zlib.decompress(data[24 + hlen:])
+    got = page.evaluate(CHECKSUMS_JS)
+    assert set(got) == set(header["arrays"])
+    for name, spec in header["arrays"].items():
+        w = np.dtype(spec["dtype"]).itemsize
+        raw = np.frombuffer(payload, np.uint8, spec["bytes"], spec["offset"])
+        if spec["shuffle"]:
+            raw = raw.reshape(w, -1).T.copy()
+        x = np.frombuffer(raw.tobytes(), spec["dtype"]).astype(np.float64)
+        nan = np.isnan(x)
+        weights = (np.arange(x.size) % 1009) + 1
+        want = [x.size, int(nan.sum()), x[~nan].sum(), (weights * x)[~nan].sum()]
+        assert got[name][:2] == want[:2], name
+        np.testing.assert_allclose(got[name][2:], want[2:], rtol=1e-9, atol=1e-6, err_msg=name)
+
+
+def test_decodes_shuffled_arrays_exactly(page3d):
+    _decoded_matches(page3d, page3d.replay_path)
+
+
+def test_decodes_unshuffled_arrays_exactly(browser, make_replay):
+    path = make_replay("cartpole_noshuffle", kind="cartpole", num_envs=3, num_frames=120, shuffle=False)
+    page = open_page(browser, serve_viewer(path))
+    assert_ready(page)
+    _decoded_matches(page, path)
+    assert "CartPole-v1" in page.inner_text("#info")
+    page.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Broken files: a visible message naming the problem, never a blank page
+# ---------------------------------------------------------------------------------------------
+
+BAD_FILES = [
+    ("truncated", "truncated"),
+    ("corrupt", "corrupt"),
+    ("v2", "replay format 2.0 is newer than this viewer (1.x); upgrade Myriad"),
+    ("badmagic", "bad magic"),
+]
+
+
+def test_bad_files_show_errors(browser, make_replay):
+    """Each broken file shows a message naming the problem. The first is served (the fetch
+    path), the others opened through the file input of the same page (saves page start-ups).
+    Static serving only: `myriad view` may rightly refuse such files itself."""
+    paths = {v: make_replay(f"bad_{v}", kind="cartpole", num_envs=2, num_frames=100, variant=v)
+             for v, _ in BAD_FILES}
+    page = open_page(browser, serve_viewer(paths[BAD_FILES[0][0]]))
+    for i, (variant, message) in enumerate(BAD_FILES):
+        if i:
+            page.evaluate("() => { myriadViewer.error = null; }")
+            page.set_input_files("#file-input", str(paths[variant]))
+            page.wait_for_function("() => myriadViewer.error || myriadViewer.ready", timeout=LOAD_TIMEOUT_MS)
+        error = page.evaluate("() => myriadViewer.error")
+        assert error and message in error, (variant, error)
+        assert page.is_visible("#error")
+        assert message in page.inner_text("#error")
+        assert page.evaluate("() => myriadViewer.ready") is False
+    assert page.js_errors == []
+    page.close()
+
+
+def test_no_replay_then_file_picker(browser, make_replay):
+    """Nothing served at `replay`: a message, no error; the file input opens a local file."""
+    page = open_page_no_wait(browser, serve_viewer(None))
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('No replay')",
+                           timeout=LOAD_TIMEOUT_MS)
+    assert page.evaluate("() => myriadViewer.error") is None
+    page.set_input_files("#file-input", str(make_replay("picked", kind="cartpole", num_envs=2, num_frames=80)))
+    page.wait_for_function("() => myriadViewer.ready || myriadViewer.error", timeout=LOAD_TIMEOUT_MS)
+    assert_ready(page)
+    assert page.evaluate("() => myriadViewer.numEnvs") == 2
+    # A bad file afterwards: the error shows; a good one clears it again.
+    page.set_input_files("#file-input", str(make_replay("bad_v2", kind="cartpole", num_envs=2, num_frames=100,
+                                                         variant="v2")))
+    page.wait_for_function("() => myriadViewer.error", timeout=LOAD_TIMEOUT_MS)
+    assert "newer than this viewer" in page.inner_text("#error")
+    page.set_input_files("#file-input", str(make_replay("picked", kind="cartpole")))
+    page.wait_for_function("() => myriadViewer.ready", timeout=LOAD_TIMEOUT_MS)
+    assert page.is_hidden("#error")
+    page.close()
+
+
+def open_page_no_wait(browser, url):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.js_errors = []
+    page.on("pageerror", lambda e: page.js_errors.append(str(e)))
+    page.goto(url)
+    return page
+
+
+# ---------------------------------------------------------------------------------------------
+# Performance: 1,000 frames x 16 envs x 14 bodies
+# ---------------------------------------------------------------------------------------------
+
+def test_big_replay_load_time_and_fps(browser, make_replay, record_property):
+    path = make_replay("big", kind="3d", num_envs=16, num_frames=1000, num_bodies=14)
+    url = serve_viewer(path)
+    # Best of up to three loads: a load can also pay one-off JIT and shader compiles, and this
+    # machine may be busy with other work.
+    load_ms = []
+    for attempt in range(3):
+        if attempt:
+            page.close()
+        page = open_page(browser, url)
+        assert_ready(page)
+        load_ms.append(page.evaluate("() => myriadViewer.loadMs"))
+        timings = page.evaluate("() => myriadViewer.loadTimings")
+        if load_ms[-1] < 1000:
+            break
+    assert page.evaluate("() => [myriadViewer.numEnvs, myriadViewer.numFrames]") == [16, 1000]
+    fps_single = page.evaluate("() => myriadViewer.fpsSample(1500)")
+    page.evaluate("() => myriadViewer.selectEnv('all')")
+    fps_grid = page.evaluate("() => myriadViewer.fpsSample(1500)")
+    quality = page.evaluate("() => myriadViewer.view.quality")
+    page.close()
+    record_property("load_ms", min(load_ms))
+    record_property("fps_single", fps_single)
+    record_property("fps_grid", fps_grid)
+    print(f"\nbig replay (16 envs x 1000 frames x 14 bodies): loadMs {load_ms} ({timings}); "
+          f"fps single env {fps_single:.1f}, grid {fps_grid:.1f} (quality {quality}, "
+          f"viewport {VIEWPORT['width']}x{VIEWPORT['height']})")
+    assert min(load_ms) < 1000
+    # Headless SwiftShader (software GL) on a small machine is far from a GPU: this only checks
+    # that playback runs; the figure worth quoting comes from a real GPU.
+    assert fps_single > 2
+
+
+# ---------------------------------------------------------------------------------------------
+# A replay recorded by the real binary
+# ---------------------------------------------------------------------------------------------
+
+def test_recorded_replay(browser, recorded_replay, serve_mode):
+    page = open_page(browser, serve_viewer(recorded_replay, serve_mode))
+    assert_ready(page)
+    assert page.evaluate("() => myriadViewer.numEnvs") == 4
+    _, distinct = pixels(page)
+    assert distinct > 10
+    page.close()

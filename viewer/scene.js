@@ -1,0 +1,547 @@
+// three.js side of the replay viewer: renderer, camera, lights, ground, the geoms of every env
+// and the per-frame pose update. Z is up; geoms follow MuJoCo's conventions.
+//
+// MyriadScene.create(container) -> view; view.load(replay) builds one THREE.Group per env (with
+// one group per body), view.setLayout(env index | 'all') picks what is shown, view.applyFrame(f)
+// moves the bodies, view.render() draws.
+(function (global) {
+  'use strict';
+
+  // Where the camera and the sun sit relative to the target (camera looks from -y, above).
+  const CAMERA_DIR = new THREE.Vector3(0.35, -1, 0.5).normalize();
+  const SUN_DIR = new THREE.Vector3(0.35, -0.45, 1).normalize();
+  const INFINITE_PLANE = 0;  // plane size 0 means infinite
+
+  /** A capsule along local z: radius r, half-length h of the cylindrical part. r111 has no
+   * CapsuleGeometry, so revolve the outline (two quarter circles joined by a segment) with a
+   * lathe; the lathe's axis is y, rotated onto z. */
+  function capsuleGeometry(r, h, segments) {
+    const pts = [];
+    const arc = 8;
+    for (let i = 0; i <= arc; i++) {  // bottom hemisphere, south pole up to the equator
+      const a = -Math.PI / 2 + (i / arc) * (Math.PI / 2);
+      pts.push(new THREE.Vector2(r * Math.cos(a), -h + r * Math.sin(a)));
+    }
+    for (let i = 0; i <= arc; i++) {  // top hemisphere, equator up to the north pole
+      const a = (i / arc) * (Math.PI / 2);
+      pts.push(new THREE.Vector2(r * Math.cos(a), h + r * Math.sin(a)));
+    }
+    pts[0].x = 0;
+    pts[pts.length - 1].x = 0;
+    const g = new THREE.LatheBufferGeometry(pts, segments);
+    g.rotateX(Math.PI / 2);
+    return g;
+  }
+
+  /** Geometry of one geom (shared between envs through the cache), or null for unknown types. */
+  function geomGeometry(type, size, planeSize, cache) {
+    const s = [0, 1, 2].map((i) => Math.abs(Number(size && size[i]) || 0));
+    const key = type + ':' + s.join(',') + (type === 'plane' ? ':' + planeSize : '');
+    if (cache.has(key)) return cache.get(key);
+    let g = null;
+    switch (type) {
+      case 'sphere':
+        g = new THREE.SphereBufferGeometry(s[0], 32, 16);
+        break;
+      case 'ellipsoid':
+        g = new THREE.SphereBufferGeometry(1, 32, 16);
+        g.scale(s[0], s[1], s[2]);
+        break;
+      case 'capsule':
+        g = capsuleGeometry(s[0], s[1], 24);
+        break;
+      case 'cylinder':
+        g = new THREE.CylinderBufferGeometry(s[0], s[0], 2 * s[1], 32);
+        g.rotateX(Math.PI / 2);  // three's cylinder runs along y, MuJoCo's along z
+        break;
+      case 'box':
+        g = new THREE.BoxBufferGeometry(2 * s[0], 2 * s[1], 2 * s[2]);
+        break;
+      case 'plane':
+        g = new THREE.PlaneBufferGeometry(
+          s[0] === INFINITE_PLANE ? planeSize : 2 * s[0], s[1] === INFINITE_PLANE ? planeSize : 2 * s[1]);
+        break;
+    }
+    cache.set(key, g);
+    return g;
+  }
+
+  /** Radius of a sphere around the geom's origin that contains it (for extents). */
+  function geomReach(g) {
+    const s = (g.size || [0, 0, 0]).map((x) => Math.abs(Number(x) || 0));
+    switch (g.type) {
+      case 'sphere': return s[0];
+      case 'capsule': return s[0] + s[1];
+      case 'cylinder': return Math.hypot(s[0], s[1]);
+      case 'ellipsoid': return Math.max(s[0], s[1], s[2]);
+      case 'box': return Math.hypot(s[0], s[1], s[2]);
+      case 'plane': return s[0] && s[1] ? Math.hypot(s[0], s[1]) : 0;
+      default: return 0;
+    }
+  }
+
+  function isInfinitePlane(g) {
+    return g.type === 'plane' && (!(Number(g.size && g.size[0]) > 0) || !(Number(g.size && g.size[1]) > 0));
+  }
+
+  function isIdentityQuat(q) {
+    return !Array.isArray(q) || (Math.abs(Math.abs(+q[0]) - 1) < 1e-6 && !+q[1] && !+q[2] && !+q[3]);
+  }
+
+  function rgbaOf(x, fallback) {
+    const c = Array.isArray(x) && x.length >= 3 ? x : fallback;
+    return [Number(c[0]), Number(c[1]), Number(c[2]), c.length > 3 ? Number(c[3]) : 1];
+  }
+
+  function setPoseFrom(obj, pos, quat) {
+    if (Array.isArray(pos)) obj.position.set(+pos[0] || 0, +pos[1] || 0, +pos[2] || 0);
+    if (Array.isArray(quat) && quat.length === 4) {
+      obj.quaternion.set(+quat[1] || 0, +quat[2] || 0, +quat[3] || 0, +quat[0]);  // w,x,y,z -> x,y,z,w
+      if (obj.quaternion.lengthSq() < 1e-12) obj.quaternion.identity();
+      obj.quaternion.normalize();
+    }
+  }
+
+  /**
+   * Extents of the replay: the box around every body's geoms over all frames, the largest
+   * distance of any geom from body 1 (the "size" of the robot at one instant) and the box of
+   * static world geoms. One pass over body_pose, a few ms for 16 x 1000 x 14.
+   */
+  function computeExtents(replay) {
+    const { numEnvs: M, numFrames: F, numBodies: B, bodyPose: pose, framesPerEnv } = replay;
+    const geoms = Array.isArray(replay.scene.geoms) ? replay.scene.geoms : [];
+    const lines = Array.isArray(replay.scene.lines) ? replay.scene.lines : [];
+    const reach = new Float64Array(B);  // per body: geoms' reach from the body origin
+    const has = new Uint8Array(B);
+    const box = new THREE.Box3();
+    const v = new THREE.Vector3();
+    for (const g of geoms) {
+      if (isInfinitePlane(g)) continue;
+      const p = Array.isArray(g.pos) ? g.pos : [0, 0, 0];
+      const r = Math.hypot(+p[0] || 0, +p[1] || 0, +p[2] || 0) + geomReach(g);
+      reach[g.body] = Math.max(reach[g.body], r);
+      has[g.body] = 1;
+      if (g.body === 0) {  // world geoms: static, take their box directly
+        v.set(+p[0] || 0, +p[1] || 0, +p[2] || 0);
+        box.expandByPoint(v.clone().addScalar(geomReach(g)));
+        box.expandByPoint(v.addScalar(-geomReach(g)));
+      }
+    }
+    for (const l of lines) {
+      has[l.body] = 1;
+      for (const pt of l.points || []) {
+        const r = Math.hypot(+pt[0] || 0, +pt[1] || 0, +pt[2] || 0);
+        reach[l.body] = Math.max(reach[l.body], r);
+        if (l.body === 0) box.expandByPoint(v.set(+pt[0] || 0, +pt[1] || 0, +pt[2] || 0));
+      }
+    }
+    let minX = Infinity, minY = Infinity, minZ = Infinity, maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
+    let spread = 0;
+    for (let e = 0; e < M; e++) {
+      const n = Math.max(1, Math.min(F, framesPerEnv[e]));
+      for (let f = 0; f < n; f++) {
+        const base = (e * F + f) * B * 7;
+        const x1 = pose[base + 7], y1 = pose[base + 8], z1 = pose[base + 9];
+        for (let b = 1; b < B; b++) {
+          if (!has[b]) continue;
+          const i = base + b * 7, r = reach[b];
+          const x = pose[i], y = pose[i + 1], z = pose[i + 2];
+          if (!(Math.abs(x) < 1e6 && Math.abs(y) < 1e6 && Math.abs(z) < 1e6)) continue;  // NaN / inf
+          if (x - r < minX) minX = x - r;
+          if (y - r < minY) minY = y - r;
+          if (z - r < minZ) minZ = z - r;
+          if (x + r > maxX) maxX = x + r;
+          if (y + r > maxY) maxY = y + r;
+          if (z + r > maxZ) maxZ = z + r;
+          if (B > 1) {
+            const dx = x - x1, dy = y - y1, dz = z - z1;
+            const d = Math.sqrt(dx * dx + dy * dy + dz * dz) + r;  // (Math.hypot is slow here)
+            if (d > spread) spread = d;
+          }
+        }
+      }
+    }
+    if (minX <= maxX) box.union(new THREE.Box3(new THREE.Vector3(minX, minY, minZ), new THREE.Vector3(maxX, maxY, maxZ)));
+    if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, 0), new THREE.Vector3(1, 1, 1));
+    return { box, spread: Math.max(spread, 0.5) };
+  }
+
+  /** The GPU's renderer string, or '' (e.g. "SwiftShader", "llvmpipe", "ANGLE (NVIDIA ...)"). */
+  function probeGpu() {
+    try {
+      const gl = document.createElement('canvas').getContext('webgl');
+      if (!gl) return '';
+      const info = gl.getExtension('WEBGL_debug_renderer_info');
+      const name = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER) || '');
+      const lose = gl.getExtension('WEBGL_lose_context');
+      if (lose) lose.loseContext();
+      return name;
+    } catch (e) {
+      return '';
+    }
+  }
+
+  /**
+   * quality: 'high' (antialiasing, soft 2048 shadows), 'low' (neither, 1024 shadows: software
+   * rendering fills pixels ~100x slower than a GPU) or 'auto' (low on software renderers).
+   */
+  function create(container, quality) {
+    let renderer;
+    const gpu = probeGpu();
+    if (quality !== 'high' && quality !== 'low') {
+      quality = /swiftshader|llvmpipe|softpipe|software|basic render/i.test(gpu) ? 'low' : 'high';
+    }
+    const high = quality === 'high';
+    try {
+      // preserveDrawingBuffer: screenshots and readPixels (tests) see the last frame.
+      renderer = new THREE.WebGLRenderer({ antialias: high, preserveDrawingBuffer: true });
+    } catch (e) {
+      throw new Error('WebGL is not available in this browser (' + (e && e.message || e) + ')');
+    }
+    renderer.setPixelRatio(Math.min(global.devicePixelRatio || 1, 2));
+    renderer.shadowMap.enabled = true;
+    renderer.shadowMap.type = high ? THREE.PCFSoftShadowMap : THREE.BasicShadowMap;
+    renderer.outputEncoding = THREE.sRGBEncoding;
+    container.appendChild(renderer.domElement);
+
+    const scene = new THREE.Scene();
+    scene.background = new THREE.Color(0xdfe6ee).convertSRGBToLinear();
+    scene.fog = new THREE.Fog(scene.background.getHex(), 10, 100);  // hides the floor's edge
+    const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000);
+    camera.up.set(0, 0, 1);
+    const controls = new THREE.OrbitControls(camera, renderer.domElement);
+    controls.enableKeys = false;  // the arrow keys step frames
+    controls.screenSpacePanning = true;
+
+    const hemi = new THREE.HemisphereLight(0xffffff, 0x80776a, 0.6);
+    hemi.position.set(0, 0, 1);  // sky above +z
+    scene.add(hemi);
+    const sun = new THREE.DirectionalLight(0xffffff, 0.75);
+    sun.castShadow = true;
+    sun.shadow.mapSize.set(high ? 2048 : 1024, high ? 2048 : 1024);
+    sun.shadow.bias = -0.0005;
+    scene.add(sun);
+    scene.add(sun.target);
+
+    const view = {
+      renderer, scene, camera, controls, sun,
+      replay: null, envRoots: [], bodies: [], layout: 0, extents: null, quality, gpu,
+      grid: { cols: 1, rows: 1, sx: 1, sy: 1 },
+      root: null,
+      _geoCache: new Map(), _matCache: new Map(),
+    };
+
+    function material(rgba) {
+      const key = rgba.join(',');
+      let m = view._matCache.get(key);
+      if (!m) {
+        m = new THREE.MeshStandardMaterial({ roughness: 0.55, metalness: 0.05 });
+        m.color.setRGB(rgba[0], rgba[1], rgba[2]).convertSRGBToLinear();
+        if (rgba[3] < 1) {
+          m.transparent = true;
+          m.opacity = Math.max(0, rgba[3]);
+        }
+        view._matCache.set(key, m);
+      }
+      return m;
+    }
+
+    /** Planes are matte floors covering much of the screen: Lambert (per-vertex lighting) is
+     * exact for a flat surface under directional and hemisphere light, and far cheaper to fill. */
+    function floorMaterial(rgba) {
+      const key = 'floor:' + rgba.join(',');
+      let m = view._matCache.get(key);
+      if (!m) {
+        m = new THREE.MeshLambertMaterial();
+        m.color.setRGB(rgba[0], rgba[1], rgba[2]).convertSRGBToLinear();
+        if (rgba[3] < 1) {
+          m.transparent = true;
+          m.opacity = Math.max(0, rgba[3]);
+        }
+        view._matCache.set(key, m);
+      }
+      return m;
+    }
+
+    function disposeReplay() {
+      if (view.root) scene.remove(view.root);
+      for (const g of view._geoCache.values()) if (g) g.dispose();
+      for (const m of view._matCache.values()) m.dispose();
+      if (view._texture) view._texture.dispose();
+      view._texture = null;
+      view.ground = null;
+      view._geoCache.clear();
+      view._matCache.clear();
+      view.root = null;
+      view.envRoots = [];
+      view.bodies = [];
+    }
+
+    /** Builds the scene of a parsed replay (replacing any previous one). */
+    view.load = function (replay) {
+      disposeReplay();
+      view.replay = replay;
+      const sc = replay.scene;
+      const M = replay.numEnvs, B = replay.numBodies;
+      const ext = view.extents = computeExtents(replay);
+      const size = ext.box.getSize(new THREE.Vector3());
+      // Grid layout: cells as large as one env's box over the replay plus a margin, as many
+      // columns as make the whole grid roughly square.
+      const margin = 0.15 * Math.max(size.x, size.y) + 0.3;
+      const sx = size.x + margin, sy = size.y + margin;
+      const cols = Math.max(1, Math.min(M, Math.round(Math.sqrt((M * sy) / sx)) || 1));
+      view.grid = { cols, rows: Math.ceil(M / cols), sx, sy };
+      const gridW = view.grid.cols * sx, gridH = view.grid.rows * sy;
+      view.floorSize = Math.max(gridW, gridH, size.x, size.y, 4) * 4 + 20;
+
+      view.root = new THREE.Group();
+      scene.add(view.root);
+      const geoms = Array.isArray(sc.geoms) ? sc.geoms : [];
+      const lines = Array.isArray(sc.lines) ? sc.lines : [];
+
+      // The ground (with its grid); an infinite world plane at its height becomes the ground.
+      const gz = sc.ground && Number(sc.ground.z);
+      const floorGeom = geoms.find((g) => g.body === 0 && isInfinitePlane(g) && isIdentityQuat(g.quat) &&
+                                         Math.abs((Number(g.pos && g.pos[2]) || 0) - gz) < 1e-6);
+      const hasGround = buildGround(sc.ground, floorGeom);
+      // Other infinite planes are drawn once, not per env (they would overlap in the grid).
+      for (const g of geoms) {
+        if (g.body === 0 && isInfinitePlane(g) && !(hasGround && g === floorGeom)) {
+          const mesh = makeGeom(g);
+          if (mesh) view.root.add(mesh);
+        }
+      }
+      for (let e = 0; e < M; e++) {
+        const envRoot = new THREE.Group();
+        const bodies = [];
+        for (let b = 0; b < B; b++) {
+          const grp = new THREE.Group();
+          grp.matrixAutoUpdate = true;
+          envRoot.add(grp);
+          bodies.push(grp);
+        }
+        for (const g of geoms) {
+          if (g.body === 0 && isInfinitePlane(g)) continue;
+          const mesh = makeGeom(g);
+          if (mesh) bodies[g.body].add(mesh);
+        }
+        for (const l of lines) {
+          const obj = makeLine(l);
+          if (obj) bodies[l.body].add(obj);
+        }
+        view.envRoots.push(envRoot);
+        view.bodies.push(bodies);
+        view.root.add(envRoot);
+      }
+      view.setLayout(0);
+      view.resetCamera();
+    };
+
+    function makeGeom(g) {
+      const geo = geomGeometry(g.type, g.size, view.floorSize, view._geoCache);
+      if (!geo) return null;  // unknown type (newer format): skip
+      const rgba = rgbaOf(g.rgba, [0.6, 0.6, 0.6, 1]);
+      const mesh = new THREE.Mesh(geo, g.type === 'plane' ? floorMaterial(rgba) : material(rgba));
+      setPoseFrom(mesh, g.pos, g.quat);
+      mesh.castShadow = g.type !== 'plane';
+      mesh.receiveShadow = true;
+      mesh.name = g.name || '';
+      return mesh;
+    }
+
+    function makeLine(l) {
+      const pts = Array.isArray(l.points) ? l.points : [];
+      if (pts.length < 2) return null;
+      const arr = new Float32Array(pts.length * 3);
+      pts.forEach((p, i) => { arr[3 * i] = +p[0] || 0; arr[3 * i + 1] = +p[1] || 0; arr[3 * i + 2] = +p[2] || 0; });
+      const geo = new THREE.BufferGeometry();
+      geo.setAttribute('position', new THREE.BufferAttribute(arr, 3));
+      const rgba = rgbaOf(l.rgba, [0, 0, 0, 1]);
+      const mat = new THREE.LineBasicMaterial({ transparent: rgba[3] < 1, opacity: rgba[3] });
+      mat.color.setRGB(rgba[0], rgba[1], rgba[2]).convertSRGBToLinear();
+      view._matCache.set('line:' + view._matCache.size, mat);  // disposed with the replay
+      view._geoCache.set('line:' + view._geoCache.size, geo);
+      return new THREE.Line(geo, mat);
+    }
+
+    /**
+     * The ground: one plane at ground.z whose texture draws the grid (1 m cells). A texture
+     * rather than line geometry: no z-fighting with the floor, lines fade with distance through
+     * mipmaps, and some software GL drops lines that cross the near plane. An infinite world
+     * plane at the same height is this floor (its colour tints it) instead of a second mesh.
+     */
+    function buildGround(ground, floorGeom) {
+      if (!ground || typeof ground !== 'object' || !isFinite(Number(ground.z))) return false;
+      const z = Number(ground.z);
+      const size = view.floorSize;
+      const cell = Math.max(1, Math.pow(2, Math.ceil(Math.log2(size / 400))));  // coarser if huge
+      const tex = gridTexture();
+      tex.repeat.set(size / cell, size / cell);
+      tex.anisotropy = high ? Math.min(8, renderer.capabilities.getMaxAnisotropy()) : 1;  // costly in software
+      view._texture = tex;
+      const rgba = floorGeom ? rgbaOf(floorGeom.rgba, [0.9, 0.9, 0.9, 1]) : [0.93, 0.94, 0.95, 1];
+      const mat = new THREE.MeshLambertMaterial({ map: tex });
+      mat.color.setRGB(rgba[0], rgba[1], rgba[2]).convertSRGBToLinear();
+      view._matCache.set('ground', mat);
+      const geo = new THREE.PlaneBufferGeometry(size, size);
+      view._geoCache.set('ground', geo);
+      const floor = new THREE.Mesh(geo, mat);
+      floor.position.z = z;
+      floor.receiveShadow = true;
+      floor.name = 'ground';
+      view.root.add(floor);
+      view.ground = floor;
+      return true;
+    }
+
+    function gridTexture() {
+      const n = 128;
+      const c = document.createElement('canvas');
+      c.width = c.height = n;
+      const ctx = c.getContext('2d');
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(0, 0, n, n);
+      ctx.fillStyle = 'rgba(40, 55, 75, 0.22)';
+      ctx.fillRect(0, 0, n, 2);  // a 2-texel line on two edges: 1 line per cell once tiled
+      ctx.fillRect(0, 0, 2, n);
+      const tex = new THREE.CanvasTexture(c);
+      tex.wrapS = tex.wrapT = THREE.RepeatWrapping;
+      tex.encoding = THREE.sRGBEncoding;
+      return tex;
+    }
+
+    /** Env index: show that env alone at its own coordinates; 'all': every env in a grid. */
+    view.setLayout = function (layout) {
+      view.layout = layout;
+      const M = view.envRoots.length;
+      const { cols, rows, sx, sy } = view.grid;
+      for (let e = 0; e < M; e++) {
+        const r = view.envRoots[e];
+        if (layout === 'all') {
+          const col = e % cols, row = Math.floor(e / cols);
+          r.position.set((col - (cols - 1) / 2) * sx, -(row - (rows - 1) / 2) * sy, 0);
+          r.visible = true;
+        } else {
+          r.position.set(0, 0, 0);
+          r.visible = e === layout;
+        }
+      }
+      updateShadowCamera();
+    };
+
+    /** Center of the content: the env box's center (xy) and the scene camera's target height. */
+    // (The grid is laid out around the env box's center too, so this is the grid's center.)
+    function contentCenter() {
+      return view.extents.box.getCenter(new THREE.Vector3());
+    }
+
+    /** Puts the camera back where the scene says (single env) or over the whole grid. */
+    view.resetCamera = function () {
+      const cam = (view.replay && view.replay.scene.camera) || {};
+      const t = Array.isArray(cam.target) && cam.target.length === 3
+        ? new THREE.Vector3(+cam.target[0] || 0, +cam.target[1] || 0, +cam.target[2] || 0)
+        : contentCenter();
+      let dist = Number(cam.distance) > 0 ? Number(cam.distance)
+        : view.extents.box.getSize(new THREE.Vector3()).length() * 1.2 + 1;
+      if (view.layout === 'all') {
+        const c = contentCenter();
+        t.x = c.x;
+        t.y = c.y;
+        const { cols, rows, sx, sy } = view.grid;
+        dist = Math.max(dist, 0.9 * Math.hypot(cols * sx, rows * sy));
+      }
+      controls.target.copy(t);
+      camera.position.copy(t).addScaledVector(CAMERA_DIR, dist);
+      camera.near = Math.max(0.005, dist / 500);
+      camera.far = Math.max(100, dist * 50, view.floorSize * 2);
+      camera.updateProjectionMatrix();
+      // Fog from a little beyond the content to before the floor's edge.
+      scene.fog.near = dist + 0.1 * view.floorSize;
+      scene.fog.far = dist + 0.4 * view.floorSize;
+      controls.update();
+      updateShadowCamera();
+    };
+
+    /** Shadow frustum: the whole grid, or around one env; it follows the camera target. */
+    function updateShadowCamera() {
+      if (!view.extents) return;
+      const size = view.extents.box.getSize(new THREE.Vector3());
+      let half;
+      if (view.layout === 'all') {
+        half = 0.6 * Math.hypot(view.grid.cols * view.grid.sx, view.grid.rows * view.grid.sy);
+      } else {
+        half = Math.min(0.6 * Math.hypot(size.x, size.y), 2 * view.extents.spread + 3);
+      }
+      half = Math.max(half, 1.5);
+      const sc = sun.shadow.camera;
+      sc.left = -half; sc.right = half; sc.top = half; sc.bottom = -half;
+      sc.near = 0.1;
+      sc.far = 4 * half + 20;
+      sc.updateProjectionMatrix();
+      view._shadowHalf = half;
+      placeSun();
+    }
+
+    function placeSun() {
+      const half = view._shadowHalf || 5;
+      // In the grid (and for replays that fit the frustum) keep the sun fixed on the content;
+      // for a single env that roams further, keep the sun on the camera target.
+      const c = view.layout === 'all' ? contentCenter() : controls.target;
+      sun.target.position.copy(c);
+      sun.position.copy(c).addScaledVector(SUN_DIR, 2 * half + 5);
+      sun.target.updateMatrixWorld();
+    }
+
+    /** Poses of frame f (clamped to each env's last frame) for the shown envs. */
+    view.applyFrame = function (f) {
+      const rp = view.replay;
+      if (!rp) return;
+      const pose = rp.bodyPose, F = rp.numFrames, B = rp.numBodies, nf = rp.framesPerEnv;
+      const all = view.layout === 'all';
+      for (let e = 0; e < rp.numEnvs; e++) {
+        if (!all && e !== view.layout) continue;
+        const fe = Math.max(0, Math.min(f, nf[e] - 1));
+        const base = (e * F + fe) * B * 7;
+        const bodies = view.bodies[e];
+        for (let b = 1; b < B; b++) {  // body 0, the world, is static
+          const i = base + b * 7;
+          const g = bodies[b];
+          g.position.set(pose[i], pose[i + 1], pose[i + 2]);
+          g.quaternion.set(pose[i + 4], pose[i + 5], pose[i + 6], pose[i + 3]);
+        }
+      }
+    };
+
+    /** World position of body b of env e at frame f (into out), including the grid offset. */
+    view.bodyWorldPosition = function (e, b, f, out) {
+      const rp = view.replay;
+      const F = rp.numFrames, B = rp.numBodies;
+      const fe = Math.max(0, Math.min(f, rp.framesPerEnv[e] - 1));
+      const i = ((e * F + fe) * B + b) * 7;
+      const o = view.envRoots[e].position;
+      return out.set(rp.bodyPose[i] + o.x, rp.bodyPose[i + 1] + o.y, rp.bodyPose[i + 2] + o.z);
+    };
+
+    /** Moves camera and target by the same delta (follow mode). */
+    view.translateCamera = function (dx, dy, dz) {
+      camera.position.x += dx; camera.position.y += dy; camera.position.z += dz;
+      controls.target.x += dx; controls.target.y += dy; controls.target.z += dz;
+      controls.update();
+    };
+
+    view.resize = function (w, h) {
+      renderer.setSize(w, h);
+      camera.aspect = w / Math.max(1, h);
+      camera.updateProjectionMatrix();
+    };
+
+    view.render = function () {
+      if (view.layout !== 'all') placeSun();
+      renderer.render(scene, camera);
+    };
+
+    return view;
+  }
+
+  global.MyriadScene = { create, computeExtents, capsuleGeometry };
+})(window);
