@@ -21,7 +21,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 build=/tmp/myriad-gpu-build
 t0=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DMYRIAD_JS_ROOT="$prefix/usr/share/javascript" \
   -DCMAKE_PREFIX_PATH="$torch_prefix;$prefix/usr;$prefix/usr/lib/x86_64-linux-gnu/cmake" \
   -DMYRIAD_VENV_PYTHON="$(command -v "$py")" -DMYRIAD_PYTHON=ON > "$out/configure.log" 2>&1 || {
   tail -30 "$out/configure.log"; exit 1; }

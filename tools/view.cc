@@ -44,7 +44,10 @@ std::string content_type(const std::string& name) {
 
 std::string asset_or_throw(const std::string& name) {
   auto a = viewer_asset(name);
-  if (!a) throw std::runtime_error("the viewer asset " + name + " is missing from this build");
+  if (!a)
+    throw std::runtime_error("the viewer file " + name +
+                             " is missing from this build (install Debian's libjs-three and "
+                             "libjs-chart.js, then reconfigure and rebuild)");
   return *a;
 }
 
@@ -122,6 +125,9 @@ void serve_connection(tcp::socket socket, const std::string& replay_path) {
 }
 
 void run_view(const ViewOptions& o) {
+  for (const char* name : {"index.html", "vendor/three.min.js", "vendor/OrbitControls.js",
+                           "vendor/chart.min.js"})
+    asset_or_throw(name);
   // Check the file first, so a bad one is reported here rather than only on the page.
   const replay::Replay r = replay::read_file(o.file);
   const std::string summary = r.header.value("env", std::string("?")) + ", " +
