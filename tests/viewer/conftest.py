@@ -194,6 +194,25 @@ def recorded_replay(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="session")
+def recorded_quadruped(tmp_path_factory):
+    """A rigid-body replay recorded by the real binary: MJCF-v0 on the quadruped model."""
+    if not MYRIAD_BIN:
+        pytest.skip("MYRIAD_BIN not set")
+    d = tmp_path_factory.mktemp("quadruped")
+    run = d / "run"
+    r = subprocess.run([MYRIAD_BIN, "train", str(SOURCE_DIR / "configs" / "pendulum_ppo.yaml"),
+                        "--out", str(run), "env.id=MJCF-v0",
+                        f"env.xml={SOURCE_DIR / 'physics' / 'models' / 'quadruped.xml'}",
+                        "env.num_envs=4", "ppo.num_steps=16", "run.total_env_steps=128",
+                        "run.eval_episodes=0", "env.options.max_episode_steps=150",
+                        "env.options.reset_noise_scale=0.2", "eval.record=true",
+                        "eval.record_envs=3"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    return run / "eval.replay"
+
+
 # ---------------------------------------------------------------------------------------------
 # Browser
 # ---------------------------------------------------------------------------------------------

@@ -367,3 +367,17 @@ def test_recorded_replay(browser, recorded_replay, serve_mode):
     _, distinct = pixels(page)
     assert distinct > 10
     page.close()
+
+
+def test_recorded_rigid_body_replay_moves_when_scrubbed(browser, recorded_quadruped):
+    page = open_page(browser, serve_viewer(recorded_quadruped, "view"))
+    assert_ready(page)
+    assert page.evaluate("() => [myriadViewer.numEnvs, myriadViewer.numFrames]") == [3, 151]
+    assert "MJCF-v0" in page.inner_text("#info")
+    page.evaluate("() => { myriadViewer.pause(); myriadViewer.selectEnv(0); myriadViewer.setFrame(0); }")
+    a, distinct = pixels(page)
+    assert distinct > 10
+    page.evaluate("() => myriadViewer.setFrame(40)")
+    b, _ = pixels(page)
+    assert changed_fraction(a, b) > 0.002, "the quadruped did not move between frames 0 and 40"
+    page.close()
