@@ -243,6 +243,15 @@ std::string train(const std::string& yaml_text, const std::vector<std::string>& 
   return j.dump();
 }
 
+py::dict eval_dict(const learner::EvalResult& r) {
+  py::dict d;
+  d["return_mean"] = r.return_mean;
+  d["return_std"] = r.return_std;
+  d["length_mean"] = r.length_mean;
+  d["episodes"] = r.episodes;
+  return d;
+}
+
 class Policy {
  public:
   Policy(const std::string& checkpoint, const std::string& device)
@@ -276,12 +285,7 @@ class Policy {
       py::gil_scoped_release release;
       r = learner::evaluate(p_, episodes, seed);
     }
-    py::dict d;
-    d["return_mean"] = r.return_mean;
-    d["return_std"] = r.return_std;
-    d["length_mean"] = r.length_mean;
-    d["episodes"] = r.episodes;
-    return d;
+    return eval_dict(r);
   }
   py::dict record(const std::string& path, int64_t envs, int64_t episodes, uint64_t seed,
                   const std::string& checkpoint) {
@@ -292,11 +296,7 @@ class Policy {
       py::gil_scoped_release release;
       r = learner::record_to_file(p_, o, path);
     }
-    py::dict d;
-    d["return_mean"] = r.return_mean;
-    d["return_std"] = r.return_std;
-    d["length_mean"] = r.length_mean;
-    d["episodes"] = r.episodes;
+    py::dict d = eval_dict(r);
     d["path"] = path;
     return d;
   }

@@ -232,10 +232,15 @@
     };
 
     function material(rgba) {
-      const key = rgba.join(',');
+      return cachedMaterial(rgba.join(','), rgba,
+        () => new THREE.MeshStandardMaterial({ roughness: 0.55, metalness: 0.05 }));
+    }
+
+    /** One material per key, coloured (sRGB rgba) and made transparent where alpha < 1. */
+    function cachedMaterial(key, rgba, make) {
       let m = view._matCache.get(key);
       if (!m) {
-        m = new THREE.MeshStandardMaterial({ roughness: 0.55, metalness: 0.05 });
+        m = make();
         m.color.setRGB(rgba[0], rgba[1], rgba[2]).convertSRGBToLinear();
         if (rgba[3] < 1) {
           m.transparent = true;
@@ -249,18 +254,7 @@
     /** Planes are matte floors covering much of the screen: Lambert (per-vertex lighting) is
      * exact for a flat surface under directional and hemisphere light, and far cheaper to fill. */
     function floorMaterial(rgba) {
-      const key = 'floor:' + rgba.join(',');
-      let m = view._matCache.get(key);
-      if (!m) {
-        m = new THREE.MeshLambertMaterial();
-        m.color.setRGB(rgba[0], rgba[1], rgba[2]).convertSRGBToLinear();
-        if (rgba[3] < 1) {
-          m.transparent = true;
-          m.opacity = Math.max(0, rgba[3]);
-        }
-        view._matCache.set(key, m);
-      }
-      return m;
+      return cachedMaterial('floor:' + rgba.join(','), rgba, () => new THREE.MeshLambertMaterial());
     }
 
     function disposeReplay() {

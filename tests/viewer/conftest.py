@@ -173,44 +173,33 @@ def make_replay(replay_dir):
     return make
 
 
-@pytest.fixture(scope="session")
-def recorded_replay(tmp_path_factory):
-    """A replay recorded by the real binary (train a short CartPole run, eval --record)."""
+def train_and_record(tmp_path_factory, name, config, *overrides):
+    """Trains briefly with the real binary and returns the run's eval.replay (eval.record)."""
     if not MYRIAD_BIN:
         pytest.skip("MYRIAD_BIN not set")
-    d = tmp_path_factory.mktemp("recorded")
-    run = d / "run"
-    r = subprocess.run([MYRIAD_BIN, "train", str(SOURCE_DIR / "configs" / "cartpole_ppo.yaml"),
-                        "--out", str(run), "env.device=cpu", "run.total_env_steps=8192",
-                        "run.eval_episodes=4"], capture_output=True, text=True, timeout=300)
+    run = tmp_path_factory.mktemp(name) / "run"
+    r = subprocess.run([MYRIAD_BIN, "train", str(SOURCE_DIR / "configs" / config), "--out",
+                        str(run), "env.device=cpu", "run.eval_episodes=0", "eval.record=true",
+                        *overrides], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    path = d / "cartpole.replay"
-    r = subprocess.run([MYRIAD_BIN, "eval", str(run / "checkpoints" / "last.pt"), "--record",
-                        str(path), "--episodes", "1", "--envs", "4"],
-                       capture_output=True, text=True, timeout=300)
-    if r.returncode != 0 and "--record" in (r.stdout + r.stderr):
-        pytest.skip("`myriad eval --record` unavailable: " + (r.stdout + r.stderr).strip()[:300])
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    return path
+    return run / "eval.replay"
+
+
+@pytest.fixture(scope="session")
+def recorded_replay(tmp_path_factory):
+    """A CartPole replay recorded by the real binary (4 envs, one episode each)."""
+    return train_and_record(tmp_path_factory, "cartpole", "cartpole_ppo.yaml",
+                            "run.total_env_steps=8192", "eval.record_envs=4")
 
 
 @pytest.fixture(scope="session")
 def recorded_quadruped(tmp_path_factory):
     """A rigid-body replay recorded by the real binary: MJCF-v0 on the quadruped model."""
-    if not MYRIAD_BIN:
-        pytest.skip("MYRIAD_BIN not set")
-    d = tmp_path_factory.mktemp("quadruped")
-    run = d / "run"
-    r = subprocess.run([MYRIAD_BIN, "train", str(SOURCE_DIR / "configs" / "pendulum_ppo.yaml"),
-                        "--out", str(run), "env.id=MJCF-v0",
-                        f"env.xml={SOURCE_DIR / 'physics' / 'models' / 'quadruped.xml'}",
-                        "env.num_envs=4", "ppo.num_steps=16", "run.total_env_steps=128",
-                        "run.eval_episodes=0", "env.options.max_episode_steps=150",
-                        "env.options.reset_noise_scale=0.2", "eval.record=true",
-                        "eval.record_envs=3"],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    return run / "eval.replay"
+    return train_and_record(tmp_path_factory, "quadruped", "pendulum_ppo.yaml", "env.id=MJCF-v0",
+                            f"env.xml={SOURCE_DIR / 'physics' / 'models' / 'quadruped.xml'}",
+                            "env.num_envs=4", "ppo.num_steps=16", "run.total_env_steps=128",
+                            "env.options.max_episode_steps=150",
+                            "env.options.reset_noise_scale=0.2", "eval.record_envs=3")
 
 
 # ---------------------------------------------------------------------------------------------
