@@ -36,6 +36,14 @@ inline void pose_y(float* poses, int body, float x, float y, float z, float phi)
 
 inline void world_pose(float* poses) { pose_y(poses, 0, 0, 0, 0, 0); }
 
+// Ground at z = 0, the camera's starting target and distance, and seconds per step.
+inline void set_view(Scene& s, std::array<float, 3> target, float distance, double frame_dt) {
+  s.ground_z = 0;
+  s.camera_target = target;
+  s.camera_distance = distance;
+  s.frame_dt = frame_dt;
+}
+
 // A float constant as the decimal it was written as (0.02f -> 0.02, not 0.0199999995).
 inline double decimal(float x) { return std::stod(std::to_string(x)); }
 
@@ -56,10 +64,7 @@ struct Drawing<CartPole> {
                geom("cart", "box", 1, {0.25f, 0.15f, 0.1f}, {0, 0, 0}, kBlue),
                geom("pole", "capsule", 2, {0.04f, CartPole::kLength, 0}, {0, 0, CartPole::kLength},
                     kWood)};
-    s.ground_z = 0;
-    s.camera_target = {0, 0, 0.6f};
-    s.camera_distance = 5;
-    s.frame_dt = decimal(CartPole::kTau);
+    set_view(s, {0, 0, 0.6f}, 5, decimal(CartPole::kTau));
     return s;
   }
   static void pose(const float* obs, float* poses) {
@@ -81,10 +86,7 @@ struct Drawing<Pendulum> {
         geom("pivot", "sphere", 0, {0.06f, 0, 0}, {0, 0, kPivotZ}, kDark),
         geom("stand", "cylinder", 0, {0.02f, kPivotZ / 2, 0}, {0, 0.1f, kPivotZ / 2}, kDark),
         geom("rod", "capsule", 1, {0.05f, Pendulum::kL / 2, 0}, {0, 0, Pendulum::kL / 2}, kRed)};
-    s.ground_z = 0;
-    s.camera_target = {0, 0, kPivotZ};
-    s.camera_distance = 3.5f;
-    s.frame_dt = decimal(Pendulum::kDt);
+    set_view(s, {0, 0, kPivotZ}, 3.5f, decimal(Pendulum::kDt));
     return s;
   }
   static void pose(const float* obs, float* poses) {
@@ -107,10 +109,7 @@ struct Drawing<Acrobot> {
         geom("goal", "box", 0, {1.5f, 0.01f, 0.01f}, {0, 0, kPivotZ + Acrobot::kLink1}, kRed),
         geom("link1", "capsule", 1, {0.06f, half, 0}, {0, 0, -half}, kBlue),
         geom("link2", "capsule", 2, {0.06f, half, 0}, {0, 0, -half}, kBlue)};
-    s.ground_z = 0;
-    s.camera_target = {0, 0, kPivotZ};
-    s.camera_distance = 7;
-    s.frame_dt = decimal(Acrobot::kDt);
+    set_view(s, {0, 0, kPivotZ}, 7, decimal(Acrobot::kDt));
     return s;
   }
   static void pose(const float* obs, float* poses) {
@@ -144,10 +143,7 @@ struct MountainCarDrawing {
         geom("wheel_front", "sphere", 1, {0.02f, 0, 0}, {0.04f, 0, 0.02f}, kDark),
         geom("flagpole", "cylinder", 0, {0.004f, 0.1f, 0}, {goal, 0, top + 0.1f}, kDark),
         geom("flag", "box", 0, {0.03f, 0.002f, 0.02f}, {goal + 0.03f, 0, top + 0.18f}, kGold)};
-    s.ground_z = 0;
-    s.camera_target = {-0.3f, 0, 0.55f};
-    s.camera_distance = 2.6f;
-    s.frame_dt = 1.0 / 30;  // Gymnasium's render_fps
+    set_view(s, {-0.3f, 0, 0.55f}, 2.6f, 1.0 / 30);  // Gymnasium's render_fps
     return s;
   }
   static void pose(const float* obs, float* poses) {
