@@ -14,6 +14,12 @@ prefix=/tmp/myriad-debs
 mkdir -p "$prefix"
 for f in .debs/*.deb; do [ -f "$f" ] && dpkg -x "$f" "$prefix"; done
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+# zlib1g-dev's libz.so points at Debian's /lib/.../libz.so.1.2.13; use the host's libz.so.1.
+libz_dev="$prefix/usr/lib/x86_64-linux-gnu/libz.so"
+if [ -L "$libz_dev" ] && [ ! -e "$libz_dev" ]; then
+  host_libz=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
+  [ -n "$host_libz" ] && ln -sf "$host_libz" "$libz_dev"
+fi
 torch_prefix=$("$py" -c "import torch; print(torch.utils.cmake_prefix_path)")
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 "$py" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, torch.cuda.is_available())"
