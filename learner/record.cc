@@ -38,20 +38,27 @@ torch::Tensor cpu_float(const torch::Tensor& t) {
   return t.to(torch::kCPU, torch::kFloat).contiguous();
 }
 
+// The driver's value estimates [M] as float32 on the CPU, NaN where it has none.
+torch::Tensor values_of(const Driver& d, const torch::Tensor& obs, int64_t M) {
+  if (!d.value) return torch::full({M}, kNaN);
+  torch::Tensor v = cpu_float(d.value(obs)).reshape({-1});
+  if (v.numel() != M)
+    throw std::invalid_argument("record: expected " + std::to_string(M) +
+                                " value estimates per step, got " + std::to_string(v.numel()));
+  return v;
+}
+
 }  // namespace
 
-Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
-  if (o.envs <= 0 || o.episodes <= 0)
-    throw std::invalid_argument(
-        "record: envs and episodes must be positive, got envs=" + std::to_string(o.envs) +
-        ", episodes=" + std::to_string(o.episodes));
-  const LearnerThreads threads(p.config);
-  const Device device = resolve_device(p.config.env.device);
-  auto env = envs::make(p.config.env.id, o.envs, device, o.seed, p.config.env.options,
-                        env_text_options(p.config.env));
+Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordOptions& o) {
+  if (o.episodes <= 0)
+    throw std::invalid_argument("record: episodes must be positive, got " +
+                                std::to_string(o.episodes));
+  BatchEnv* env = &env_ref;
+  env->reset(o.seed);
   const EnvSpec& spec = env->spec();
   const Scene scene = env->scene();
-  const int64_t M = o.envs, nbody = static_cast<int64_t>(scene.bodies.size());
+  const int64_t M = env->num_envs(), nbody = static_cast<int64_t>(scene.bodies.size());
   const int64_t pose_size = nbody * 7;
   const bool discrete = spec.action_space.is_discrete();
   const int64_t adim = discrete ? 1 : spec.action_space.flat_size();
@@ -61,9 +68,13 @@ Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
   // Every env finishes K episodes within K * max_episode_steps steps; the bound guards the loop.
   const int64_t max_steps = o.episodes * std::max(spec.max_episode_steps, 1) + 1;
   for (int64_t t = 0; t < max_steps && active > 0; ++t) {
-    const torch::Tensor action = p.act(buf.obs);
+    const torch::Tensor action = driver.act(buf.obs);
     const torch::Tensor poses = env->body_poses(buf.obs);
-    const torch::Tensor values = cpu_float(p.value(buf.obs)), actions = cpu_float(action);
+    const torch::Tensor values = values_of(driver, buf.obs, M), actions = cpu_float(action);
+    if (actions.numel() != M * adim)
+      throw std::invalid_argument("record: expected " + std::to_string(M * adim) +
+                                  " action values per step, got " +
+                                  std::to_string(actions.numel()));
     for (int64_t i = 0; i < M; ++i) {
       Track& tr = tracks[i];
       if (tr.episodes_done >= o.episodes) continue;
@@ -82,7 +93,7 @@ Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
     if (any_done) {
       // The terminal state is drawn from final_obs: the env has already auto-reset.
       final_poses = env->body_poses(buf.final_obs);
-      final_values = cpu_float(p.value(buf.final_obs));
+      final_values = values_of(driver, buf.final_obs, M);
     }
     for (int64_t i = 0; i < M; ++i) {
       Track& tr = tracks[i];
@@ -138,10 +149,8 @@ Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
     for (float x : tr.returns) sum += x, sq += double(x) * x, ++count;
   }
   for (int32_t n : episode) len += n >= 0;
-  nlohmann::json options = p.config.env.options;
-  for (const auto& [k, v] : env_text_options(p.config.env)) options[k] = v;
   r.header = {{"env", spec.id},
-              {"env_options", options},
+              {"env_options", o.env_options.is_null() ? nlohmann::json::object() : o.env_options},
               {"checkpoint", o.checkpoint},
               {"seed", o.seed},
               {"num_envs", M},
@@ -168,6 +177,21 @@ Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
     rec.eval.length_mean = (len - count) / count;
   }
   return rec;
+}
+
+Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
+  if (o.envs <= 0)
+    throw std::invalid_argument("record: envs must be positive, got " + std::to_string(o.envs));
+  const LearnerThreads threads(p.config);
+  auto env = envs::make(p.config.env.id, o.envs, resolve_device(p.config.env.device), o.seed,
+                        p.config.env.options, env_text_options(p.config.env));
+  RecordOptions named = o;
+  named.env_options = p.config.env.options;
+  for (const auto& [k, v] : env_text_options(p.config.env)) named.env_options[k] = v;
+  Driver driver;
+  driver.act = [&p](const torch::Tensor& obs) { return p.act(obs); };
+  driver.value = [&p](const torch::Tensor& obs) { return p.value(obs); };
+  return record_episodes(*env, driver, named);
 }
 
 EvalResult record_to_file(LoadedPolicy& policy, const RecordOptions& options,

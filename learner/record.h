@@ -3,6 +3,7 @@
 // reward, the critic's value, the action and the episode boundaries.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "learner/trainer.h"
@@ -11,10 +12,18 @@
 namespace myriad::learner {
 
 struct RecordOptions {
-  int64_t envs = 4;      // M, recorded side by side
+  int64_t envs = 4;      // M, recorded side by side (the policy version makes its own env)
   int64_t episodes = 1;  // K per env
   uint64_t seed = 12345;
-  std::string checkpoint;  // named in the header
+  std::string checkpoint;      // named in the header
+  nlohmann::json env_options;  // named in the header
+};
+
+// What drives a recording: actions for observations [M, obs...] (on the env's device, as
+// BatchEnv::step takes them) and, optionally, value estimates [M] (NaN in the file without).
+struct Driver {
+  std::function<torch::Tensor(const torch::Tensor&)> act;
+  std::function<torch::Tensor(const torch::Tensor&)> value;
 };
 
 struct Recording {
@@ -22,6 +31,10 @@ struct Recording {
   EvalResult eval;  // over the M * K recorded episodes
 };
 
+// Resets env with options.seed and records K episodes in each of its num_envs envs.
+Recording record_episodes(BatchEnv& env, const Driver& driver, const RecordOptions& options);
+
+// A trained policy on options.envs fresh envs of its config (deterministic actions).
 Recording record_episodes(LoadedPolicy& policy, const RecordOptions& options);
 
 // Records and writes the file; returns the episodes' statistics.

@@ -92,6 +92,15 @@ at::Tensor tensor_view(const py::array& a) {
 
 // The env object behind myriad.VectorEnv: stepping with the GIL released, and an optional
 // step in flight (step_async / step_wait).
+py::dict eval_dict(const learner::EvalResult& r) {
+  py::dict d;
+  d["return_mean"] = r.return_mean;
+  d["return_std"] = r.return_std;
+  d["length_mean"] = r.length_mean;
+  d["episodes"] = r.episodes;
+  return d;
+}
+
 class Env {
  public:
   Env(const std::string& id, int64_t n, const std::string& device, uint64_t seed,
@@ -148,6 +157,31 @@ class Env {
   void set_state_dlpack(py::capsule state, std::optional<py::capsule> ids) {
     wait_pending();
     env_->set_state(from_dlpack_capsule(state), ids ? from_dlpack_capsule(*ids) : at::Tensor());
+  }
+
+  // Records K episodes per env driven by Python callables: act(obs) -> numpy actions, value(obs)
+  // -> numpy [N] (or None). obs is what buffers() gives (numpy view or DLPack capsule).
+  py::dict record(const std::string& path, py::function act, py::object value, int64_t episodes,
+                  uint64_t seed) {
+    wait_pending();
+    const at::Device device =
+        env_->device() == Device::kCpu ? at::Device(at::kCPU) : at::Device(at::kCUDA, 0);
+    auto call = [this, device](const py::function& f, const at::Tensor& obs) {
+      const py::array out = f(export_tensor(obs)).cast<py::array>();
+      return tensor_view(py::array::ensure(out, py::array::c_style)).clone().to(device);
+    };
+    learner::Driver driver;
+    driver.act = [&](const at::Tensor& obs) { return call(act, obs); };
+    if (!value.is_none())
+      driver.value = [&](const at::Tensor& obs) { return call(value.cast<py::function>(), obs); };
+    learner::RecordOptions o;
+    o.episodes = episodes;
+    o.seed = seed;
+    learner::Recording rec = learner::record_episodes(*env_, driver, o);
+    replay::write_file(path, rec.replay);
+    py::dict d = eval_dict(rec.eval);
+    d["path"] = path;
+    return d;
   }
 
   int64_t num_envs() const { return env_->num_envs(); }
@@ -243,15 +277,6 @@ std::string train(const std::string& yaml_text, const std::vector<std::string>& 
   return j.dump();
 }
 
-py::dict eval_dict(const learner::EvalResult& r) {
-  py::dict d;
-  d["return_mean"] = r.return_mean;
-  d["return_std"] = r.return_std;
-  d["length_mean"] = r.length_mean;
-  d["episodes"] = r.episodes;
-  return d;
-}
-
 class Policy {
  public:
   Policy(const std::string& checkpoint, const std::string& device)
@@ -326,6 +351,8 @@ PYBIND11_MODULE(_core, m) {
       .def("step_async_numpy", &Env::step_async_numpy)
       .def("step_async_dlpack", &Env::step_async_dlpack)
       .def("step_wait", &Env::step_wait)
+      .def("record", &Env::record, py::arg("path"), py::arg("act"), py::arg("value"),
+           py::arg("episodes"), py::arg("seed"))
       .def("buffers", &Env::buffers)
       .def("get_state", &Env::get_state)
       .def("set_state_numpy", &Env::set_state_numpy, py::arg("state"), py::arg("ids") = py::none())

@@ -6,6 +6,7 @@
     obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample())
 """
 from . import _core
+from .recording import record
 from .replay import Replay, ReplayError, load_replay
 from .training import Policy, load_policy, train
 from .vector_env import VectorEnv, list_envs, make, registry
@@ -19,4 +20,4 @@ def cuda_available() -> bool:
 
 
 __all__ = ["VectorEnv", "make", "registry", "list_envs", "train", "load_policy", "Policy",
-           "cuda_available", "load_replay", "Replay", "ReplayError", "__version__"]
+           "cuda_available", "load_replay", "record", "Replay", "ReplayError", "__version__"]

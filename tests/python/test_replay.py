@@ -96,3 +96,30 @@ def test_payload_is_zlib_of_the_arrays(recorded):
     _, _, _, hlen, plen = struct.unpack_from("<8sHHIQ", data)
     assert len(data) == 24 + hlen + plen
     zlib.decompress(data[24 + hlen:])  # what the browser's DecompressionStream("deflate") reads
+
+
+def test_record_any_python_policy(tmp_path):
+    """A scripted controller (no checkpoint) records through the same recorder."""
+    envs = myriad.make("CartPole-v1", num_envs=2, device="cpu", seed=0)
+
+    def push_toward_the_lean(obs):
+        return (obs[:, 2] > 0).astype(np.int64)
+
+    stats = myriad.record(envs, push_toward_the_lean, tmp_path / "s.replay", episodes=2,
+                          value=lambda obs: np.full(len(obs), 3.5), seed=4)
+    r = myriad.load_replay(tmp_path / "s.replay")
+    assert stats["episodes"] == 4 and r.num_envs == 2
+    first, last = r.episodes(0)[0]
+    assert np.all(r.value[0, first:last + 1] == 3.5)
+    assert r.header["checkpoint"] == "" and r.header["seed"] == 4
+    # The recorded actions are the controller's.
+    obs_theta = 2 * np.arctan2(r.body_pose[0, first:last, 2, 5], r.body_pose[0, first:last, 2, 3])
+    np.testing.assert_array_equal(r.action[0, first:last, 0], (obs_theta > 0).astype(np.float32))
+    # Without a value function the column is NaN; bad outputs are clear errors.
+    myriad.record(envs, push_toward_the_lean, tmp_path / "n.replay")
+    assert np.isnan(myriad.load_replay(tmp_path / "n.replay").value).all()
+    with pytest.raises(ValueError, match="expected 2 value estimates per step, got 3"):
+        myriad.record(envs, push_toward_the_lean, tmp_path / "x.replay",
+                      value=lambda obs: np.zeros(3))
+    with pytest.raises(ValueError, match="episodes must be positive"):
+        myriad.record(envs, push_toward_the_lean, tmp_path / "x.replay", episodes=0)
