@@ -40,6 +40,19 @@ class Agent(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.get_value(x)
 
 
+@torch.no_grad()
+def record(agent, path):
+    """A replay of the greedy policy with the critic's values (watch: myriad view PATH)."""
+    def obs_tensor(obs):
+        return torch.as_tensor(obs, dtype=torch.float32)
+
+    stats = myriad.record(myriad.make("CartPole-v1", num_envs=4),
+                          lambda obs: agent.actor(obs_tensor(obs)).argmax(-1),
+                          path, value=lambda obs: agent.get_value(obs_tensor(obs)))
+    print(f"replay of {stats['episodes']} greedy episodes (mean return "
+          f"{stats['return_mean']:.1f}) written to {path}")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--seed", type=int, default=1)
@@ -48,6 +61,7 @@ def main():
     p.add_argument("--total-timesteps", type=int, default=400_000)
     p.add_argument("--learning-rate", type=float, default=2.5e-3)
     p.add_argument("--target", type=float, default=475.0)
+    p.add_argument("--record", help="write a replay of 4 greedy episodes here when solved")
     args = p.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
@@ -115,6 +129,8 @@ def main():
               flush=True)
         if len(returns) == 100 and mean >= args.target:
             print(f"SOLVED mean return {mean:.1f} at step {step} in {time.time() - start:.1f} s")
+            if args.record:
+                record(agent, args.record)
             return 0
     print("not solved")
     return 1
