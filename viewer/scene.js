@@ -116,7 +116,7 @@
     const box = new THREE.Box3();
     const v = new THREE.Vector3();
     for (const g of geoms) {
-      if (isInfinitePlane(g)) continue;
+      if (g.type === 'plane') continue;  // floors: the ground is sized from everything else
       const p = Array.isArray(g.pos) ? g.pos : [0, 0, 0];
       const r = Math.hypot(+p[0] || 0, +p[1] || 0, +p[2] || 0) + geomReach(g);
       reach[g.body] = Math.max(reach[g.body], r);
@@ -295,7 +295,8 @@
 
       // The ground (with its grid); an infinite world plane at its height becomes the ground.
       const gz = sc.ground && Number(sc.ground.z);
-      const floorGeom = geoms.find((g) => g.body === 0 && isInfinitePlane(g) && isIdentityQuat(g.quat) &&
+      // MJCF floors are often finite planes (e.g. 40 x 40 m) meant as the ground: same treatment.
+      const floorGeom = geoms.find((g) => g.body === 0 && g.type === 'plane' && isIdentityQuat(g.quat) &&
                                          Math.abs((Number(g.pos && g.pos[2]) || 0) - gz) < 1e-6);
       const hasGround = buildGround(sc.ground, floorGeom);
       // Other infinite planes are drawn once, not per env (they would overlap in the grid).
@@ -315,7 +316,7 @@
           bodies.push(grp);
         }
         for (const g of geoms) {
-          if (g.body === 0 && isInfinitePlane(g)) continue;
+          if (g.body === 0 && (isInfinitePlane(g) || (hasGround && g === floorGeom))) continue;
           const mesh = makeGeom(g);
           if (mesh) bodies[g.body].add(mesh);
         }
