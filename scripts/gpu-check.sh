@@ -62,7 +62,10 @@ for prec in "" "--float64"; do
 done
 "$build/tools/myriad" train configs/cartpole_ppo.yaml --out "$out/cartpole-cuda" env.device=cuda \
   > "$out/train_cuda.log" 2>&1
-echo; echo "CartPole PPO on CUDA: $(tail -n 3 "$out/train_cuda.log" | head -2 | tr '\n' ' ')"
+echo; echo "CartPole PPO on CUDA: $(grep -E '^(evaluation|trained)' "$out/train_cuda.log" | tr '\n' ' ')"
+# Its eval.replay was recorded from CUDA envs; the reader checks it.
+PYTHONPATH="$build/python" "$py" -c "import myriad; print('replay from CUDA envs:', \
+  myriad.load_replay('$out/cartpole-cuda/eval.replay'))" 2>&1 | tail -1
 # The Python API on CUDA (DLPack tensors), with the host's Python.
 PYTHONPATH="$build/python" "$py" -m pytest -q -p no:cacheprovider \
   tests/python/test_spaces_and_cuda.py > "$out/pytest_cuda.log" 2>&1

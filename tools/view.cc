@@ -4,6 +4,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/core/detail/base64.hpp>
 #include <boost/beast/http.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -124,9 +125,17 @@ void serve_connection(tcp::socket socket, const std::string& replay_path) {
   socket.shutdown(tcp::socket::shutdown_send, ec);
 }
 
-void run_view(const ViewOptions& o) {
-  for (const char* name : {"index.html", "vendor/three.min.js", "vendor/OrbitControls.js",
-                           "vendor/chart.min.js"})
+void run_view(ViewOptions o) {
+  if (std::filesystem::is_directory(o.file)) {
+    const std::string in_run = (std::filesystem::path(o.file) / "eval.replay").string();
+    if (!std::filesystem::is_regular_file(in_run))
+      throw std::invalid_argument(o.file +
+                                  " is a folder without eval.replay (train with "
+                                  "eval.record=true, or record with myriad eval --record)");
+    o.file = in_run;
+  }
+  for (const char* name :
+       {"index.html", "vendor/three.min.js", "vendor/OrbitControls.js", "vendor/chart.min.js"})
     asset_or_throw(name);
   // Check the file first, so a bad one is reported here rather than only on the page.
   const replay::Replay r = replay::read_file(o.file);
@@ -172,9 +181,10 @@ void run_view(const ViewOptions& o) {
 void add_view_command(CLI::App& app) {
   auto o = std::make_shared<ViewOptions>();
   CLI::App* cmd = app.add_subcommand("view", "Watch a replay in the browser viewer");
-  cmd->add_option("file", o->file, "Replay file (myriad eval --record)")
+  cmd->add_option("file", o->file,
+                  "Replay file (myriad eval --record), or a run folder (its eval.replay)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   cmd->add_option("--port", o->port, "Port (0: any free port)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));

@@ -134,6 +134,8 @@ def test_train_records_when_asked(tmp_path):
             "run.total_env_steps=2048", "run.eval_episodes=0", "eval.record=true",
             "eval.record_envs=2")
     assert (out / "eval.replay").read_bytes()[:8] == b"MYRIADRP"
+    # `myriad view RUN_DIR` finds the run's replay.
+    assert "Acrobot-v1" in run("view", out, "--html", tmp_path / "a.html").stdout
     assert json.loads((out / "summary.json").read_text())["replay"] == str(out / "eval.replay")
     assert "myriad view" in p.stdout
 
