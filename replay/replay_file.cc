@@ -146,6 +146,10 @@ Replay decode(const std::vector<uint8_t>& in, const std::string& what) {
   if (in.size() - kPrefix < header_size || in.size() - kPrefix - header_size < payload_size)
     fail("truncated replay: " + std::to_string(in.size()) + " bytes, the header announces " +
          std::to_string(kPrefix + header_size + payload_size));
+  const uint64_t expected = kPrefix + header_size + payload_size;
+  if (in.size() > expected)
+    fail("corrupt replay: " + std::to_string(in.size() - expected) +
+         " bytes after the payload (the header announces " + std::to_string(expected) + ")");
   Replay r;
   try {
     r.header = nlohmann::json::parse(in.begin() + kPrefix, in.begin() + kPrefix + header_size);

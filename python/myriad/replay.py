@@ -70,6 +70,9 @@ def decode_replay(data, what="replay"):
     if len(data) < expected:
         raise ReplayError(f"{what}: truncated replay: {len(data)} bytes, the header announces "
                           f"{expected}")
+    if len(data) > expected:
+        raise ReplayError(f"{what}: corrupt replay: {len(data) - expected} bytes after the "
+                          f"payload (the header announces {expected})")
     try:
         header = json.loads(data[_PREFIX.size:_PREFIX.size + header_len].decode("utf-8"))
         specs, raw_len = header["arrays"], int(header["payload_bytes"])

@@ -61,6 +61,10 @@ TEST(ReplayFile, RefusesForeignTruncatedCorruptAndNewerFiles) {
     EXPECT_NE(message_of(cut).find("truncated"), std::string::npos) << keep << " bytes";
   }
 
+  std::vector<uint8_t> longer = good;
+  longer.push_back(0);
+  EXPECT_NE(message_of(longer).find("1 bytes after the payload"), std::string::npos);
+
   std::vector<uint8_t> corrupt = good;
   for (size_t k = good.size() - 20; k < good.size() - 4; ++k) corrupt[k] ^= 0x5a;
   EXPECT_NE(message_of(corrupt).find("corrupt"), std::string::npos);
