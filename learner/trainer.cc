@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <numeric>
 
 #include "learner/checkpoint.h"
@@ -290,8 +291,13 @@ TrainSummary Trainer::train() {
     o.episodes = cfg_.eval.record_episodes;
     o.seed = cfg_.run.seed + 1000003;
     o.checkpoint = summary.checkpoint;
-    summary.replay = run_dir_ + "/eval.replay";
-    record_to_file(p, o, summary.replay);
+    // A failed recording must not lose the run's summary: warn and go on.
+    try {
+      record_to_file(p, o, run_dir_ + "/eval.replay");
+      summary.replay = run_dir_ + "/eval.replay";
+    } catch (const std::exception& e) {
+      std::cerr << "myriad train: warning: eval.record failed: " << e.what() << std::endl;
+    }
   }
   return summary;
 }

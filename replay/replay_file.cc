@@ -139,6 +139,7 @@ Replay decode(const std::vector<uint8_t>& in, const std::string& what) {
     fail("not a Myriad replay (the file does not start with MYRIADRP)");
   if (in.size() < kPrefix) fail("truncated replay (" + std::to_string(in.size()) + " bytes)");
   const uint16_t major = get<uint16_t>(in, 8), minor = get<uint16_t>(in, 10);
+  if (major == 0) fail("unsupported replay format 0." + std::to_string(minor));
   if (major > kMajorVersion)
     fail("replay format " + std::to_string(major) + "." + std::to_string(minor) +
          " is newer than this reader (" + std::to_string(kMajorVersion) + ".x); upgrade Myriad");
@@ -158,19 +159,28 @@ Replay decode(const std::vector<uint8_t>& in, const std::string& what) {
   }
   if (!r.header.is_object() || !r.header.contains("arrays") || !r.header.contains("payload_bytes"))
     fail("corrupt replay header: it lacks 'arrays' or 'payload_bytes'");
+  if (r.header.contains("format") && r.header["format"] != "myriad-replay")
+    fail("not a Myriad replay (header format " + r.header["format"].dump() + ")");
   uLongf raw_size = 0;
   std::vector<uint8_t> raw;
   try {
     raw_size = r.header.at("payload_bytes").get<uint64_t>();
-    if (raw_size > (uint64_t{1} << 36)) fail("corrupt replay header: payload_bytes too large");
+    // zlib expands at most ~1032:1, so a larger claim is corrupt (and must not be allocated).
+    if (raw_size > payload_size * 1032 + 64)
+      fail("corrupt replay header: payload_bytes " + std::to_string(raw_size) +
+           " cannot come from " + std::to_string(payload_size) + " compressed bytes");
     raw.resize(raw_size);
   } catch (const nlohmann::json::exception& e) {
     fail(std::string("corrupt replay header: ") + e.what());
   }
   const uint8_t* packed = in.data() + kPrefix + header_size;
-  const int status = uncompress(raw.data(), &raw_size, packed, payload_size);
+  uLong consumed = payload_size;
+  const int status = uncompress2(raw.data(), &raw_size, packed, &consumed);
   if (status != Z_OK || raw_size != raw.size())
     fail("corrupt replay payload (zlib: " + std::string(zError(status)) + ")");
+  if (consumed != payload_size)
+    fail("corrupt replay payload: the zlib stream ends " + std::to_string(payload_size - consumed) +
+         " bytes before the payload does");
   try {
     for (const auto& [name, spec] : r.header.at("arrays").items()) {
       Array a;
@@ -181,10 +191,15 @@ Replay decode(const std::vector<uint8_t>& in, const std::string& what) {
                      bytes = spec.at("bytes").get<uint64_t>();
       const size_t width = dtype_size(a.dtype);
       if (width == 0) fail("array '" + name + "' has unknown dtype '" + a.dtype + "'");
-      for (int64_t d : a.shape)
-        if (d < 0) fail("array '" + name + "' has a negative dimension");
-      if (bytes != static_cast<uint64_t>(a.numel()) * width || offset > raw.size() ||
-          bytes > raw.size() - offset)
+      // Element count with overflow checks: no shape may claim more than the payload holds.
+      uint64_t count = 1;
+      for (int64_t d : a.shape) {
+        if (d < 0) fail("corrupt replay: array '" + name + "' has a negative dimension");
+        if (d != 0 && count > raw.size() / static_cast<uint64_t>(d))
+          fail("corrupt replay: array '" + name + "' is larger than the payload");
+        count *= static_cast<uint64_t>(d);
+      }
+      if (bytes != count * width || offset > raw.size() || bytes > raw.size() - offset)
         fail("corrupt replay: array '" + name + "' does not fit its shape or the payload");
       a.bytes = a.shuffle
                     ? unshuffle_bytes(raw.data() + offset, bytes, width)

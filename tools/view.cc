@@ -1,9 +1,16 @@
 // myriad view: serves the replay viewer and one replay file over HTTP (Boost.Beast) on
 // loopback, or writes one self-contained HTML page (--html).
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <algorithm>
+#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/core/detail/base64.hpp>
 #include <boost/beast/http.hpp>
+#include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -52,6 +59,19 @@ std::string asset_or_throw(const std::string& name) {
   return *a;
 }
 
+// JS made safe to inline: "</script" (any case) would end the element early and "<!--" can
+// change how the HTML parser reads it; "<\/" and "<\!--" mean the same inside JS strings and
+// regular expressions, the only places valid code can hold them.
+std::string script_safe(std::string js) {
+  for (size_t k = 0; (k = js.find('<', k)) != std::string::npos; ++k) {
+    std::string next = js.substr(k + 1, 7);
+    std::transform(next.begin(), next.end(), next.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (next == "/script" || next.rfind("!--", 0) == 0) js.insert(k + 1, "\\");
+  }
+  return js;
+}
+
 // Inlines the page's scripts and stylesheet, and puts the replay (base64) in its placeholder.
 std::string single_page(const std::string& replay_bytes) {
   std::istringstream in(asset_or_throw("index.html"));
@@ -65,10 +85,7 @@ std::string single_page(const std::string& replay_bytes) {
     if (s != std::string::npos && line.find(script_close, s) != std::string::npos) {
       const size_t begin = s + script_open.size();
       std::string js = asset_or_throw(line.substr(begin, line.find('"', begin) - begin));
-      // "</script" inside a script would end it early; "<\/script" means the same in JS.
-      for (size_t k = js.find("</script"); k != std::string::npos; k = js.find("</script", k))
-        js.replace(k, 2, "<\\/");
-      out << line.substr(0, s) << "<script>\n" << js << "\n</script>\n";
+      out << line.substr(0, s) << "<script>\n" << script_safe(js) << "\n</script>\n";
     } else if (l != std::string::npos) {
       out << line.substr(0, l) << "<style>\n" << asset_or_throw("style.css") << "\n</style>\n";
     } else if (p != std::string::npos) {
@@ -84,8 +101,10 @@ std::string single_page(const std::string& replay_bytes) {
   return out.str();
 }
 
-// One connection: answers GET/HEAD until the browser closes it.
-void serve_connection(tcp::socket socket, const std::string& replay_path) {
+void answer_requests(tcp::socket& socket, const std::string& replay_path) {
+  // Blocking reads give up after 30 s of silence (Beast's own timeouts are for async I/O).
+  const timeval quiet{30, 0};
+  setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &quiet, sizeof quiet);
   boost::beast::flat_buffer buffer;
   boost::beast::error_code ec;
   for (;;) {
@@ -122,7 +141,22 @@ void serve_connection(tcp::socket socket, const std::string& replay_path) {
     http::write(socket, res, ec);
     if (ec || !res.keep_alive()) break;
   }
+}
+
+// Connections served at once; more are closed at once (a browser opens about six).
+constexpr int kMaxConnections = 32;
+std::atomic<int> live_connections{0};
+
+// One connection: answers GET/HEAD until the browser closes it or goes quiet for 30 s.
+void serve_connection(tcp::socket socket, const std::string& replay_path) {
+  try {
+    answer_requests(socket, replay_path);
+  } catch (const std::exception&) {
+    // A broken request or connection ends this connection only, never the server.
+  }
+  boost::beast::error_code ec;
   socket.shutdown(tcp::socket::shutdown_send, ec);
+  --live_connections;
 }
 
 void run_view(ViewOptions o) {
@@ -171,7 +205,12 @@ void run_view(ViewOptions o) {
   for (;;) {
     tcp::socket socket(io);
     acceptor.accept(socket, ec);
-    if (ec) continue;
+    if (ec) {  // e.g. out of file descriptors: wait rather than spin
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    if (live_connections >= kMaxConnections) continue;  // closes it
+    ++live_connections;
     std::thread(serve_connection, std::move(socket), o.file).detach();
   }
 }

@@ -197,6 +197,9 @@
       fail('corrupt replay: array "body_pose" should have 4 dimensions [M, F, B, 7]');
     }
     const [M, F, B] = poseShape;
+    if (!(M > 0) || !(F > 0)) {
+      fail('empty replay: it holds ' + M + ' env(s) and ' + F + ' frame(s); nothing to show');
+    }
     if (B !== scene.bodies.length) {
       fail('corrupt replay: body_pose has ' + B + ' bodies, the scene ' + scene.bodies.length);
     }

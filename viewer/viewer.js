@@ -363,7 +363,7 @@
   // ------------------------------------------------------------------------------------------
 
   function fmt(x, digits) {
-    return x === x ? x.toFixed(digits) : '–';  // NaN -> dash
+    return typeof x === 'number' && x === x ? x.toFixed(digits) : '–';  // NaN, missing -> dash
   }
 
   function updateReadouts() {

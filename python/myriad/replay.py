@@ -63,6 +63,8 @@ def decode_replay(data, what="replay"):
     if len(data) < _PREFIX.size:
         raise ReplayError(f"{what}: truncated replay ({len(data)} bytes)")
     _, major, minor, header_len, payload_len = _PREFIX.unpack_from(data)
+    if major == 0:
+        raise ReplayError(f"{what}: unsupported replay format 0.{minor}")
     if major > MAJOR_VERSION:
         raise ReplayError(f"{what}: replay format {major}.{minor} is newer than this reader "
                           f"({MAJOR_VERSION}.x); upgrade Myriad")
@@ -76,15 +78,24 @@ def decode_replay(data, what="replay"):
     try:
         header = json.loads(data[_PREFIX.size:_PREFIX.size + header_len].decode("utf-8"))
         specs, raw_len = header["arrays"], int(header["payload_bytes"])
+        if not isinstance(header, dict) or not isinstance(specs, dict):
+            raise TypeError("the header or its 'arrays' is not an object")
     except (ValueError, KeyError, TypeError) as e:
         raise ReplayError(f"{what}: corrupt replay header: {e}") from None
+    if header.get("format", "myriad-replay") != "myriad-replay":
+        raise ReplayError(f"{what}: not a Myriad replay (header format {header['format']!r})")
+    # zlib expands at most ~1032:1; a larger claim is corrupt and is never allocated.
+    if not 0 <= raw_len <= payload_len * 1032 + 64:
+        raise ReplayError(f"{what}: corrupt replay header: payload_bytes {raw_len} cannot come "
+                          f"from {payload_len} compressed bytes")
+    inflater = zlib.decompressobj()
     try:
-        raw = zlib.decompress(data[_PREFIX.size + header_len:expected])
+        raw = inflater.decompress(data[_PREFIX.size + header_len:expected], raw_len + 1)
     except zlib.error as e:
         raise ReplayError(f"{what}: corrupt replay payload (zlib: {e})") from None
-    if len(raw) != raw_len:
-        raise ReplayError(f"{what}: corrupt replay payload ({len(raw)} bytes, the header says "
-                          f"{raw_len})")
+    if len(raw) != raw_len or not inflater.eof or inflater.unused_data:
+        raise ReplayError(f"{what}: corrupt replay payload (it does not decompress to exactly "
+                          f"{raw_len} bytes filling the payload)")
     arrays = {}
     for name, spec in specs.items():
         try:
@@ -93,7 +104,9 @@ def decode_replay(data, what="replay"):
             offset, nbytes = int(spec["offset"]), int(spec["bytes"])
         except (KeyError, TypeError, ValueError) as e:
             raise ReplayError(f"{what}: corrupt replay header: array {name!r}: {e}") from None
-        count = int(np.prod(shape, dtype=np.int64))
+        count = 1
+        for d in shape:  # Python ints: no overflow
+            count *= d
         if (min(shape, default=0) < 0 or nbytes != count * dtype.itemsize or offset < 0
                 or offset + nbytes > len(raw)):
             raise ReplayError(f"{what}: corrupt replay: array {name!r} does not fit its shape "

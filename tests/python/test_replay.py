@@ -124,3 +124,41 @@ def test_record_any_python_policy(tmp_path):
                       value=lambda obs: np.zeros(3))
     with pytest.raises(ValueError, match="episodes must be positive"):
         myriad.record(envs, push_toward_the_lean, tmp_path / "x.replay", episodes=0)
+
+
+def with_header(data, edit):
+    """The file with its JSON header changed by edit(header) (lengths fixed up)."""
+    import json
+    _, major, minor, hlen, plen = struct.unpack_from("<8sHHIQ", data)
+    header = json.loads(data[24:24 + hlen])
+    edit(header)
+    text = json.dumps(header).encode()
+    return struct.pack("<8sHHIQ", b"MYRIADRP", major, minor, len(text), plen) + text + \
+        data[24 + hlen:]
+
+
+def set_shape(header, shape):
+    header["arrays"]["reward"]["shape"] = shape
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda h: h.update(payload_bytes=2**40), "cannot come from"),
+    (lambda h: set_shape(h, [2**32, 2**32]), "does not fit"),
+    (lambda h: set_shape(h, [2**70]), "does not fit"),
+    (lambda h: h.update(arrays=[]), "corrupt replay header"),
+    (lambda h: h.update(format="something-else"), "not a Myriad replay"),
+])
+def test_hostile_headers_are_refused(recorded, tmp_path, edit, message):
+    bad = tmp_path / "bad.replay"
+    bad.write_bytes(with_header(recorded[0].read_bytes(), edit))
+    with pytest.raises(myriad.ReplayError, match=message):
+        myriad.load_replay(bad)
+
+
+def test_bytes_after_the_zlib_stream_inside_the_payload_are_corrupt(recorded, tmp_path):
+    data = recorded[0].read_bytes()
+    _, major, minor, hlen, plen = struct.unpack_from("<8sHHIQ", data)
+    padded = struct.pack("<8sHHIQ", b"MYRIADRP", major, minor, hlen, plen + 2) + data[24:] + b"xx"
+    (tmp_path / "p.replay").write_bytes(padded)
+    with pytest.raises(myriad.ReplayError, match="corrupt replay payload"):
+        myriad.load_replay(tmp_path / "p.replay")

@@ -94,6 +94,39 @@ TEST(ReplayFile, RefusesAnArrayOutsideThePayload) {
   EXPECT_NE(message_of(bytes).find("does not fit"), std::string::npos);
 }
 
+// The file with its JSON header replaced by edit(header), lengths fixed up.
+template <class F>
+std::vector<uint8_t> with_header(const std::vector<uint8_t>& good, F edit) {
+  uint32_t header_len;
+  std::memcpy(&header_len, good.data() + 12, 4);
+  nlohmann::json header = nlohmann::json::parse(good.begin() + 24, good.begin() + 24 + header_len);
+  edit(header);
+  const std::string text = header.dump();
+  std::vector<uint8_t> out(good.begin(), good.begin() + 24);
+  const uint32_t n = static_cast<uint32_t>(text.size());
+  std::memcpy(out.data() + 12, &n, 4);
+  out.insert(out.end(), text.begin(), text.end());
+  out.insert(out.end(), good.begin() + 24 + header_len, good.end());
+  return out;
+}
+
+TEST(ReplayFile, HostileHeadersAreRefusedWithoutHugeAllocations) {
+  const std::vector<uint8_t> good = encode(sample());
+  EXPECT_NE(message_of(with_header(good, [](auto& h) { h["payload_bytes"] = 1ull << 40; }))
+                .find("cannot come from"),
+            std::string::npos);
+  const auto huge_shape = [](auto& h) {
+    h["arrays"]["episode"]["shape"] = {int64_t{1} << 32, int64_t{1} << 32};
+  };
+  EXPECT_NE(message_of(with_header(good, huge_shape)).find("larger than the payload"),
+            std::string::npos);
+  EXPECT_NE(message_of(with_header(good, [](auto& h) { h["format"] = "zip"; }))
+                .find("not a Myriad replay"),
+            std::string::npos);
+  EXPECT_NE(message_of(with_header(good, [](auto& h) { h["arrays"] = 3; })).find("corrupt"),
+            std::string::npos);
+}
+
 TEST(ReplayFile, MissingFileIsAnError) {
   EXPECT_THROW(read_file("/nonexistent/x.replay"), ReplayError);
 }

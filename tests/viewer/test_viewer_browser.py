@@ -269,14 +269,22 @@ BAD_FILES = [
 ]
 
 
-def test_bad_files_show_errors(browser, make_replay):
+def test_bad_files_show_errors(browser, make_replay, tmp_path):
     """Each broken file shows a message naming the problem. The first is served (the fetch
     path), the others opened through the file input of the same page (saves page start-ups).
     Static serving only: `myriad view` may rightly refuse such files itself."""
     paths = {v: make_replay(f"bad_{v}", kind="cartpole", num_envs=2, num_frames=100, variant=v)
              for v, _ in BAD_FILES}
     page = open_page(browser, serve_viewer(paths[BAD_FILES[0][0]]))
-    for i, (variant, message) in enumerate(BAD_FILES):
+    # A well-formed replay without frames: [M, 0, ...] arrays.
+    fields, scene, arrays = sample_replay.scene3d(num_envs=2, num_frames=3)
+    arrays = {k: (np.zeros(2, np.int32) if k == "num_frames" else v[:, :0])
+              for k, v in arrays.items()}
+    fields["num_frames"] = 0
+    paths["empty"] = tmp_path / "empty.replay"
+    paths["empty"].write_bytes(sample_replay.encode(fields, scene, arrays))
+    cases = BAD_FILES + [("empty", "empty replay")]
+    for i, (variant, message) in enumerate(cases):
         if i:
             page.evaluate("() => { myriadViewer.error = null; }")
             page.set_input_files("#file-input", str(paths[variant]))
