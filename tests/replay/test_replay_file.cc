@@ -97,14 +97,13 @@ TEST(ReplayFile, RefusesAnArrayOutsideThePayload) {
 // The file with its JSON header replaced by edit(header), lengths fixed up.
 template <class F>
 std::vector<uint8_t> with_header(const std::vector<uint8_t>& good, F edit) {
-  uint32_t header_len;
-  std::memcpy(&header_len, good.data() + 12, 4);
+  uint32_t header_len = 0;
+  for (int k = 0; k < 4; ++k) header_len |= uint32_t{good[12 + k]} << (8 * k);
   nlohmann::json header = nlohmann::json::parse(good.begin() + 24, good.begin() + 24 + header_len);
   edit(header);
   const std::string text = header.dump();
   std::vector<uint8_t> out(good.begin(), good.begin() + 24);
-  const uint32_t n = static_cast<uint32_t>(text.size());
-  std::memcpy(out.data() + 12, &n, 4);
+  for (int k = 0; k < 4; ++k) out[12 + k] = static_cast<uint8_t>(text.size() >> (8 * k));
   out.insert(out.end(), text.begin(), text.end());
   out.insert(out.end(), good.begin() + 24 + header_len, good.end());
   return out;
