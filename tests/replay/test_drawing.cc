@@ -47,8 +47,7 @@ TEST(Drawing, CartPolePoleTipFollowsXAndTheta) {
 TEST(Drawing, PendulumAndAcrobotAnglesMatchGymnasiumRenderers) {
   auto pend = envs::make("Pendulum-v1", 1, Device::kCpu, 0);
   const float th = 0.7f;
-  at::Tensor poses =
-      pend->body_poses(at::tensor({std::cos(th), std::sin(th), 0.f}).view({1, 3}));
+  at::Tensor poses = pend->body_poses(at::tensor({std::cos(th), std::sin(th), 0.f}).view({1, 3}));
   auto tip = point_of(poses.data_ptr<float>(), 1, {0, 0, 1});
   auto pivot = point_of(poses.data_ptr<float>(), 1, {0, 0, 0});
   // Gymnasium draws the rod end at (l cos(th + pi/2), l sin(th + pi/2)).
@@ -58,8 +57,7 @@ TEST(Drawing, PendulumAndAcrobotAnglesMatchGymnasiumRenderers) {
   auto acro = envs::make("Acrobot-v1", 1, Device::kCpu, 0);
   const float t1 = 0.4f, t2 = -1.1f;
   poses = acro->body_poses(
-      at::tensor({std::cos(t1), std::sin(t1), std::cos(t2), std::sin(t2), 0.f, 0.f})
-          .view({1, 6}));
+      at::tensor({std::cos(t1), std::sin(t1), std::cos(t2), std::sin(t2), 0.f, 0.f}).view({1, 6}));
   pivot = point_of(poses.data_ptr<float>(), 1, {0, 0, 0});
   tip = point_of(poses.data_ptr<float>(), 2, {0, 0, -1});
   // Acrobot's goal test: -cos(t1) - cos(t1 + t2) is the tip's height above the pivot.
@@ -91,8 +89,8 @@ TEST(Drawing, WrongObservationShapeIsAnError) {
 
 TEST(Drawing, MjcfPosesMatchLibmujocoKinematics) {
   const std::string xml = model_path("quadruped.xml");
-  auto env = envs::make("MJCF-v0", 4, Device::kCpu, 3, {{"reset_noise_scale", 0.5}},
-                        {{"xml", xml}});
+  auto env =
+      envs::make("MJCF-v0", 4, Device::kCpu, 3, {{"reset_noise_scale", 0.5}}, {{"xml", xml}});
   const at::Tensor obs = env->buffers().obs.clone();
   const at::Tensor poses = env->body_poses(obs);
   physics::MjModelHandle handle(xml);
@@ -107,7 +105,9 @@ TEST(Drawing, MjcfPosesMatchLibmujocoKinematics) {
       for (int k = 0; k < 3; ++k) EXPECT_NEAR(p[k], d->xpos[3 * b + k], 1e-5) << b;
       // q and -q are the same rotation.
       const double sign = (p[3] * d->xquat[4 * b] + p[4] * d->xquat[4 * b + 1] +
-                           p[5] * d->xquat[4 * b + 2] + p[6] * d->xquat[4 * b + 3]) < 0 ? -1 : 1;
+                           p[5] * d->xquat[4 * b + 2] + p[6] * d->xquat[4 * b + 3]) < 0
+                              ? -1
+                              : 1;
       for (int k = 0; k < 4; ++k) EXPECT_NEAR(p[3 + k], sign * d->xquat[4 * b + k], 1e-5) << b;
     }
   }
