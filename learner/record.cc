@@ -158,8 +158,8 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
               {"frame_dt", scene.frame_dt},
               {"discrete_actions", discrete},
               {"action_dim", adim},
-              {"episode_returns", returns},
-              {"scene", replay::scene_to_json(scene)}};
+              {"episode_returns", returns}};
+  replay::add_scene(r, scene);
   r.arrays["body_pose"] = replay::make_array({M, F, nbody, 7}, pose);
   r.arrays["reward"] = replay::make_array({M, F}, reward);
   r.arrays["value"] = replay::make_array({M, F}, value);

@@ -222,9 +222,9 @@ Replay read_file(const std::string& path) {
   return decode(bytes, path);
 }
 
-nlohmann::json scene_to_json(const Scene& s) {
+void add_scene(Replay& r, const Scene& s) {
   nlohmann::json geoms = nlohmann::json::array(), lines = nlohmann::json::array();
-  for (const SceneGeom& g : s.geoms)
+  for (const SceneGeom& g : s.geoms) {
     geoms.push_back({{"name", g.name},
                      {"type", g.type},
                      {"body", g.body},
@@ -232,6 +232,21 @@ nlohmann::json scene_to_json(const Scene& s) {
                      {"pos", to_json(g.pos)},
                      {"quat", to_json(g.quat)},
                      {"rgba", to_json(g.rgba)}});
+    if (g.type == "mesh") geoms.back()["mesh"] = g.mesh;
+  }
+  // Meshes: rows of the shared vertex and face arrays; faces index the mesh's own vertices.
+  nlohmann::json meshes = nlohmann::json::array();
+  std::vector<float> vertices;
+  std::vector<int32_t> faces;
+  for (const SceneMesh& m : s.meshes) {
+    meshes.push_back({{"name", m.name},
+                      {"vertex_offset", vertices.size() / 3},
+                      {"vertex_count", m.vertices.size() / 3},
+                      {"face_offset", faces.size() / 3},
+                      {"face_count", m.faces.size() / 3}});
+    vertices.insert(vertices.end(), m.vertices.begin(), m.vertices.end());
+    faces.insert(faces.end(), m.faces.begin(), m.faces.end());
+  }
   for (const SceneLine& l : s.lines) {
     nlohmann::json points = nlohmann::json::array();
     for (const auto& p : l.points) points.push_back(to_json(p));
@@ -243,7 +258,12 @@ nlohmann::json scene_to_json(const Scene& s) {
       {"lines", lines},
       {"camera", {{"target", to_json(s.camera_target)}, {"distance", s.camera_distance}}}};
   j["ground"] = s.ground_z ? nlohmann::json({{"z", *s.ground_z}}) : nlohmann::json();
-  return j;
+  if (!s.meshes.empty()) {
+    j["meshes"] = meshes;
+    r.arrays["mesh_vertex"] = make_array({static_cast<int64_t>(vertices.size() / 3), 3}, vertices);
+    r.arrays["mesh_face"] = make_array({static_cast<int64_t>(faces.size() / 3), 3}, faces);
+  }
+  r.header["scene"] = j;
 }
 
 }  // namespace myriad::replay

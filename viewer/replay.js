@@ -249,6 +249,21 @@
       }
     }
 
+    // Meshes (format 1.1): rows of mesh_vertex [V, 3] and mesh_face [F, 3].
+    const meshes = Array.isArray(scene.meshes) ? scene.meshes : [];
+    const V = out.mesh_vertex ? out.mesh_vertex.length / 3 : 0;
+    const NF = out.mesh_face ? out.mesh_face.length / 3 : 0;
+    for (const m of meshes) {
+      const ok = m && [m.vertex_offset, m.vertex_count, m.face_offset, m.face_count].every(isNonNegInt) &&
+        m.vertex_offset + m.vertex_count <= V && m.face_offset + m.face_count <= NF;
+      if (!ok) fail('corrupt replay: mesh "' + (m && m.name) + '" lies outside mesh_vertex / mesh_face');
+    }
+    for (const g of geoms) {
+      if (g.type === 'mesh' && !(Number.isInteger(g.mesh) && g.mesh >= 0 && g.mesh < meshes.length)) {
+        fail('corrupt replay: geom "' + g.name + '" refers to mesh ' + g.mesh + ' of ' + meshes.length);
+      }
+    }
+
     let frameDt = Number(header.frame_dt);
     if (!(frameDt > 0) || !isFinite(frameDt)) frameDt = 0.02;  // sensible fallback for playback
 

@@ -75,6 +75,7 @@
       case 'cylinder': return Math.hypot(s[0], s[1]);
       case 'ellipsoid': return Math.max(s[0], s[1], s[2]);
       case 'box': return Math.hypot(s[0], s[1], s[2]);
+      case 'mesh': return Math.hypot(s[0], s[1], s[2]);  // MuJoCo sizes a mesh by its box
       case 'plane': return s[0] && s[1] ? Math.hypot(s[0], s[1]) : 0;
       default: return 0;
     }
@@ -332,8 +333,34 @@
       view.resetCamera();
     };
 
+    /** A mesh geom's triangles (format 1.1: scene.meshes rows of mesh_vertex / mesh_face),
+     * flat-shaded as MuJoCo draws convex hulls; null when the replay lacks the mesh. */
+    function meshGeometry(index) {
+      const key = 'mesh:' + index;
+      if (view._geoCache.has(key)) return view._geoCache.get(key);
+      const rp = view.replay;
+      const m = rp && Array.isArray(rp.scene.meshes) ? rp.scene.meshes[index] : null;
+      const verts = rp && rp.arrays.mesh_vertex, faces = rp && rp.arrays.mesh_face;
+      if (!m || !verts || !faces) return null;
+      const v0 = m.vertex_offset, f0 = m.face_offset, nv = m.vertex_count, nf = m.face_count;
+      const pos = new Float32Array(nf * 9);
+      for (let f = 0; f < nf; f++) {
+        for (let c = 0; c < 3; c++) {
+          const v = faces[3 * (f0 + f) + c];
+          if (!(v >= 0 && v < nv)) return null;  // checked by the parser; never draw garbage
+          for (let k = 0; k < 3; k++) pos[9 * f + 3 * c + k] = verts[3 * (v0 + v) + k];
+        }
+      }
+      const geo = new THREE.BufferGeometry();
+      geo.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+      geo.computeVertexNormals();  // unshared vertices: one normal per face
+      view._geoCache.set(key, geo);
+      return geo;
+    }
+
     function makeGeom(g) {
-      const geo = geomGeometry(g.type, g.size, view.floorSize, view._geoCache);
+      const geo = g.type === 'mesh' ? meshGeometry(g.mesh)
+        : geomGeometry(g.type, g.size, view.floorSize, view._geoCache);
       if (!geo) return null;  // unknown type (newer format): skip
       const rgba = rgbaOf(g.rgba, [0.6, 0.6, 0.6, 1]);
       const mesh = new THREE.Mesh(geo, g.type === 'plane' ? floorMaterial(rgba) : material(rgba));

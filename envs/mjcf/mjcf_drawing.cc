@@ -1,6 +1,7 @@
 #include "envs/mjcf/mjcf_drawing.h"
 
 #include <ATen/ATen.h>
+#include <mujoco/mujoco.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,18 +16,19 @@ namespace {
 
 // MuJoCo's mjtGeom order; "" marks types not drawn.
 const char* const kGeomTypes[] = {"plane",     "",         "sphere", "capsule",
-                                  "ellipsoid", "cylinder", "box",    ""};
-const char* const kUndrawnTypes[] = {"", "height field", "", "", "", "", "", "mesh"};
+                                  "ellipsoid", "cylinder", "box",    "mesh"};
+const char* const kUndrawnTypes[] = {"", "height field", "", "", "", "", "", ""};
 
 }  // namespace
 
-Scene mjcf_scene(const physics::Model<double>& m, double frame_dt) {
+Scene mjcf_scene(const physics::Model<double>& m, const mjModel* mj, double frame_dt) {
   Scene s;
   s.bodies = m.body_names;
   s.bodies.resize(m.nbody);
   if (!s.bodies.empty() && s.bodies[0].empty()) s.bodies[0] = "world";
-  for (int g = 0; g < m.ngeom; ++g) {
-    const int type = m.geom_type[g];
+  std::vector<int> mesh_index(mj->nmesh, -1);  // model mesh -> scene mesh, added when used
+  for (int g = 0; g < mj->ngeom; ++g) {
+    const int type = mj->geom_type[g];
     const bool known = type >= 0 && type < 8;
     if (!known || !*kGeomTypes[type]) {
       std::cerr << "replay: geom " << g << " is a " << (known ? kUndrawnTypes[type] : "geom")
@@ -34,13 +36,32 @@ Scene mjcf_scene(const physics::Model<double>& m, double frame_dt) {
       continue;
     }
     SceneGeom geom;
-    geom.name = "geom" + std::to_string(g);
+    const int name = mj->name_geomadr[g];
+    geom.name = mj->names[name] ? std::string(mj->names + name) : "geom" + std::to_string(g);
     geom.type = kGeomTypes[type];
-    geom.body = m.geom_bodyid[g];
-    for (int k = 0; k < 3; ++k) geom.size[k] = static_cast<float>(m.geom_size[3 * g + k]);
-    for (int k = 0; k < 3; ++k) geom.pos[k] = static_cast<float>(m.geom_pos[3 * g + k]);
-    for (int k = 0; k < 4; ++k) geom.quat[k] = static_cast<float>(m.geom_quat[4 * g + k]);
-    for (int k = 0; k < 4; ++k) geom.rgba[k] = static_cast<float>(m.geom_rgba[4 * g + k]);
+    geom.body = mj->geom_bodyid[g];
+    for (int k = 0; k < 3; ++k) geom.size[k] = static_cast<float>(mj->geom_size[3 * g + k]);
+    for (int k = 0; k < 3; ++k) geom.pos[k] = static_cast<float>(mj->geom_pos[3 * g + k]);
+    for (int k = 0; k < 4; ++k) geom.quat[k] = static_cast<float>(mj->geom_quat[4 * g + k]);
+    const float* rgba = mj->geom_rgba + 4 * g;
+    const bool default_rgba = rgba[0] == 0.5f && rgba[1] == 0.5f && rgba[2] == 0.5f && rgba[3] == 1;
+    if (mj->geom_matid[g] >= 0 && default_rgba) rgba = mj->mat_rgba + 4 * mj->geom_matid[g];
+    for (int k = 0; k < 4; ++k) geom.rgba[k] = rgba[k];
+    if (type == mjGEOM_MESH) {
+      const int id = mj->geom_dataid[g];
+      if (mesh_index[id] < 0) {
+        SceneMesh mesh;
+        const int mname = mj->name_meshadr[id];
+        mesh.name = std::string(mj->names + mname);
+        const int vadr = mj->mesh_vertadr[id], vnum = mj->mesh_vertnum[id];
+        const int fadr = mj->mesh_faceadr[id], fnum = mj->mesh_facenum[id];
+        mesh.vertices.assign(mj->mesh_vert + 3 * vadr, mj->mesh_vert + 3 * (vadr + vnum));
+        mesh.faces.assign(mj->mesh_face + 3 * fadr, mj->mesh_face + 3 * (fadr + fnum));
+        mesh_index[id] = static_cast<int>(s.meshes.size());
+        s.meshes.push_back(std::move(mesh));
+      }
+      geom.mesh = mesh_index[id];
+    }
     s.geoms.push_back(geom);
   }
   s.ground_z = 0;

@@ -7,11 +7,16 @@
 #include "myriad/physics/model.h"
 #include "myriad/scene.h"
 
+struct mjModel_;
+typedef struct mjModel_ mjModel;
+
 namespace myriad::envs {
 
-// Every sphere, capsule, ellipsoid, cylinder, box and plane geom; height fields and meshes are
-// not drawn yet (a warning names them). frame_dt: simulated seconds per env step.
-Scene mjcf_scene(const physics::Model<double>& m, double frame_dt);
+// Every sphere, capsule, ellipsoid, cylinder, box, plane and mesh geom of the compiled model mj
+// (m is its import); height fields are not drawn yet (a warning names them). A geom with a
+// material and the default colour takes the material's, as MuJoCo draws it. frame_dt: simulated
+// seconds per env step.
+Scene mjcf_scene(const physics::Model<double>& m, const mjModel* mj, double frame_dt);
 
 // obs: float32 CPU [B, nq + nv]; returns [B, nbody, 7] (x, y, z, qw, qx, qy, qz).
 at::Tensor mjcf_body_poses(const physics::Model<double>& m, const at::Tensor& obs);

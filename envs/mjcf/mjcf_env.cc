@@ -9,6 +9,7 @@
 #include "envs/mjcf/mjcf_drawing.h"
 #include "envs/mjcf/physics_backend.h"
 #include "myriad/parallel_for.h"
+#include "myriad/physics/import.h"
 #include "myriad/registry.h"
 #include "myriad/rng.h"
 
@@ -58,6 +59,7 @@ class MjcfBatchEnv final : public BatchEnv {
       }
     }
     physics_ = make_physics(xml, n, physics, precision);
+    xml_ = xml;
     const auto& m = physics_->model();
     nq_ = m.nq, nv_ = m.nv, nu_ = m.nu;
     spec_ = mjcf_spec_template();
@@ -161,7 +163,9 @@ class MjcfBatchEnv final : public BatchEnv {
   int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }
 
   Scene scene() const override {
-    return mjcf_scene(physics_->model(), physics_->model().timestep * frame_skip_);
+    // Meshes and materials live only in the compiled mjModel, not in the engine's import.
+    const physics::MjModelHandle compiled(xml_);
+    return mjcf_scene(physics_->model(), compiled.get(), physics_->model().timestep * frame_skip_);
   }
   at::Tensor body_poses(const at::Tensor& obs) const override {
     return mjcf_body_poses(physics_->model(), observations_for_drawing(obs, spec_));
@@ -252,6 +256,7 @@ class MjcfBatchEnv final : public BatchEnv {
   double noise_ = 0;
   EnvSpec spec_;
   std::unique_ptr<PhysicsBackend> physics_;
+  std::string xml_;
   StepBuffers buf_;
   at::Tensor elapsed_, episode_, diverged_;
 };

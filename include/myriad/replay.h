@@ -14,7 +14,7 @@
 
 namespace myriad::replay {
 
-constexpr uint16_t kMajorVersion = 1, kMinorVersion = 0;
+constexpr uint16_t kMajorVersion = 1, kMinorVersion = 1;  // 1.1 added meshes
 
 // A file that is not a replay, is truncated, corrupt or from a newer major version.
 class ReplayError : public std::runtime_error {
@@ -51,6 +51,8 @@ void write_file(const std::string& path, const Replay& r);
 Replay decode(const std::vector<uint8_t>& bytes, const std::string& what);
 Replay read_file(const std::string& path);
 
-nlohmann::json scene_to_json(const Scene& s);
+// Puts the scene in the header ("scene") and its meshes' vertices and faces in the arrays
+// "mesh_vertex" [V, 3] float32 and "mesh_face" [F, 3] int32 (indices into mesh_vertex).
+void add_scene(Replay& r, const Scene& s);
 
 }  // namespace myriad::replay

@@ -13,8 +13,9 @@ namespace myriad {
 
 struct SceneGeom {
   std::string name;
-  std::string type;  // plane, sphere, capsule, ellipsoid, cylinder, box
-  int32_t body = 0;  // 0: the world (static)
+  std::string type;   // plane, sphere, capsule, ellipsoid, cylinder, box, mesh
+  int32_t body = 0;   // 0: the world (static)
+  int32_t mesh = -1;  // index into Scene::meshes for type "mesh"
   std::array<float, 3> size{0, 0, 0};
   std::array<float, 3> pos{0, 0, 0};      // in the body's frame
   std::array<float, 4> quat{1, 0, 0, 0};  // w, x, y, z, in the body's frame
@@ -28,9 +29,17 @@ struct SceneLine {
   std::array<float, 4> rgba{0, 0, 0, 1};
 };
 
+// A triangle mesh in its geom's frame.
+struct SceneMesh {
+  std::string name;
+  std::vector<float> vertices;  // [V, 3]
+  std::vector<int32_t> faces;   // [F, 3] vertex indices
+};
+
 struct Scene {
   std::vector<std::string> bodies;  // bodies[0] is the world
   std::vector<SceneGeom> geoms;
+  std::vector<SceneMesh> meshes;
   std::vector<SceneLine> lines;
   std::optional<float> ground_z;  // a ground grid at this height, if any
   std::array<float, 3> camera_target{0, 0, 0};

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-MAJOR_VERSION, MINOR_VERSION = 1, 0
+MAJOR_VERSION, MINOR_VERSION = 1, 1
 _MAGIC = b"MYRIADRP"
 _PREFIX = struct.Struct("<8sHHIQ")  # magic, major, minor, header length, payload length
 _DTYPES = {"float32": np.float32, "int32": np.int32, "uint8": np.uint8}

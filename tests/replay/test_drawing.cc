@@ -117,6 +117,27 @@ TEST(Drawing, MjcfPosesMatchLibmujocoKinematics) {
   EXPECT_NEAR(s.frame_dt, m->opt.timestep, 1e-12);
 }
 
+TEST(Drawing, MjcfMeshesAndMaterialColoursReachTheReplay) {
+  auto env =
+      envs::make("MJCF-v0", 1, Device::kCpu, 0, {}, {{"xml", model_path("mesh_pendulum.xml")}});
+  const Scene s = env->scene();
+  ASSERT_EQ(s.geoms.size(), 2u);
+  const SceneGeom& bob = s.geoms[1];
+  EXPECT_EQ(bob.name, "bob");
+  EXPECT_EQ(bob.type, "mesh");
+  ASSERT_EQ(bob.mesh, 0);
+  EXPECT_FLOAT_EQ(bob.rgba[0], 0.85f);  // the material's colour: the geom sets none
+  ASSERT_EQ(s.meshes.size(), 1u);
+  EXPECT_EQ(s.meshes[0].vertices.size(), 6u * 3);  // the octahedron's hull
+  EXPECT_EQ(s.meshes[0].faces.size(), 8u * 3);
+  replay::Replay r;
+  replay::add_scene(r, s);
+  EXPECT_EQ(r.arrays.at("mesh_vertex").shape, (std::vector<int64_t>{6, 3}));
+  EXPECT_EQ(r.arrays.at("mesh_face").shape, (std::vector<int64_t>{8, 3}));
+  EXPECT_EQ(r.header.at("scene").at("meshes")[0].at("face_count"), 8);
+  EXPECT_EQ(r.header.at("scene").at("geoms")[1].at("mesh"), 0);
+}
+
 learner::LoadedPolicy untrained(const std::string& id) {
   learner::TrainConfig c = learner::parse_config(
       "env: {id: " + id + ", num_envs: 4, device: cpu}\nrun: {eval_episodes: 0}\n", {});

@@ -202,6 +202,15 @@ def recorded_quadruped(tmp_path_factory):
                             "env.options.reset_noise_scale=0.2", "eval.record_envs=3")
 
 
+@pytest.fixture(scope="session")
+def recorded_mesh_pendulum(tmp_path_factory):
+    """A replay of an MJCF model whose bob is a mesh (format 1.1 meshes)."""
+    return train_and_record(tmp_path_factory, "mesh", "pendulum_ppo.yaml", "env.id=MJCF-v0",
+                            f"env.xml={SOURCE_DIR / 'physics' / 'models' / 'mesh_pendulum.xml'}",
+                            "env.num_envs=4", "ppo.num_steps=16", "run.total_env_steps=128",
+                            "env.options.max_episode_steps=50", "eval.record_envs=2")
+
+
 # ---------------------------------------------------------------------------------------------
 # Browser
 # ---------------------------------------------------------------------------------------------

@@ -389,3 +389,14 @@ def test_recorded_rigid_body_replay_moves_when_scrubbed(browser, recorded_quadru
     b, _ = pixels(page)
     assert changed_fraction(a, b) > 0.002, "the quadruped did not move between frames 0 and 40"
     page.close()
+
+
+def test_recorded_mesh_geoms_are_drawn(browser, recorded_mesh_pendulum):
+    page = open_page(browser, serve_viewer(recorded_mesh_pendulum, "html"))
+    assert_ready(page)
+    triangles = page.evaluate("""() => {
+      const bob = myriadViewer.view.root.getObjectByName('bob');
+      return bob ? bob.geometry.attributes.position.count / 3 : null;
+    }""")
+    assert triangles == 8, "the octahedron mesh should be drawn with its 8 faces"
+    page.close()
