@@ -68,7 +68,7 @@ def rewrite(data, **fields):
     (lambda d: d[:len(d) // 2], "truncated"),
     (lambda d: d[:20], "truncated"),
     (lambda d: b"PK\x03\x04" + d[4:], "not a Myriad replay"),
-    (lambda d: rewrite(d, major=2), "replay format 2.0 is newer than this reader"),
+    (lambda d: rewrite(d, major=2, minor=0), "replay format 2.0 is newer than this reader"),
     (lambda d: d[:-40] + bytes(b ^ 0xFF for b in d[-40:-8]) + d[-8:], "corrupt"),
     (lambda d: d + b"\0" * 3, "3 bytes after the payload"),
 ])
