@@ -172,12 +172,13 @@ void run_view(ViewOptions o) {
        {"index.html", "vendor/three.min.js", "vendor/OrbitControls.js", "vendor/chart.min.js"})
     asset_or_throw(name);
   // Check the file first, so a bad one is reported here rather than only on the page.
-  const replay::Replay r = replay::read_file(o.file);
+  const std::string bytes = read_bytes(o.file);
+  const replay::Replay r = replay::decode(std::vector<uint8_t>(bytes.begin(), bytes.end()), o.file);
   const std::string summary = r.header.value("env", std::string("?")) + ", " +
                               std::to_string(r.header.value("num_envs", 0)) + " env(s), " +
                               std::to_string(r.header.value("num_frames", 0)) + " frames";
   if (!o.html.empty()) {
-    const std::string page = single_page(read_bytes(o.file));
+    const std::string page = single_page(bytes);
     std::ofstream f(o.html, std::ios::binary);
     f << page;
     if (!f.flush()) throw std::runtime_error("cannot write " + o.html);
