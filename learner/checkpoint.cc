@@ -8,7 +8,8 @@
 
 namespace myriad::learner {
 
-constexpr int64_t kCheckpointVersion = 1;
+// 2: flat Adam state, the episode window on the device, the sampling generator on every device.
+constexpr int64_t kCheckpointVersion = 2;
 
 void save_archive_atomically(torch::serialize::OutputArchive& archive, const std::string& path) {
   const std::string tmp = path + ".tmp";
@@ -20,7 +21,9 @@ void load_archive(torch::serialize::InputArchive& archive, const std::string& pa
   if (!std::filesystem::exists(path))
     throw std::invalid_argument("checkpoint '" + path + "' does not exist");
   try {
-    archive.load_from(path);
+    // Always to the host first, then to wherever it is needed: a checkpoint written on a GPU
+    // loads on a machine without one.
+    archive.load_from(path, torch::kCPU);
   } catch (const c10::Error& e) {
     throw std::invalid_argument("checkpoint '" + path + "' is not a readable Myriad checkpoint");
   }
@@ -65,38 +68,26 @@ void read_rms(torch::serialize::InputArchive& a, const std::string& key, Running
   r.count = read_tensor(a, key + ".count").to(device);
 }
 
-torch::Tensor to_tensor(const std::deque<float>& d) {
-  return torch::tensor(std::vector<float>(d.begin(), d.end()), torch::kFloat);
-}
-
-std::deque<float> to_deque(const torch::Tensor& t) {
-  const torch::Tensor c = t.contiguous();
-  return std::deque<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
-
 }  // namespace
 
 void Trainer::save_checkpoint(const std::string& path) const {
   torch::serialize::OutputArchive a;
   write_tensor(a, "version", torch::tensor({kCheckpointVersion}));
   write_string(a, "config_yaml", to_yaml(cfg_));
-  torch::serialize::OutputArchive model, optim;
+  torch::serialize::OutputArchive model;
   policy_->save(model);
-  optimizer_->save(optim);
   a.write("policy", model);
-  a.write("optimizer", optim);
+  const std::vector<torch::Tensor> adam = optimizer_.state();
+  for (size_t k = 0; k < adam.size(); ++k) write_tensor(a, "adam." + std::to_string(k), adam[k]);
   write_rms(a, "obs_rms", obs_rms_);
   write_rms(a, "ret_rms", ret_rms_);
   write_tensor(a, "discounted_return", discounted_return_);
-  write_tensor(a, "generator", gen_.defined() ? gen_.get_state() : torch::Tensor());
-  const double wall =
-      elapsed_before_ +
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  write_tensor(a, "generator", gen_.get_state());
   write_tensor(a, "counters", torch::tensor({env_steps_, updates_}));
   write_tensor(a, "scalars",
-               torch::tensor({lr_, wall, solved_seconds_.value_or(-1.0)}, torch::kFloat64));
-  write_tensor(a, "recent_returns", to_tensor(recent_returns_));
-  write_tensor(a, "recent_lengths", to_tensor(recent_lengths_));
+               torch::tensor({seconds(), solved_seconds_.value_or(-1.0)}, torch::kFloat64));
+  write_tensor(a, "episodes.values", episodes_.values());
+  write_tensor(a, "episodes.count", episodes_.count());
   for (const auto& [key, t] : env_->save_rollout_state()) write_tensor(a, "env." + key, t);
   save_archive_atomically(a, path);
 }
@@ -104,35 +95,39 @@ void Trainer::save_checkpoint(const std::string& path) const {
 void Trainer::load_checkpoint(const std::string& path) {
   torch::serialize::InputArchive a;
   load_archive(a, path);
-  if (read_tensor(a, "version").item<int64_t>() > kCheckpointVersion)
+  const int64_t version = read_tensor(a, "version").item<int64_t>();
+  if (version > kCheckpointVersion)
     throw std::invalid_argument("checkpoint '" + path + "' was written by a newer Myriad");
+  if (version < kCheckpointVersion)
+    throw std::invalid_argument("checkpoint '" + path + "' has format " + std::to_string(version) +
+                                "; resuming needs format " + std::to_string(kCheckpointVersion) +
+                                " (myriad eval still reads it)");
   const TrainConfig saved = parse_config(read_string(a, "config_yaml"), {});
   if (saved.env.id != cfg_.env.id || saved.env.num_envs != cfg_.env.num_envs ||
-      saved.ppo.hidden_sizes != cfg_.ppo.hidden_sizes)
+      saved.ppo.hidden_sizes != cfg_.ppo.hidden_sizes || saved.ppo.num_steps != cfg_.ppo.num_steps)
     throw std::invalid_argument("checkpoint '" + path + "' was trained on " + saved.env.id + " x" +
                                 std::to_string(saved.env.num_envs) +
-                                " with other network sizes; resume needs the same env.id, "
-                                "env.num_envs and ppo.hidden_sizes");
-  torch::serialize::InputArchive model, optim;
+                                " with other network or rollout sizes; resume needs the same "
+                                "env.id, env.num_envs, ppo.num_steps and ppo.hidden_sizes");
+  torch::serialize::InputArchive model;
   a.read("policy", model);
-  a.read("optimizer", optim);
-  policy_->load(model);
+  policy_->load(model);  // host tensors: Module::load replaces the parameters' storage
   policy_->to(device_);
-  optimizer_->load(optim);
+  optimizer_.rebind(policy_->parameters());
+  std::vector<torch::Tensor> adam;
+  for (int k = 0; k < 4; ++k) adam.push_back(read_tensor(a, "adam." + std::to_string(k)));
+  optimizer_.load_state(adam);
   read_rms(a, "obs_rms", obs_rms_, device_);
   read_rms(a, "ret_rms", ret_rms_, device_);
   discounted_return_ = read_tensor(a, "discounted_return").to(device_);
-  const torch::Tensor g = read_tensor(a, "generator");
-  if (g.defined() && g.numel() > 0 && gen_.defined()) gen_.set_state(g);
+  gen_.set_state(read_tensor(a, "generator"));
   const torch::Tensor counters = read_tensor(a, "counters");
   env_steps_ = counters[0].item<int64_t>();
   updates_ = counters[1].item<int64_t>();
   const torch::Tensor scalars = read_tensor(a, "scalars");
-  lr_ = scalars[0].item<double>();
-  elapsed_before_ = scalars[1].item<double>();
-  if (scalars[2].item<double>() >= 0) solved_seconds_ = scalars[2].item<double>();
-  recent_returns_ = to_deque(read_tensor(a, "recent_returns"));
-  recent_lengths_ = to_deque(read_tensor(a, "recent_lengths"));
+  elapsed_before_ = scalars[0].item<double>();
+  if (scalars[1].item<double>() >= 0) solved_seconds_ = scalars[1].item<double>();
+  episodes_.load(read_tensor(a, "episodes.values"), read_tensor(a, "episodes.count"));
   std::map<std::string, torch::Tensor> env_state;
   for (const auto& [key, _] : env_->save_rollout_state())
     env_state[key] = read_tensor(a, "env." + key);

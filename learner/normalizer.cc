@@ -15,7 +15,8 @@ void RunningMeanStd::update(const torch::Tensor& batch) {
     count = count.to(x.device());
   }
   const torch::Tensor batch_mean = x.mean(0);
-  const torch::Tensor batch_var = x.var(0, /*unbiased=*/false);
+  // Written out: LibTorch's CPU var() reads a single-output result on the host (.item()).
+  const torch::Tensor batch_var = (x - batch_mean).square_().mean(0);
   const double n = static_cast<double>(x.size(0));
   const torch::Tensor delta = batch_mean - mean;
   const torch::Tensor total = count + n;
@@ -28,6 +29,26 @@ void RunningMeanStd::update(const torch::Tensor& batch) {
 torch::Tensor RunningMeanStd::normalize(const torch::Tensor& x, double clip) const {
   const torch::Tensor m = mean.to(x.dtype()), s = (var + 1e-8).sqrt().to(x.dtype());
   return ((x - m) / s).clamp(-clip, clip);
+}
+
+Standardizer::Standardizer(const RunningMeanStd& rms, double clip_, torch::ScalarType dtype)
+    : enabled(true),
+      mean(rms.mean.to(dtype)),
+      std((rms.var + 1e-8).sqrt().to(dtype)),
+      clip(clip_) {}
+
+void Standardizer::apply(const torch::Tensor& x, torch::Tensor& out) const {
+  if (!enabled) {
+    out.copy_(x);
+    return;
+  }
+  at::sub_out(out, x, mean);
+  out.div_(std).clamp_(-clip, clip);
+}
+
+torch::Tensor Standardizer::operator()(const torch::Tensor& x) const {
+  if (!enabled) return x;
+  return ((x - mean) / std).clamp_(-clip, clip);
 }
 
 }  // namespace myriad::learner

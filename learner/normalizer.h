@@ -19,4 +19,18 @@ class RunningMeanStd {
   torch::Tensor mean, var, count;  // float64, on the device of the data
 };
 
+// A RunningMeanStd frozen for one rollout, in the data's dtype: normalizing is then three ops,
+// written into a buffer the caller owns. Disabled (the default) copies the input unchanged.
+struct Standardizer {
+  Standardizer() = default;
+  Standardizer(const RunningMeanStd& rms, double clip, torch::ScalarType dtype);
+  // out = clamp((x - mean) / std, -clip, clip), or out = x when disabled. out: shaped like x.
+  void apply(const torch::Tensor& x, torch::Tensor& out) const;
+  torch::Tensor operator()(const torch::Tensor& x) const;
+
+  bool enabled = false;
+  torch::Tensor mean, std;
+  double clip = 0;
+};
+
 }  // namespace myriad::learner

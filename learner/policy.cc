@@ -29,6 +29,14 @@ torch::nn::Sequential mlp(int64_t in, const std::vector<int64_t>& hidden, int64_
   return net;
 }
 
+// Standard normal noise shaped like `like`, drawn on its device (a CUDA mean gets CUDA noise).
+torch::Tensor gaussian_noise(const torch::Tensor& like, torch::Generator* gen) {
+  return at::normal(0.0, 1.0, like.sizes(), gen ? std::optional<at::Generator>(*gen) : std::nullopt,
+                    like.options());
+}
+
+constexpr double kHalfLog2Pi = 0.9189385332046727;  // 0.5 * log(2 pi)
+
 }  // namespace
 
 ActorCriticImpl::ActorCriticImpl(int64_t obs_dim, const Space& action_space,
@@ -66,14 +74,35 @@ PolicyOutput ActorCriticImpl::act(const torch::Tensor& obs, const torch::Tensor&
       out.action = action;
     } else {
       torch::NoGradGuard no_grad;
-      const torch::Tensor noise =
-          gen ? at::normal(0.0, 1.0, head.sizes(), *gen) : torch::randn(head.sizes());
-      out.action = head + std * noise;
+      out.action = head + std * gaussian_noise(head, gen);
     }
-    const double half_log_2pi = 0.5 * std::log(2.0 * M_PI);
     const torch::Tensor z = (out.action - head) / std;
-    out.log_prob = (-0.5 * z * z - log_std - half_log_2pi).sum(-1);
-    out.entropy = (0.5 + half_log_2pi + log_std).sum(-1);
+    out.log_prob = (-0.5 * z * z - log_std - kHalfLog2Pi).sum(-1);
+    out.entropy = (0.5 + kHalfLog2Pi + log_std).sum(-1);
+  }
+  return out;
+}
+
+PolicyOutput ActorCriticImpl::sample(const torch::Tensor& obs, torch::Generator* gen) {
+  PolicyOutput out;
+  out.value = value(obs);
+  const torch::Tensor head = actor_->forward(obs);
+  const auto g = gen ? std::optional<at::Generator>(*gen) : std::nullopt;
+  if (discrete_) {
+    // Exponential race (the algorithm of torch.multinomial's one-sample path): argmax(p / E)
+    // with E ~ Exp(1) draws from p. Written out because multinomial checks its input with a
+    // host read (.item()), a device sync per env step on CUDA.
+    const torch::Tensor log_p = torch::log_softmax(head, -1);
+    torch::Tensor race = torch::empty_like(log_p).exponential_(1.0, g);
+    out.action = log_p.exp().div_(race).argmax(-1, /*keepdim=*/true);
+    out.log_prob = log_p.gather(-1, out.action).squeeze(-1);
+    out.action = out.action.squeeze(-1);
+  } else {
+    // action = mean + std * z with z ~ N(0, 1), so the log-density needs z alone.
+    const torch::Tensor z = gaussian_noise(head, gen);
+    out.action = torch::addcmul(head, log_std_.exp(), z);
+    const double width = static_cast<double>(head.size(-1));
+    out.log_prob = (z * z).sum(-1).mul_(-0.5).sub_(log_std_.sum() + width * kHalfLog2Pi);
   }
   return out;
 }

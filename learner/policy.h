@@ -24,8 +24,11 @@ class ActorCriticImpl : public torch::nn::Module {
 
   torch::Tensor value(const torch::Tensor& obs);
   // Samples an action (or evaluates `action` when given) and returns its log-prob and entropy.
+  // Random draws use `gen` (a generator of obs's device) or the device's default generator.
   PolicyOutput act(const torch::Tensor& obs, const torch::Tensor& action = {},
                    torch::Generator* gen = nullptr);
+  // The rollout's act: samples an action with its log-prob and value (entropy left undefined).
+  PolicyOutput sample(const torch::Tensor& obs, torch::Generator* gen);
   // Deterministic action: argmax for Discrete, the mean for Box.
   torch::Tensor deterministic_action(const torch::Tensor& obs);
 

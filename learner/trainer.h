@@ -4,15 +4,19 @@
 
 #include <torch/torch.h>
 
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "learner/collect.h"
 #include "learner/config.h"
+#include "learner/episode_stats.h"
 #include "learner/normalizer.h"
+#include "learner/optimizer.h"
 #include "learner/policy.h"
+#include "learner/rollout.h"
 #include "learner/run_logger.h"
+#include "learner/schedule.h"
 #include "myriad/batch_env.h"
 
 namespace myriad::learner {
@@ -22,8 +26,10 @@ struct EvalResult {
   int64_t episodes = 0;
 };
 
+// One update's figures, read from the device once at its end.
 struct UpdateStats {
   double pg_loss = 0, v_loss = 0, entropy = 0, approx_kl = 0, clipfrac = 0, lr = 0;
+  double episode_return = NAN, episode_length = NAN;  // means over the last 100 episodes
 };
 
 struct TrainSummary {
@@ -68,6 +74,13 @@ class LearnerThreads {
 // Runs K episodes (one per env, K envs in parallel) with deterministic actions.
 EvalResult evaluate(LoadedPolicy& policy, int64_t episodes, uint64_t seed);
 
+// PPO in named parts, one update at a time (CleanRL's ppo.py, in files):
+//   schedule   (env steps)                 => learning rate         learner/schedule.h
+//   collect    (policy, env)               => rollout [T, N]        learner/collect.h
+//   advantages (rollout, critic)           => advantages, returns   learner/advantages.h
+//   statistics (rollout)                   => obs/return normalizers, episode window, solved
+//   ppo        (rollout)                   => policy, optimizer     learner/ppo.h
+//   read       (device metrics)            => UpdateStats           one host read per update
 class Trainer {
  public:
   // run_dir: where config.yaml, metrics.csv, events, checkpoints/ and summary.json go
@@ -88,24 +101,25 @@ class Trainer {
   int64_t updates() const { return updates_; }
 
  private:
-  torch::Tensor observe(const torch::Tensor& raw, bool update_stats);
-  torch::Tensor to_env_action(const torch::Tensor& action) const;
-  double current_lr() const;
+  double seconds() const;  // wall seconds of the run, earlier sessions included
 
   TrainConfig cfg_;
   std::string run_dir_;
   std::unique_ptr<BatchEnv> env_;
   torch::Device device_{torch::kCPU};
   ActorCritic policy_{nullptr};
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  FlatAdam optimizer_;
+  LrSchedule schedule_ = LrSchedule::kLinear;
   RunningMeanStd obs_rms_, ret_rms_;
   torch::Tensor discounted_return_;  // [N] for reward scaling
-  torch::Tensor action_low_, action_high_;
-  at::Generator gen_;
+  ActionAdapter to_env_;
+  at::Generator gen_;  // action sampling and minibatch shuffling, on the env's device
+  Rollout rollout_;
+  EpisodeStats episodes_;
   int64_t env_steps_ = 0, updates_ = 0;
-  double lr_ = 0, elapsed_before_ = 0;  // wall seconds of earlier sessions (resume)
+  double elapsed_before_ = 0;  // wall seconds of earlier sessions (resume)
   std::optional<double> solved_seconds_;
-  std::deque<float> recent_returns_, recent_lengths_;
+  UpdateStats last_;
   std::chrono::steady_clock::time_point start_;
   std::unique_ptr<RunLogger> logs_;
 };

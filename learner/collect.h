@@ -1,0 +1,43 @@
+// Collection: T batched env steps with the current policy, written into rollout storage.
+// Nothing is read back on the host: actions, flags and statistics stay on the env's device.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <chrono>
+
+#include "learner/normalizer.h"
+#include "learner/policy.h"
+#include "learner/rollout.h"
+#include "myriad/batch_env.h"
+
+namespace myriad::learner {
+
+// What the policy's actions become before the env sees them: int32 for Discrete; clipped to the
+// space's bounds for Box (the rollout keeps the unclipped sample, whose log-prob it stores).
+class ActionAdapter {
+ public:
+  ActionAdapter() = default;
+  ActionAdapter(const Space& action_space, torch::Device device);
+  torch::Tensor operator()(const torch::Tensor& action) const;
+
+ private:
+  bool discrete_ = true;
+  torch::Tensor low_, high_;
+};
+
+struct CollectInputs {
+  ActorCritic policy;
+  BatchEnv* env = nullptr;
+  Standardizer obs_norm;  // frozen for the rollout (statistics move after it)
+  ActionAdapter to_env;
+  torch::Generator* gen = nullptr;  // of the env's device
+  std::chrono::steady_clock::time_point clock_start;
+  double seconds_before = 0;  // wall seconds of earlier sessions (resume)
+};
+
+// (policy, env's current obs) => rollout.{obs, raw_obs, actions, logprobs, values, rewards,
+// terminated, truncated, final_obs, episode_returns, episode_lengths, next_obs, step_seconds}
+void collect_rollout(const CollectInputs& in, Rollout& rollout);
+
+}  // namespace myriad::learner
