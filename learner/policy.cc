@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "learner/activations.h"
+
 namespace myriad::learner {
 namespace {
 
@@ -21,7 +23,7 @@ torch::nn::Sequential mlp(int64_t in, const std::vector<int64_t>& hidden, int64_
     if (activation == "relu") {
       net->push_back(torch::nn::ReLU());
     } else {
-      net->push_back(torch::nn::Tanh());
+      net->push_back(FastTanh());
     }
     in = h;
   }

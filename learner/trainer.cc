@@ -80,6 +80,12 @@ double Trainer::seconds() const {
 UpdateStats Trainer::update() {
   const PpoConfig& c = cfg_.ppo;
   const int64_t T = rollout_.T, N = rollout_.N;
+  using clock = std::chrono::steady_clock;
+  const auto seconds_since = [](clock::time_point t) {
+    return std::chrono::duration<double>(clock::now() - t).count();
+  };
+  UpdateStats s;
+  auto mark = clock::now();
   // Schedule: (env steps) => learning rate (kl_adaptive moves it on the device instead).
   if (schedule_ != LrSchedule::kKlAdaptive)
     optimizer_.set_lr(
@@ -90,6 +96,8 @@ UpdateStats Trainer::update() {
       c.normalize_obs ? Standardizer(obs_rms_, c.obs_clip, torch::kFloat) : Standardizer();
   collect_rollout({policy_, env_.get(), obs_norm, to_env_, &gen_, start_, elapsed_before_},
                   rollout_);
+  s.collect_seconds = seconds_since(mark);
+  mark = clock::now();
 
   // Advantages: (rollout, critic) => scaled and bootstrapped rewards, advantages, returns.
   compute_returns({policy_, obs_norm, c.normalize_reward ? &ret_rms_ : nullptr, &discounted_return_,
@@ -103,9 +111,13 @@ UpdateStats Trainer::update() {
       episodes_.add(rollout_.dones, rollout_.episode_returns, rollout_.episode_lengths,
                     solved_seconds_ ? std::nullopt : threshold);
   env_steps_ += T * N;
+  s.advantages_seconds = seconds_since(mark);
+  mark = clock::now();
 
   // PPO: (rollout) => policy, optimizer; losses stay on the device.
   const torch::Tensor metrics = ppo_update({policy_, &optimizer_, &c, schedule_, &gen_}, rollout_);
+  s.ppo_seconds = seconds_since(mark);
+  mark = clock::now();
 
   // The update's one host read: losses, episode window, solved step, learning rate.
   const auto f64 = metrics.options();
@@ -114,7 +126,7 @@ UpdateStats Trainer::update() {
                               solved_step.to(torch::kFloat64), optimizer_.lr().to(torch::kFloat64)})
                     .to(f64)}));
   const double* h = host.data_ptr<double>();
-  UpdateStats s;
+  s.read_seconds = seconds_since(mark);
   s.pg_loss = h[kPolicyLoss];
   s.v_loss = h[kValueLoss];
   s.entropy = h[kEntropy];
@@ -150,7 +162,11 @@ TrainSummary Trainer::train() {
                             {"losses/value_loss", s.v_loss},
                             {"losses/entropy", s.entropy},
                             {"losses/approx_kl", s.approx_kl},
-                            {"losses/clipfrac", s.clipfrac}});
+                            {"losses/clipfrac", s.clipfrac},
+                            {"perf/collect_seconds", s.collect_seconds},
+                            {"perf/advantages_seconds", s.advantages_seconds},
+                            {"perf/ppo_seconds", s.ppo_seconds},
+                            {"perf/read_seconds", s.read_seconds}});
     logs_->progress(env_steps_, sps, s.episode_return, cfg_.run.log_every_seconds);
     if (!ckpt_dir.empty() && cfg_.run.checkpoint_every > 0 &&
         updates_ % cfg_.run.checkpoint_every == 0)

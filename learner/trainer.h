@@ -30,6 +30,8 @@ struct EvalResult {
 struct UpdateStats {
   double pg_loss = 0, v_loss = 0, entropy = 0, approx_kl = 0, clipfrac = 0, lr = 0;
   double episode_return = NAN, episode_length = NAN;  // means over the last 100 episodes
+  // Host wall seconds of the parts (on CUDA: time to launch, until the read at the end waits).
+  double collect_seconds = 0, advantages_seconds = 0, ppo_seconds = 0, read_seconds = 0;
 };
 
 struct TrainSummary {
