@@ -12,4 +12,12 @@ int cuda_probe_device_count() {
   }
   return count;
 }
+int cuda_probe_current_device() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return device;
+}
 }  // namespace myriad

@@ -7,11 +7,15 @@
 
 namespace myriad::envs {
 
+// Each entry launches over the whole batch on `device` (for CUDA, GPU device.index, made current
+// around the launch) and, on CUDA, on `stream` (a cudaStream_t as void*: LibTorch's current
+// stream of that GPU, so the launch is ordered with the tensor work around it). None waits for
+// the GPU.
 template <class Env>
 struct Backend {
-  void (*reset)(const BatchView<Env>&, void* stream);
-  void (*step)(const BatchView<Env>&, void* stream);
-  void (*observe)(const BatchView<Env>&, void* stream);
+  void (*reset)(const BatchView<Env>&, DeviceId device, void* stream);
+  void (*step)(const BatchView<Env>&, DeviceId device, void* stream);
+  void (*observe)(const BatchView<Env>&, DeviceId device, void* stream);
 };
 
 template <class Env>

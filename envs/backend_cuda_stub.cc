@@ -7,7 +7,7 @@
 namespace myriad::envs {
 
 template <class Env>
-static void no_cuda(const BatchView<Env>&, void*) {
+static void no_cuda(const BatchView<Env>&, DeviceId, void*) {
   throw std::runtime_error(
       "this Myriad build has no CUDA backend (nvcc was not found when "
       "it was configured); use device=cpu or rebuild with MYRIAD_CUDA=ON");

@@ -1,6 +1,7 @@
 // ClassicBatchEnv<Env>: the BatchEnv over any env written as reset/step/observe for one
-// instance. Owns the buffers (torch tensors on the env's device) and dispatches to the CPU or
-// CUDA kernel table; the env logic itself lives only in Env.
+// instance. Owns the buffers (torch tensors on the env's device, for CUDA on its GPU) and
+// dispatches to the CPU or CUDA kernel table, launching CUDA kernels on that GPU's current
+// LibTorch stream; the env logic itself lives only in Env.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -12,13 +13,14 @@
 #include "envs/classic/drawing.h"
 #include "myriad/batch_env.h"
 #include "myriad/registry.h"
+#include "myriad/torch_device.h"
 
 namespace myriad::envs {
 
 template <class Env>
 class ClassicBatchEnv final : public BatchEnv {
  public:
-  ClassicBatchEnv(int64_t num_envs, Device device, uint64_t seed, const EnvOptions& options)
+  ClassicBatchEnv(int64_t num_envs, DeviceId device, uint64_t seed, const EnvOptions& options)
       : spec_(Env::spec()), n_(num_envs), device_(device), seed_(seed) {
     if (num_envs <= 0)
       throw std::invalid_argument("num_envs must be positive, got " + std::to_string(num_envs));
@@ -35,7 +37,7 @@ class ClassicBatchEnv final : public BatchEnv {
         Env::set_option(params_, key, value);
       }
     }
-    backend_ = device == Device::kCpu ? cpu_backend<Env>() : cuda_backend<Env>();
+    backend_ = device.is_cpu() ? cpu_backend<Env>() : cuda_backend<Env>();
     const auto f32 = at::TensorOptions().dtype(at::kFloat).device(torch_device());
     const auto i32 = f32.dtype(at::kInt);
     const auto u8 = f32.dtype(at::kBool);
@@ -56,7 +58,7 @@ class ClassicBatchEnv final : public BatchEnv {
 
   const EnvSpec& spec() const override { return spec_; }
   int64_t num_envs() const override { return n_; }
-  Device device() const override { return device_; }
+  DeviceId device_id() const override { return device_; }
   const StepBuffers& buffers() const override { return buf_; }
 
   void reset(std::optional<uint64_t> seed) override {
@@ -70,12 +72,12 @@ class ClassicBatchEnv final : public BatchEnv {
     buf_.reward.zero_();
     buf_.terminated.zero_();
     buf_.truncated.zero_();
-    backend_.reset(view(nullptr), nullptr);
+    backend_.reset(view(nullptr), device_, stream());
   }
 
   void step(const at::Tensor& actions) override {
     action_ = checked_actions(actions);
-    backend_.step(view(action_.data_ptr<typename Env::Action>()), nullptr);
+    backend_.step(view(action_.data_ptr<typename Env::Action>()), device_, stream());
   }
 
   at::Tensor get_state() const override { return state_.clone(); }
@@ -99,7 +101,7 @@ class ClassicBatchEnv final : public BatchEnv {
     } else {
       state_.copy_(values);
     }
-    backend_.observe(view(nullptr), nullptr);
+    backend_.observe(view(nullptr), device_, stream());
   }
 
   int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }
@@ -151,9 +153,10 @@ class ClassicBatchEnv final : public BatchEnv {
   }
 
  private:
-  at::Device torch_device() const {
-    return device_ == Device::kCpu ? at::Device(at::kCPU) : at::Device(at::kCUDA, 0);
-  }
+  at::Device torch_device() const { return myriad::torch_device(device_); }
+  // LibTorch's current stream of the env's GPU, read at each launch (a caller may switch
+  // streams between steps); nullptr on the CPU.
+  void* stream() const { return current_stream(device_); }
 
   // Validates shape and device, converts dtype; returns a contiguous tensor the kernel can read.
   at::Tensor checked_actions(const at::Tensor& a) const {
@@ -178,7 +181,7 @@ class ClassicBatchEnv final : public BatchEnv {
                                     std::string(c10::toString(a.scalar_type())));
       at::Tensor out = a.to(at::kInt).contiguous();
       // A CUDA check would cost a device sync per step; the kernels read actions as given.
-      if (device_ == Device::kCpu) {
+      if (device_.is_cpu()) {
         const int32_t* p = out.data_ptr<int32_t>();
         const int32_t n = static_cast<int32_t>(spec_.action_space.n);
         for (int64_t i = 0; i < out.numel(); ++i)
@@ -220,7 +223,7 @@ class ClassicBatchEnv final : public BatchEnv {
 
   EnvSpec spec_;
   int64_t n_;
-  Device device_;
+  DeviceId device_;
   uint64_t seed_;
   int max_steps_ = 0;
   typename Env::Params params_{};

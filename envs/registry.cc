@@ -29,7 +29,7 @@ namespace {
 
 struct Entry {
   std::function<EnvSpec()> spec;
-  std::function<std::unique_ptr<BatchEnv>(int64_t, Device, uint64_t, const EnvOptions&,
+  std::function<std::unique_ptr<BatchEnv>(int64_t, DeviceId, uint64_t, const EnvOptions&,
                                           const EnvTextOptions&)>
       make;
 };
@@ -37,7 +37,7 @@ struct Entry {
 template <class Env>
 Entry entry() {
   return {&Env::spec,
-          [](int64_t n, Device d, uint64_t seed, const EnvOptions& o, const EnvTextOptions& t) {
+          [](int64_t n, DeviceId d, uint64_t seed, const EnvOptions& o, const EnvTextOptions& t) {
             if (!t.empty())
               throw std::invalid_argument("env '" + Env::spec().id + "' has no text option '" +
                                           t.begin()->first + "'");
@@ -72,10 +72,29 @@ const Entry& find(const std::string& id) {
 
 }  // namespace
 
+std::unique_ptr<BatchEnv> make(const std::string& id, int64_t num_envs, DeviceId device,
+                               uint64_t seed, const EnvOptions& options,
+                               const EnvTextOptions& text_options) {
+  const Entry& entry = find(id);
+  if (device.is_cuda()) {
+    if (!cuda_compiled())
+      throw std::invalid_argument("env '" + id +
+                                  "' on CUDA: this Myriad build has no CUDA backend (nvcc was "
+                                  "not found when it was configured); use device=cpu");
+    const int gpus = cuda_device_count();
+    if (device.index < 0 || device.index >= gpus)
+      throw std::invalid_argument("env '" + id + "': device " + device_name(device) +
+                                  " does not exist (this process sees " + std::to_string(gpus) +
+                                  " CUDA GPU" + (gpus == 1 ? "" : "s") + ")");
+  }
+  return entry.make(num_envs, device, seed, options, text_options);
+}
+
 std::unique_ptr<BatchEnv> make(const std::string& id, int64_t num_envs, Device device,
                                uint64_t seed, const EnvOptions& options,
                                const EnvTextOptions& text_options) {
-  return find(id).make(num_envs, device, seed, options, text_options);
+  const DeviceId d{device, device == Device::kCuda ? cuda_current_device() : 0};
+  return make(id, num_envs, d, seed, options, text_options);
 }
 
 std::vector<std::string> registered_ids() {

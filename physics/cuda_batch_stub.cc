@@ -13,7 +13,7 @@ struct CudaBatch<T>::Impl {};
 }
 
 template <class T>
-CudaBatch<T>::CudaBatch(const Model<T>&, int64_t) {
+CudaBatch<T>::CudaBatch(const Model<T>&, int64_t, int) {
   no_cuda();
 }
 template <class T>

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "myriad/registry.h"
+#include "myriad/torch_device.h"
 #include "tools/commands.h"
 
 namespace myriad::tools {
@@ -48,7 +49,7 @@ std::vector<at::Tensor> random_actions(const EnvSpec& spec, int64_t n, const at:
 
 void run_bench(const BenchOptions& o) {
   set_cpu_threads(o.threads);
-  const Device device = resolve_device(o.device);
+  const DeviceId device = resolve_device_id(o.device);
   EnvOptions options;
   EnvTextOptions text;
   if (!o.xml.empty()) {
@@ -56,10 +57,10 @@ void run_bench(const BenchOptions& o) {
     options = {{"frame_skip", o.frame_skip}, {"precision", o.float64 ? 64 : 32}};
   }
   auto env = envs::make(o.env, o.num_envs, device, o.seed, options, text);
-  const at::Device dev = device == Device::kCpu ? at::Device(at::kCPU) : at::Device(at::kCUDA, 0);
+  const at::Device dev = torch_device(device);
   const auto ring = random_actions(env->spec(), o.num_envs, dev, 16);
   auto sync = [&] {
-    if (device == Device::kCuda) torch::cuda::synchronize();
+    if (device.is_cuda()) torch::cuda::synchronize(device.index);
   };
   const int64_t warmup = std::min<int64_t>(o.steps / 10 + 1, 50);
   for (int64_t t = 0; t < warmup; ++t) env->step(ring[t % ring.size()]);
@@ -70,15 +71,17 @@ void run_bench(const BenchOptions& o) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double sps = static_cast<double>(o.num_envs) * o.steps / seconds;
-  nlohmann::json out = {{"env", o.env},
-                        {"num_envs", o.num_envs},
-                        {"device", device_name(device)},
-                        {"threads", device == Device::kCpu ? cpu_threads() : 0},
-                        {"physics", o.xml.empty() ? "" : o.physics},
-                        {"precision", o.xml.empty() ? 32 : (o.float64 ? 64 : 32)},
-                        {"steps", o.steps},
-                        {"seconds", seconds},
-                        {"steps_per_second", sps}};
+  nlohmann::json out = {
+      {"env", o.env},
+      {"num_envs", o.num_envs},
+      {"device", device_name(device)},
+      {"threads", device.is_cpu() ? cpu_threads() : 0},
+      {"cpu_kernels", device.is_cpu() && o.xml.empty() ? envs::cpu_kernel_level() : ""},
+      {"physics", o.xml.empty() ? "" : o.physics},
+      {"precision", o.xml.empty() ? 32 : (o.float64 ? 64 : 32)},
+      {"steps", o.steps},
+      {"seconds", seconds},
+      {"steps_per_second", sps}};
   if (o.json) {
     std::cout << out.dump() << std::endl;
   } else {
@@ -99,7 +102,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--steps", opts->steps, "Batched steps S (timed)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--device", opts->device, "cpu, cuda or auto")->capture_default_str();
+  cmd->add_option("--device", opts->device, "cpu, cuda, cuda:K or auto")->capture_default_str();
   cmd->add_option("--threads", opts->threads, "OpenMP threads (0: default)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

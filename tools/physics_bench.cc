@@ -21,18 +21,18 @@ struct PhysicsBenchArgs {
 };
 
 template <class T>
-double steps_per_second(const PhysicsBenchArgs& a, Device device) {
+double steps_per_second(const PhysicsBenchArgs& a, DeviceId device) {
   const physics::Model<T> m = physics::load_mjcf(a.xml).template cast<T>();
   physics::Data<T> d(m, a.num_envs);
   physics::reset_data(m, d);
   using clock = std::chrono::steady_clock;
-  if (device == Device::kCpu) {
+  if (device.is_cpu()) {
     physics::step(m, d, 5);
     const auto start = clock::now();
     physics::step(m, d, static_cast<int>(a.steps));
     return a.num_envs * a.steps / std::chrono::duration<double>(clock::now() - start).count();
   }
-  physics::CudaBatch<T> batch(m, a.num_envs);
+  physics::CudaBatch<T> batch(m, a.num_envs, device.index);
   batch.upload(d);
   batch.step(5);
   const auto start = clock::now();
@@ -42,13 +42,13 @@ double steps_per_second(const PhysicsBenchArgs& a, Device device) {
 
 void run(const PhysicsBenchArgs& a) {
   set_cpu_threads(a.threads);
-  const Device device = resolve_device(a.device);
+  const DeviceId device = resolve_device_id(a.device);
   const double sps =
       a.float64 ? steps_per_second<double>(a, device) : steps_per_second<float>(a, device);
   std::cout << nlohmann::json({{"model", a.xml},
                                {"num_envs", a.num_envs},
                                {"device", device_name(device)},
-                               {"threads", device == Device::kCpu ? cpu_threads() : 0},
+                               {"threads", device.is_cpu() ? cpu_threads() : 0},
                                {"precision", a.float64 ? 64 : 32},
                                {"steps_per_second", sps}})
                    .dump()
@@ -67,7 +67,7 @@ void add_physics_bench_command(CLI::App& app) {
   cmd->add_option("--steps", a->steps, "Physics steps (timed)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--device", a->device, "cpu, cuda or auto")->capture_default_str();
+  cmd->add_option("--device", a->device, "cpu, cuda, cuda:K or auto")->capture_default_str();
   cmd->add_option("--threads", a->threads, "OpenMP threads (0: default)")->capture_default_str();
   cmd->add_flag("--float64", a->float64, "float64 engine (default float32)");
   cmd->callback([a] { run(*a); });

@@ -21,11 +21,13 @@ constexpr int kMaxObs = 256;  // nv <= 64 (checked at import), so nq + nv <= 4 *
 
 class MjcfBatchEnv final : public BatchEnv {
  public:
-  MjcfBatchEnv(int64_t n, Device device, uint64_t seed, const EnvOptions& options,
+  MjcfBatchEnv(int64_t n, DeviceId device, uint64_t seed, const EnvOptions& options,
                const EnvTextOptions& text)
       : n_(n), seed_(seed) {
-    if (device != Device::kCpu)
-      throw std::invalid_argument(std::string(kId) + " runs on the CPU only for now (device=cpu)");
+    if (!device.is_cpu())
+      throw std::invalid_argument(std::string(kId) +
+                                  " runs on the CPU only for now (device=cpu, not " +
+                                  device_name(device) + ")");
     if (n <= 0) throw std::invalid_argument("num_envs must be positive, got " + std::to_string(n));
     std::string xml, physics = "myriad";
     for (const auto& [key, value] : text) {
@@ -93,7 +95,7 @@ class MjcfBatchEnv final : public BatchEnv {
 
   const EnvSpec& spec() const override { return spec_; }
   int64_t num_envs() const override { return n_; }
-  Device device() const override { return Device::kCpu; }
+  DeviceId device_id() const override { return {Device::kCpu, 0}; }
   const StepBuffers& buffers() const override { return buf_; }
 
   void reset(std::optional<uint64_t> seed) override {
@@ -273,7 +275,7 @@ EnvSpec mjcf_spec_template() {
   return s;
 }
 
-std::unique_ptr<BatchEnv> make_mjcf_env(int64_t n, Device device, uint64_t seed,
+std::unique_ptr<BatchEnv> make_mjcf_env(int64_t n, DeviceId device, uint64_t seed,
                                         const EnvOptions& options, const EnvTextOptions& text) {
   return std::make_unique<MjcfBatchEnv>(n, device, seed, options, text);
 }

@@ -15,7 +15,7 @@
 
 namespace myriad::envs {
 
-std::unique_ptr<BatchEnv> make_mjcf_env(int64_t num_envs, Device device, uint64_t seed,
+std::unique_ptr<BatchEnv> make_mjcf_env(int64_t num_envs, DeviceId device, uint64_t seed,
                                         const EnvOptions& options,
                                         const EnvTextOptions& text_options);
 EnvSpec mjcf_spec_template();

@@ -1,4 +1,6 @@
 // BatchEnv: N instances of one environment stepped together, buffers on the env's device.
+// On CUDA, reset/step/set_state launch on LibTorch's current stream of the env's GPU and return
+// without waiting for it: read the buffers on that stream (or synchronize) as with any tensor.
 //
 // Buffers are torch tensors owned by the env and overwritten in place by every reset/step (a
 // caller that keeps one across steps must clone it):
@@ -37,7 +39,10 @@ class BatchEnv {
 
   virtual const EnvSpec& spec() const = 0;
   virtual int64_t num_envs() const = 0;
-  virtual Device device() const = 0;
+  // Where the env runs; every buffer (and the actions step takes) lives there:
+  // buffers().obs.device() is torch_device(device_id()) (myriad/torch_device.h).
+  virtual DeviceId device_id() const = 0;
+  Device device() const { return device_id().kind; }
 
   // Starts a new episode in every env. With a seed, streams restart from (seed, env, episode 0)
   // and the rollout is bitwise reproducible; without one, every env moves to its next episode.

@@ -25,18 +25,41 @@ __global__ void parallel_for_kernel(int64_t n, Fn fn) {
 }
 #endif
 
-// stream: a cudaStream_t passed as void* so host code needs no CUDA headers (nullptr: default).
-// min_parallel: below this many indices the CPU loop stays on the calling thread, where waking
-// a thread team costs more than the work.
-template <class Fn>
-void parallel_for(Device device, const char* name, int64_t n, Fn fn, void* stream = nullptr,
-                  int64_t min_parallel = 1024) {
-  if (n <= 0) return;
-  if (device == Device::kCpu) {
-#pragma omp parallel for schedule(static) if (n >= min_parallel)
-    for (int64_t i = 0; i < n; ++i) fn(i);
-    return;
+#if defined(__CUDACC__)
+// Makes GPU `device` current for a scope and restores the previous one, so that a launch for
+// cuda:K runs on K whatever the calling thread's current device is (no sync, a few ns).
+class CudaDeviceScope {
+ public:
+  explicit CudaDeviceScope(int device) {
+    check(cudaGetDevice(&previous_), device);
+    if (previous_ != device) check(cudaSetDevice(device), device);
+    device_ = device;
   }
+  ~CudaDeviceScope() {
+    if (previous_ != device_) cudaSetDevice(previous_);
+  }
+  CudaDeviceScope(const CudaDeviceScope&) = delete;
+  CudaDeviceScope& operator=(const CudaDeviceScope&) = delete;
+
+ private:
+  static void check(cudaError_t err, int device) {
+    if (err != cudaSuccess)
+      throw std::runtime_error("CUDA: cannot select device cuda:" + std::to_string(device) + ": " +
+                               cudaGetErrorString(err));
+  }
+  int previous_ = 0, device_ = 0;
+};
+#endif
+
+namespace detail {
+template <class Fn>
+void cpu_for(int64_t n, Fn& fn, int64_t min_parallel) {
+#pragma omp parallel for schedule(static) if (n >= min_parallel)
+  for (int64_t i = 0; i < n; ++i) fn(i);
+}
+
+template <class Fn>
+void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
 #if defined(__CUDACC__)
   constexpr int kBlock = 256;
   const int64_t blocks = (n + kBlock - 1) / kBlock;
@@ -47,10 +70,38 @@ void parallel_for(Device device, const char* name, int64_t n, Fn fn, void* strea
     throw std::runtime_error(std::string("CUDA launch '") + name +
                              "' failed: " + cudaGetErrorString(err));
 #else
-  (void)stream;
+  (void)n, (void)fn, (void)stream;
   throw std::logic_error(std::string("parallel_for '") + name +
                          "': CUDA launch requested from a host-only translation unit");
 #endif
+}
+}  // namespace detail
+
+// stream: a cudaStream_t passed as void* so host code needs no CUDA headers (nullptr: the
+// legacy default stream; callers that share buffers with LibTorch pass its current stream,
+// myriad/torch_device.h). The launch is asynchronous: nothing here waits for the GPU.
+// min_parallel: below this many indices the CPU loop stays on the calling thread, where waking
+// a thread team costs more than the work.
+//
+// With a DeviceId the launch runs on GPU device.index (made current around it); with a bare
+// Device, on the calling thread's current GPU.
+template <class Fn>
+void parallel_for(DeviceId device, const char* name, int64_t n, Fn fn, void* stream = nullptr,
+                  int64_t min_parallel = 1024) {
+  if (n <= 0) return;
+  if (device.is_cpu()) return detail::cpu_for(n, fn, min_parallel);
+#if defined(__CUDACC__)
+  const CudaDeviceScope scope(device.index);
+#endif
+  detail::cuda_for(name, n, fn, stream);
+}
+
+template <class Fn>
+void parallel_for(Device device, const char* name, int64_t n, Fn fn, void* stream = nullptr,
+                  int64_t min_parallel = 1024) {
+  if (n <= 0) return;
+  if (device == Device::kCpu) return detail::cpu_for(n, fn, min_parallel);
+  detail::cuda_for(name, n, fn, stream);
 }
 
 }  // namespace myriad

@@ -13,13 +13,16 @@ namespace myriad::physics {
 template <class T>
 class CudaBatch {
  public:
-  CudaBatch(const Model<T>& m, int64_t num_envs);
+  // device: the GPU ordinal to allocate and run on (-1: the current device). Every method
+  // makes it current while it works and restores the caller's device after.
+  CudaBatch(const Model<T>& m, int64_t num_envs, int device = -1);
   ~CudaBatch();
   CudaBatch(const CudaBatch&) = delete;
   CudaBatch& operator=(const CudaBatch&) = delete;
 
   void upload(Data<T>& host);    // host batch -> device (every field)
   void download(Data<T>& host);  // device -> host batch (every field)
+  // Both launch on the legacy default stream of the GPU and wait for it before returning.
   void forward();
   void step(int substeps = 1);
 

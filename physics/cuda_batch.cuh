@@ -1,4 +1,8 @@
-// CudaBatch: physics/pipeline.h's stages launched with parallel_for on the GPU.
+// CudaBatch: physics/pipeline.h's stages launched with parallel_for on the GPU. Included by
+// physics/cuda_batch_f32.cu and physics/cuda_batch_f64.cu, one precision each, so that only the
+// float64 engine is compiled without FMA contraction (physics/CMakeLists.txt).
+#pragma once
+
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -42,6 +46,7 @@ template <class T>
 struct CudaBatch<T>::Impl {
   const Model<T>& host_model;
   int64_t n;
+  int device;  // GPU ordinal: every allocation, copy and launch is made with it current
   ModelView<T> view{};
   DeviceData<T> data{};
   std::vector<void*> allocations;
@@ -55,7 +60,9 @@ struct CudaBatch<T>::Impl {
 };
 
 template <class T>
-CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n) : impl_(new Impl{m, n}) {
+CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n, int device) : impl_(new Impl{m, n, device}) {
+  if (impl_->device < 0) check(cudaGetDevice(&impl_->device), "cudaGetDevice");
+  const CudaDeviceScope on(impl_->device);
   static_assert(sizeof(EnvData<T>) % sizeof(T*) == 0, "EnvData must hold only pointers");
   impl_->view = view_of(m);
   // The model's arrays, copied once; the view then points at the copies.
@@ -81,11 +88,16 @@ CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n) : impl_(new Impl{m, n}) {
 
 template <class T>
 CudaBatch<T>::~CudaBatch() {
+  int previous = 0;
+  cudaGetDevice(&previous);
+  cudaSetDevice(impl_->device);
   for (void* p : impl_->allocations) cudaFree(p);
+  cudaSetDevice(previous);
 }
 
 template <class T>
 void CudaBatch<T>::upload(Data<T>& host) {
+  const CudaDeviceScope on(impl_->device);
   EnvData<T> probe{};
   int f = 0;
   for_each_field(probe, impl_->host_model, [&](const char* name, T*&, int64_t size) {
@@ -98,6 +110,7 @@ void CudaBatch<T>::upload(Data<T>& host) {
 
 template <class T>
 void CudaBatch<T>::download(Data<T>& host) {
+  const CudaDeviceScope on(impl_->device);
   EnvData<T> probe{};
   int f = 0;
   for_each_field(probe, impl_->host_model, [&](const char* name, T*&, int64_t size) {
@@ -112,26 +125,27 @@ template <class T>
 void CudaBatch<T>::forward() {
   const ModelView<T> v = impl_->view;
   const DeviceData<T> d = impl_->data;
-  parallel_for(Device::kCuda, "physics.forward", impl_->n, [v, d] MYRIAD_HD_LAMBDA(int64_t i) {
+  const DeviceId on{Device::kCuda, impl_->device};
+  parallel_for(on, "physics.forward", impl_->n, [v, d] MYRIAD_HD_LAMBDA(int64_t i) {
     EnvData<T> e = d.env(i);
     physics::forward(v, e);
   });
-  check(cudaDeviceSynchronize(), "physics.forward");
+  // Synchronous by contract (bench and tests time it); it waits for this GPU's work only.
+  const CudaDeviceScope scope(impl_->device);
+  check(cudaStreamSynchronize(nullptr), "physics.forward");
 }
 
 template <class T>
 void CudaBatch<T>::step(int substeps) {
   const ModelView<T> v = impl_->view;
   const DeviceData<T> d = impl_->data;
-  parallel_for(Device::kCuda, "physics.step", impl_->n,
-               [v, d, substeps] MYRIAD_HD_LAMBDA(int64_t i) {
-                 EnvData<T> e = d.env(i);
-                 for (int s = 0; s < substeps; ++s) physics::step(v, e);
-               });
-  check(cudaDeviceSynchronize(), "physics.step");
+  const DeviceId on{Device::kCuda, impl_->device};
+  parallel_for(on, "physics.step", impl_->n, [v, d, substeps] MYRIAD_HD_LAMBDA(int64_t i) {
+    EnvData<T> e = d.env(i);
+    for (int s = 0; s < substeps; ++s) physics::step(v, e);
+  });
+  const CudaDeviceScope scope(impl_->device);
+  check(cudaStreamSynchronize(nullptr), "physics.step");
 }
-
-template class CudaBatch<float>;
-template class CudaBatch<double>;
 
 }  // namespace myriad::physics

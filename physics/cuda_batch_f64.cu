@@ -1,0 +1,6 @@
+// CudaBatch<double> (compiled with --fmad=false: no FMA contraction, as libmujoco).
+#include "physics/cuda_batch.cuh"
+
+namespace myriad::physics {
+template class CudaBatch<double>;
+}  // namespace myriad::physics
