@@ -5,6 +5,7 @@
 
 #include "learner/trainer.h"
 #include "myriad/registry.h"
+#include "myriad/torch_device.h"
 
 namespace myriad::learner {
 
@@ -148,9 +149,7 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
   torch::serialize::InputArchive model;
   a.read("policy", model);
   p.policy->load(model);
-  const Device d = resolve_device(p.config.env.device);
-  const torch::Device td =
-      d == Device::kCpu ? torch::Device(torch::kCPU) : torch::Device(torch::kCUDA, 0);
+  const torch::Device td = torch_device(p.config.env.device);
   p.policy->to(td);
   read_rms(a, "obs_rms", p.obs_rms, td);
   read_rms(a, "ret_rms", p.ret_rms, td);

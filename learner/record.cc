@@ -183,7 +183,7 @@ Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
   if (o.envs <= 0)
     throw std::invalid_argument("record: envs must be positive, got " + std::to_string(o.envs));
   const LearnerThreads threads(p.config);
-  auto env = envs::make(p.config.env.id, o.envs, resolve_device(p.config.env.device), o.seed,
+  auto env = envs::make(p.config.env.id, o.envs, resolve_device_id(p.config.env.device), o.seed,
                         p.config.env.options, env_text_options(p.config.env));
   RecordOptions named = o;
   named.env_options = p.config.env.options;

@@ -38,8 +38,8 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   set_cpu_threads(cfg_.run.threads);
   // Small MLPs run fastest on one LibTorch thread; more would contend with the env threads.
   if (cfg_.run.learner_threads > 0) torch::set_num_threads(cfg_.run.learner_threads);
-  env_ = envs::make(cfg_.env.id, cfg_.env.num_envs, resolve_device(cfg_.env.device), cfg_.run.seed,
-                    cfg_.env.options, env_text_options(cfg_.env));
+  env_ = envs::make(cfg_.env.id, cfg_.env.num_envs, resolve_device_id(cfg_.env.device),
+                    cfg_.run.seed, cfg_.env.options, env_text_options(cfg_.env));
   device_ = env_->buffers().obs.device();
   const EnvSpec& spec = env_->spec();
   const int64_t obs_dim = spec.observation_space.flat_size();
@@ -85,6 +85,8 @@ UpdateStats Trainer::update() {
     return std::chrono::duration<double>(clock::now() - t).count();
   };
   UpdateStats s;
+  // Allocations without an explicit device land on the env's GPU (a rank on cuda:3 stays there).
+  const c10::DeviceGuard on_device(device_);
   auto mark = clock::now();
   // Schedule: (env steps) => learning rate (kl_adaptive moves it on the device instead).
   if (schedule_ != LrSchedule::kKlAdaptive)
@@ -273,7 +275,7 @@ EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   EvalResult result;
   if (episodes <= 0) return result;
   const LearnerThreads threads(p.config);
-  const Device device = resolve_device(p.config.env.device);
+  const DeviceId device = resolve_device_id(p.config.env.device);
   auto env = envs::make(p.config.env.id, episodes, device, seed, p.config.env.options,
                         env_text_options(p.config.env));
   const auto& buf = env->buffers();

@@ -3,9 +3,12 @@
 #include <exception>
 #include <iostream>
 
+#include "learner/cpu_math.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
+  // Before any LibTorch op: the same seed gives the same run on Intel and AMD CPUs.
+  myriad::learner::pin_cpu_math();
   CLI::App app{"Myriad: batched reinforcement learning at the speed of the hardware"};
   app.require_subcommand(1);
   myriad::tools::add_train_command(app);

@@ -1,0 +1,20 @@
+// One code path for LibTorch's CPU math, so that the same seed gives the same run on Intel and
+// AMD machines alike. MKL picks its GEMM kernels by CPU vendor and model (on AVX-512 Intel and
+// on AMD Zen they round differently), and ATen's vector kernels by the widest ISA the CPU has.
+// Pinning both makes the result depend only on the seed:
+//   MKL_CBWR=AVX2,STRICT      MKL's conditional numerical reproducibility, AVX2 branch, strict
+//   ATEN_CPU_CAPABILITY=avx2  ATen's AVX2 kernels (AVX-512 CPUs included)
+// Only on CPUs with AVX2 and FMA (any x86-64 since 2013-2015); elsewhere nothing is pinned.
+// Variables the user already set win; MYRIAD_NATIVE_MATH=1 skips pinning (each CPU's own
+// fastest path, reproducible only on the same CPU model). Takes effect only if called before the
+// first LibTorch op of the process.
+#pragma once
+
+#include <string>
+
+namespace myriad::learner {
+
+// Sets the variables above (unless set); returns a one-line description of what is in force.
+std::string pin_cpu_math();
+
+}  // namespace myriad::learner
