@@ -12,7 +12,8 @@ namespace myriad::envs {
 template <Device D, class Env>
 void launch_reset(const BatchView<Env>& b, DeviceId device, void* stream) {
   parallel_for(
-      DeviceId{D, device.index}, "env.reset", b.n, [b] MYRIAD_HD_LAMBDA(int64_t i) { reset_one(b, i); }, stream);
+      DeviceId{D, device.index}, "env.reset", b.n,
+      [b] MYRIAD_HD_LAMBDA(int64_t i) { reset_one(b, i); }, stream);
 }
 
 template <Device D, class Env>
@@ -38,14 +39,16 @@ void launch_step(const BatchView<Env>& b, DeviceId device, void* stream) {
         stream, /*min_parallel=*/2);
   } else {
     parallel_for(
-        DeviceId{D, device.index}, "env.step", b.n, [b] MYRIAD_HD_LAMBDA(int64_t i) { step_one(b, i); }, stream);
+        DeviceId{D, device.index}, "env.step", b.n,
+        [b] MYRIAD_HD_LAMBDA(int64_t i) { step_one(b, i); }, stream);
   }
 }
 
 template <Device D, class Env>
 void launch_observe(const BatchView<Env>& b, DeviceId device, void* stream) {
   parallel_for(
-      DeviceId{D, device.index}, "env.observe", b.n, [b] MYRIAD_HD_LAMBDA(int64_t i) { observe_one(b, i); }, stream);
+      DeviceId{D, device.index}, "env.observe", b.n,
+      [b] MYRIAD_HD_LAMBDA(int64_t i) { observe_one(b, i); }, stream);
 }
 
 }  // namespace myriad::envs

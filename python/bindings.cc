@@ -11,10 +11,11 @@
 #include <pybind11/stl.h>
 
 #include <filesystem>
-#include <future>
 #include <nlohmann/json.hpp>
 
+#include "envs/async_stepper.h"
 #include "learner/record.h"
+#include "learner/summary.h"
 #include "learner/trainer.h"
 #include "myriad/registry.h"
 
@@ -72,26 +73,62 @@ at::Tensor from_dlpack_capsule(py::capsule cap) {
   return t;
 }
 
-at::ScalarType numpy_scalar_type(const py::array& a) {
-  const py::dtype d = a.dtype();
-  if (d.is(py::dtype::of<float>())) return at::kFloat;
-  if (d.is(py::dtype::of<double>())) return at::kDouble;
-  if (d.is(py::dtype::of<int32_t>())) return at::kInt;
-  if (d.is(py::dtype::of<int64_t>())) return at::kLong;
-  if (d.is(py::dtype::of<bool>())) return at::kBool;
-  throw py::type_error("unsupported array dtype " + std::string(py::str(d)));
+// The ATen dtype of a numpy dtype in native byte order, if ATen has one.
+std::optional<at::ScalarType> aten_scalar_type(const py::dtype& d) {
+  if (d.byteorder() == '>') return std::nullopt;
+  switch (d.kind()) {
+    case 'f':
+      if (d.itemsize() == 4) return at::kFloat;
+      if (d.itemsize() == 8) return at::kDouble;
+      break;
+    case 'i':
+      if (d.itemsize() == 1) return at::kChar;
+      if (d.itemsize() == 2) return at::kShort;
+      if (d.itemsize() == 4) return at::kInt;
+      if (d.itemsize() == 8) return at::kLong;
+      break;
+    case 'u':
+      if (d.itemsize() == 1) return at::kByte;
+      break;
+    case 'b':
+      return at::kBool;
+  }
+  return std::nullopt;
 }
 
 // A tensor viewing numpy array a (no copy; a must outlive the tensor's use).
 at::Tensor tensor_view(const py::array& a) {
   if (!(a.flags() & py::array::c_style)) throw std::invalid_argument("array must be C-contiguous");
+  const std::optional<at::ScalarType> type = aten_scalar_type(a.dtype());
+  if (!type) throw py::type_error("unsupported array dtype " + std::string(py::str(a.dtype())));
   std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-  return at::from_blob(const_cast<void*>(a.data()), shape,
-                       at::TensorOptions().dtype(numpy_scalar_type(a)));
+  return at::from_blob(const_cast<void*>(a.data()), shape, at::TensorOptions().dtype(*type));
 }
 
-// The env object behind myriad.VectorEnv: stepping with the GIL released, and an optional
-// step in flight (step_async / step_wait).
+// A tensor for what Python passed as actions or a state: a DLPack capsule (from torch), or
+// anything numpy.asarray takes. A C-contiguous array of a dtype ATen has is viewed, not copied;
+// other numbers are converted once (integers to int64, floats to float32/float64). The tensor may
+// view `keep`, which must outlive its use.
+at::Tensor input_tensor(const py::handle& obj, py::object& keep) {
+  if (PyCapsule_CheckExact(obj.ptr()))
+    return from_dlpack_capsule(py::reinterpret_borrow<py::capsule>(obj));
+  py::array a = py::array::ensure(obj, py::array::c_style);
+  if (!a) throw py::type_error("expected a numpy array, a torch tensor or a list of numbers");
+  if (!aten_scalar_type(a.dtype())) {
+    const char kind = a.dtype().kind();
+    const char* to = kind == 'i' || kind == 'u' ? "int64"
+                     : kind == 'f'              ? (a.itemsize() < 4 ? "float32" : "float64")
+                     : kind == 'b'              ? "bool"
+                                                : nullptr;
+    if (to == nullptr)
+      throw py::type_error("expected numbers, got an array of dtype " +
+                           std::string(py::str(a.dtype())));
+    a = py::array::ensure(a.attr("astype")(to), py::array::c_style);
+  }
+  keep = a;
+  return tensor_view(a);
+}
+
 py::dict eval_dict(const learner::EvalResult& r) {
   py::dict d;
   d["return_mean"] = r.return_mean;
@@ -101,44 +138,47 @@ py::dict eval_dict(const learner::EvalResult& r) {
   return d;
 }
 
+// The env object behind myriad.VectorEnv. Stepping, the step in flight (step_async/step_wait)
+// and the done mask live in envs::AsyncStepper; this class converts arrays and releases the GIL.
 class Env {
  public:
   Env(const std::string& id, int64_t n, const std::string& device, uint64_t seed,
       const EnvOptions& options, const EnvTextOptions& text_options, int threads)
-      : threads_(threads) {
-    set_cpu_threads(threads);
-    env_ = envs::make(id, n, resolve_device(device), seed, options, text_options);
-  }
+      : stepper_(make_env(id, n, device, seed, options, text_options, threads), threads) {}
 
   void reset(std::optional<uint64_t> seed) {
-    wait_pending();
-    awaiting_wait_ = false;  // a reset supersedes the pending step's results
     py::gil_scoped_release release;
-    env_->reset(seed);
+    stepper_.reset(seed);
   }
 
-  void step_numpy(const py::array& actions) { step_tensor(tensor_view(actions), actions); }
-  void step_dlpack(py::capsule actions) { step_tensor(from_dlpack_capsule(actions), py::none()); }
-
-  void step_async_numpy(const py::array& actions) { start_async(tensor_view(actions), actions); }
-  void step_async_dlpack(py::capsule actions) {
-    start_async(from_dlpack_capsule(actions), py::none());
+  // actions: a numpy array (or anything numpy takes) or a DLPack capsule.
+  void step(const py::handle& actions) {
+    py::object keep;
+    const at::Tensor a = input_tensor(actions, keep);
+    py::gil_scoped_release release;
+    stepper_.step(a);
+  }
+  void step_async(const py::handle& actions) {
+    py::object keep;
+    const at::Tensor a = input_tensor(actions, keep);
+    py::gil_scoped_release release;
+    stepper_.step_async(a);
   }
   void step_wait() {
-    if (!awaiting_wait_) throw std::logic_error("step_wait() called with no step_async() pending");
-    awaiting_wait_ = false;
-    wait_pending();  // rethrows the step's error, once
+    py::gil_scoped_release release;
+    stepper_.step_wait();
   }
 
-  // Buffers by name: numpy views on CPU, DLPack capsules on CUDA.
+  // Buffers by name (numpy views on CPU, DLPack capsules on CUDA), "done" included.
   py::dict buffers() const {
-    const StepBuffers& b = env_->buffers();
+    const StepBuffers& b = stepper_.buffers();
     py::dict out;
     const std::pair<const char*, const at::Tensor*> named[] = {
         {"obs", &b.obs},
         {"reward", &b.reward},
         {"terminated", &b.terminated},
         {"truncated", &b.truncated},
+        {"done", &stepper_.done()},
         {"final_obs", &b.final_obs},
         {"episode_return", &b.episode_return},
         {"episode_length", &b.episode_length}};
@@ -147,25 +187,28 @@ class Env {
   }
 
   py::object get_state() {
-    wait_pending();
-    return export_tensor(env_->get_state());
+    at::Tensor state;
+    {
+      py::gil_scoped_release release;
+      state = stepper_.env().get_state();
+    }
+    return export_tensor(state);
   }
-  void set_state_numpy(const py::array& state, std::optional<py::array> ids) {
-    wait_pending();
-    env_->set_state(tensor_view(state), ids ? tensor_view(*ids) : at::Tensor());
-  }
-  void set_state_dlpack(py::capsule state, std::optional<py::capsule> ids) {
-    wait_pending();
-    env_->set_state(from_dlpack_capsule(state), ids ? from_dlpack_capsule(*ids) : at::Tensor());
+  void set_state(const py::handle& state, const py::handle& ids) {
+    py::object keep_state, keep_ids;
+    const at::Tensor s = input_tensor(state, keep_state);
+    const at::Tensor i = ids.is_none() ? at::Tensor() : input_tensor(ids, keep_ids);
+    py::gil_scoped_release release;
+    stepper_.env().set_state(s, i);
+    stepper_.refresh_done();
   }
 
   // Records K episodes per env driven by Python callables: act(obs) -> numpy actions, value(obs)
   // -> numpy [N] (or None). obs is what buffers() gives (numpy view or DLPack capsule).
   py::dict record(const std::string& path, py::function act, py::object value, int64_t episodes,
                   uint64_t seed) {
-    wait_pending();
-    const at::Device device =
-        env_->device() == Device::kCpu ? at::Device(at::kCPU) : at::Device(at::kCUDA, 0);
+    BatchEnv& env = stepper_.env();
+    const at::Device device = env.buffers().obs.device();
     auto call = [this, device](const py::function& f, const at::Tensor& obs) {
       const py::array out = f(export_tensor(obs)).cast<py::array>();
       return tensor_view(py::array::ensure(out, py::array::c_style)).clone().to(device);
@@ -177,57 +220,34 @@ class Env {
     learner::RecordOptions o;
     o.episodes = episodes;
     o.seed = seed;
-    learner::Recording rec = learner::record_episodes(*env_, driver, o);
+    learner::Recording rec = learner::record_episodes(env, driver, o);
+    stepper_.refresh_done();
     replay::write_file(path, rec.replay);
     py::dict d = eval_dict(rec.eval);
     d["path"] = path;
     return d;
   }
 
-  int64_t num_envs() const { return env_->num_envs(); }
-  std::string device() const { return device_name(env_->device()); }
-  int64_t diverged_count() const { return env_->diverged_count(); }
-  const EnvSpec& spec() const { return env_->spec(); }
+  int64_t num_envs() const { return stepper_.num_envs(); }
+  std::string device() const { return device_name(stepper_.device()); }
+  int64_t diverged_count() { return stepper_.env().diverged_count(); }
+  const EnvSpec& spec() const { return stepper_.spec(); }
 
  private:
+  static std::unique_ptr<BatchEnv> make_env(const std::string& id, int64_t n,
+                                            const std::string& device, uint64_t seed,
+                                            const EnvOptions& options,
+                                            const EnvTextOptions& text_options, int threads) {
+    set_cpu_threads(threads);  // for this (the caller's) thread; the stepper's worker sets its own
+    return envs::make(id, n, resolve_device(device), seed, options, text_options);
+  }
+
   py::object export_tensor(const at::Tensor& t) const {
-    if (env_->device() == Device::kCpu) return numpy_view(t);
+    if (!t.is_cuda()) return numpy_view(t);
     return dlpack_capsule(t);
   }
 
-  void step_tensor(const at::Tensor& actions, py::object keep_alive) {
-    wait_pending();
-    awaiting_wait_ = false;  // a new step supersedes the pending step's results
-    (void)keep_alive;
-    py::gil_scoped_release release;
-    env_->step(actions);
-  }
-
-  void start_async(at::Tensor actions, py::object keep_alive) {
-    wait_pending();
-    // The worker owns a copy of the actions, so the caller may reuse its array or tensor at once.
-    (void)keep_alive;
-    at::Tensor owned = actions.clone();
-    const int threads = threads_;
-    BatchEnv* env = env_.get();
-    awaiting_wait_ = true;
-    pending_ = std::async(std::launch::async, [env, owned, threads] {
-      set_cpu_threads(threads);  // OpenMP settings are per thread
-      env->step(owned);
-    });
-  }
-
-  // Finishes the step in flight (if any); its results stay for step_wait().
-  void wait_pending() {
-    if (!pending_.valid()) return;
-    py::gil_scoped_release release;
-    pending_.get();  // rethrows the step's error, if any
-  }
-
-  std::unique_ptr<BatchEnv> env_;
-  std::future<void> pending_;   // the step_async() in flight, if any
-  bool awaiting_wait_ = false;  // a step_async() whose results step_wait() has not returned
-  int threads_;
+  envs::AsyncStepper stepper_;
 };
 
 py::dict space_dict(const Space& s) {
@@ -262,19 +282,9 @@ std::string train(const std::string& yaml_text, const std::vector<std::string>& 
     if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
     learner::Trainer trainer(config, out_dir);
     s = trainer.train();
+    if (!out_dir.empty()) learner::write_summary(s, out_dir);
   }
-  nlohmann::json j = {{"env_steps", s.env_steps},
-                      {"updates", s.updates},
-                      {"wall_seconds", s.wall_seconds},
-                      {"eval_return_mean", s.eval.return_mean},
-                      {"eval_return_std", s.eval.return_std},
-                      {"eval_episodes", s.eval.episodes},
-                      {"diverged_episodes", s.diverged},
-                      {"checkpoint", s.checkpoint},
-                      {"run_dir", s.run_dir}};
-  j["solved_seconds"] = s.solved_seconds ? nlohmann::json(*s.solved_seconds) : nlohmann::json();
-  if (!out_dir.empty()) std::ofstream(out_dir + "/summary.json") << j.dump(2) << "\n";
-  return j.dump();
+  return learner::summary_json(s).dump();
 }
 
 class Policy {
@@ -334,6 +344,8 @@ class Policy {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "Myriad's C++ core (use the `myriad` package, not this module)";
+  // Actions of the wrong kind are TypeErrors (a subclass, so `except TypeError` catches them).
+  py::register_exception<envs::ActionTypeError>(m, "ActionTypeError", PyExc_TypeError);
   m.def("registered_ids", &envs::registered_ids);
   m.def("spec", [](const std::string& id) { return spec_dict(envs::spec_of(id)); });
   m.def("cuda_available", &cuda_available);
@@ -346,18 +358,14 @@ PYBIND11_MODULE(_core, m) {
            py::arg("id"), py::arg("num_envs"), py::arg("device"), py::arg("seed"),
            py::arg("options"), py::arg("text_options"), py::arg("threads"))
       .def("reset", &Env::reset, py::arg("seed") = py::none())
-      .def("step_numpy", &Env::step_numpy)
-      .def("step_dlpack", &Env::step_dlpack)
-      .def("step_async_numpy", &Env::step_async_numpy)
-      .def("step_async_dlpack", &Env::step_async_dlpack)
+      .def("step", &Env::step, py::arg("actions"))
+      .def("step_async", &Env::step_async, py::arg("actions"))
       .def("step_wait", &Env::step_wait)
       .def("record", &Env::record, py::arg("path"), py::arg("act"), py::arg("value"),
            py::arg("episodes"), py::arg("seed"))
       .def("buffers", &Env::buffers)
       .def("get_state", &Env::get_state)
-      .def("set_state_numpy", &Env::set_state_numpy, py::arg("state"), py::arg("ids") = py::none())
-      .def("set_state_dlpack", &Env::set_state_dlpack, py::arg("state"),
-           py::arg("ids") = py::none())
+      .def("set_state", &Env::set_state, py::arg("state"), py::arg("ids") = py::none())
       .def_property_readonly("num_envs", &Env::num_envs)
       .def_property_readonly("device", &Env::device)
       .def_property_readonly("diverged_count", &Env::diverged_count)

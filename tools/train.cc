@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "learner/record.h"
+#include "learner/summary.h"
 #include "learner/trainer.h"
 #include "tools/commands.h"
 
@@ -28,21 +29,6 @@ std::string default_run_dir(const std::string& config_path) {
   return name.str();
 }
 
-nlohmann::json summary_json(const learner::TrainSummary& s) {
-  nlohmann::json j = {{"env_steps", s.env_steps},
-                      {"updates", s.updates},
-                      {"wall_seconds", s.wall_seconds},
-                      {"eval_return_mean", s.eval.return_mean},
-                      {"eval_return_std", s.eval.return_std},
-                      {"eval_length_mean", s.eval.length_mean},
-                      {"eval_episodes", s.eval.episodes},
-                      {"diverged_episodes", s.diverged},
-                      {"checkpoint", s.checkpoint}};
-  if (!s.replay.empty()) j["replay"] = s.replay;
-  j["solved_seconds"] = s.solved_seconds ? nlohmann::json(*s.solved_seconds) : nlohmann::json();
-  return j;
-}
-
 void run_train(const TrainOptions& o) {
   std::vector<std::string> overrides = o.overrides;
   if (!o.resume.empty()) overrides.push_back("run.resume=" + o.resume);
@@ -53,10 +39,7 @@ void run_train(const TrainOptions& o) {
             << config.run.total_env_steps << " env steps -> " << dir << std::endl;
   learner::Trainer trainer(config, dir);
   const learner::TrainSummary s = trainer.train();
-  const nlohmann::json j = summary_json(s);
-  const std::string tmp = dir + "/summary.json.tmp";
-  std::ofstream(tmp) << j.dump(2) << "\n";
-  std::filesystem::rename(tmp, dir + "/summary.json");
+  learner::write_summary(s, dir);
   std::cout << std::fixed << std::setprecision(1) << "evaluation: mean return "
             << s.eval.return_mean << " +- " << s.eval.return_std << " over " << s.eval.episodes
             << " episodes (deterministic policy)\n"

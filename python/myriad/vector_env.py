@@ -44,6 +44,15 @@ def _is_torch_tensor(x) -> bool:
     return type(x).__module__.startswith("torch") and hasattr(x, "__dlpack__")
 
 
+def _copy_of(x):
+    return x.copy() if isinstance(x, np.ndarray) else x.clone()
+
+
+def _dlpack(t):
+    """A DLPack capsule of torch tensor t (dtype, shape and device are checked in C++)."""
+    return _torch().utils.dlpack.to_dlpack(t.detach())
+
+
 class VectorEnv:
     """num_envs instances of one env, stepped as one batch (see myriad.make)."""
 
@@ -77,7 +86,6 @@ class VectorEnv:
         self.single_action_space = make_space(self.spec["action_space"])
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._discrete = self.spec["action_space"]["kind"] == "discrete"
         # The C++ buffers never move, so their views are made once.
         self._views = {k: self._tensor(v) for k, v in self._env.buffers().items()}
         self.closed = False
@@ -92,18 +100,19 @@ class VectorEnv:
         if seed is not None:
             self._seed = int(seed)
         self._env.reset(None if seed is None else int(seed))
-        return self._out(self._views["obs"]), {}
+        obs = self._views["obs"]
+        return (_copy_of(obs) if self._copy else obs), {}
 
     def step(self, actions):
         """Steps every env (the GIL is released meanwhile) and returns Gymnasium's 5-tuple."""
         self._check_open()
-        self._send(actions, asynchronous=False)
+        self._env.step(_dlpack(actions) if _is_torch_tensor(actions) else actions)
         return self._results()
 
     def step_async(self, actions):
-        """Starts a step in the background; collect it with step_wait()."""
+        """Starts a step in the background (on a copy of actions); collect it with step_wait()."""
         self._check_open()
-        self._send(actions, asynchronous=True)
+        self._env.step_async(_dlpack(actions) if _is_torch_tensor(actions) else actions)
 
     def step_wait(self):
         self._check_open()
@@ -143,7 +152,7 @@ class VectorEnv:
             if env_ids is not None:
                 ids = torch.as_tensor(env_ids, dtype=torch.int64, device=state.device)
                 ids = torch.utils.dlpack.to_dlpack(ids.contiguous())
-            self._env.set_state_dlpack(torch.utils.dlpack.to_dlpack(state), ids)
+            self._env.set_state(torch.utils.dlpack.to_dlpack(state), ids)
             return
         # MJCF-v0 states are float64 (time, qpos, qvel); classic env states float32.
         dtype = np.float64 if self.spec["id"] == "MJCF-v0" else np.float32
@@ -155,7 +164,7 @@ class VectorEnv:
                 raise TypeError(f"env_ids must be a 1-D array of integers, got shape {ids.shape} "
                                 f"and dtype {ids.dtype}")
             ids = np.ascontiguousarray(ids, dtype=np.int64)
-        self._env.set_state_numpy(state, ids)
+        self._env.set_state(state, ids)
 
     @property
     def diverged_count(self) -> int:
@@ -180,59 +189,19 @@ class VectorEnv:
             return x
         return _torch().from_dlpack(x)
 
-    def _out(self, x):
-        if not self._copy:
-            return x
-        return x.copy() if isinstance(x, np.ndarray) else x.clone()
-
-    def _send(self, actions, asynchronous):
-        if _is_torch_tensor(actions):
-            actions = self._checked_torch(actions)
-            capsule = _torch().utils.dlpack.to_dlpack(actions)
-            (self._env.step_async_dlpack if asynchronous else self._env.step_dlpack)(capsule)
-        else:
-            array = self._checked_numpy(actions)
-            (self._env.step_async_numpy if asynchronous else self._env.step_numpy)(array)
-
-    def _checked_numpy(self, actions):
-        a = np.asarray(actions)
-        if a.ndim == 0:
-            raise ValueError(f"{self.spec['id']} step: expected one action per env "
-                             f"({self.num_envs}), got a scalar")
-        if self._discrete:
-            if not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
-                raise TypeError(f"{self.spec['id']} has Discrete actions: expected integers, "
-                                f"got dtype {a.dtype}")
-            return np.ascontiguousarray(a, dtype=np.int32)
-        if not np.issubdtype(a.dtype, np.floating):
-            raise TypeError(f"{self.spec['id']} has Box actions: expected floats, got dtype "
-                            f"{a.dtype}")
-        return np.ascontiguousarray(a, dtype=np.float32)
-
-    def _checked_torch(self, t):
-        torch = _torch()
-        t = t.detach()
-        if self._discrete:
-            if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
-                raise TypeError(f"{self.spec['id']} has Discrete actions: expected integers, "
-                                f"got {t.dtype}")
-            return t.to(torch.int32).contiguous()
-        if not t.is_floating_point():
-            raise TypeError(f"{self.spec['id']} has Box actions: expected floats, got {t.dtype}")
-        return t.to(torch.float32).contiguous()
-
     def _results(self):
-        b = self._views
-        done = b["terminated"] | b["truncated"]
+        # The done mask and the views come from C++ (made once); only the dicts are new.
+        v = self._views
+        if self._copy:
+            v = {k: _copy_of(x) for k, x in v.items()}
+        done = v["done"]
         info = {
-            "final_obs": self._out(b["final_obs"]),
+            "final_obs": v["final_obs"],
             "_final_obs": done,
-            "episode": {"r": self._out(b["episode_return"]), "l": self._out(b["episode_length"]),
-                        "_r": done, "_l": done},
+            "episode": {"r": v["episode_return"], "l": v["episode_length"], "_r": done, "_l": done},
             "_episode": done,
         }
-        return (self._out(b["obs"]), self._out(b["reward"]), self._out(b["terminated"]),
-                self._out(b["truncated"]), info)
+        return v["obs"], v["reward"], v["terminated"], v["truncated"], info
 
 
 def make(env_id, num_envs=1, device="cpu", seed=None, copy=False, threads=0, **env_options):

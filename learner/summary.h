@@ -1,0 +1,21 @@
+// summary.json: the one writer of a training run's summary, used by `myriad train` and by
+// myriad.train() in Python, so both write the same keys the same way.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "learner/trainer.h"
+
+namespace myriad::learner {
+
+// The summary as JSON. Keys (always present; null where there is no value): env_steps, updates,
+// wall_seconds, solved_seconds, eval_return_mean, eval_return_std, eval_length_mean,
+// eval_episodes, diverged_episodes, checkpoint, run_dir, replay.
+nlohmann::json summary_json(const TrainSummary& s);
+
+// Writes run_dir/summary.json atomically (a temporary file renamed over it), so a reader never
+// sees a partial file. Throws std::runtime_error when the file cannot be written.
+void write_summary(const TrainSummary& s, const std::string& run_dir);
+
+}  // namespace myriad::learner

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Downloads the Python wheels that scripts/gpu-check.sh installs offline on a GPU host into
+# .whl/ (ignored by git; carry it to the host next to .debs/). The host's image has PyTorch,
+# numpy, pytest, pybind11, pyyaml, cloudpickle, typing-extensions and tensorboard, but not
+# gymnasium (tests/python compare Myriad's spaces with Gymnasium's) and its one missing need.
+# Only pure-Python wheels are fetched, so they install under any Python 3 version there.
+# Usage: bash scripts/fetch-gpu-wheels.sh [NAME==VERSION ...]   (default: the list below)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+py=${PYTHON:-$root/.venv/bin/python}
+[ -x "$py" ] || py=python3
+wheels=("$@")
+if [ ${#wheels[@]} -eq 0 ]; then
+  # The versions the project's .venv runs the tests with.
+  wheels=(gymnasium==1.4.0 farama-notifications==0.0.6)
+fi
+mkdir -p "$root/.whl"
+# --no-deps: each need is named above; --only-binary: wheels only (no builds there).
+"$py" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+  --python-version 3.12 --implementation py --abi none --platform any \
+  -d "$root/.whl" "${wheels[@]}"
+# One version of each name, or the offline install refuses the set.
+dupes=$(find "$root/.whl" -name '*.whl' -printf '%f\n' | cut -d- -f1 | tr 'A-Z-' 'a-z_' | sort |
+  uniq -d)
+if [ -n "$dupes" ]; then
+  echo "fetch-gpu-wheels: more than one version of: $dupes (remove the old ones from .whl/)" >&2
+  exit 1
+fi
+ls -l "$root/.whl"
