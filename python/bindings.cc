@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "envs/async_stepper.h"
+#include "learner/cpu_math.h"
 #include "learner/record.h"
 #include "learner/summary.h"
 #include "learner/trainer.h"
@@ -349,6 +350,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("registered_ids", &envs::registered_ids);
   m.def("spec", [](const std::string& id) { return spec_dict(envs::spec_of(id)); });
   m.def("cuda_available", &cuda_available);
+  m.def("pin_cpu_math", &learner::pin_cpu_math);
   m.def("cuda_compiled", &cuda_compiled);
   m.def("train", &train, py::arg("yaml_text"), py::arg("overrides"), py::arg("out_dir"));
 

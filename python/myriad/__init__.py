@@ -6,6 +6,12 @@
     obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample())
 """
 from . import _core
+
+# The same seed gives the same training run on Intel and AMD CPUs: LibTorch's CPU math is pinned
+# to one code path (MKL_CBWR, ATEN_CPU_CAPABILITY; see the README) before its first op. Variables
+# already set win; MYRIAD_NATIVE_MATH=1 keeps each CPU's own path. A LibTorch op run before
+# `import myriad` fixes the path early, so import myriad first when reproducing a run.
+_core.pin_cpu_math()
 from .recording import record
 from .replay import Replay, ReplayError, load_replay
 from .training import Policy, load_policy, train
