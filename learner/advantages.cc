@@ -33,7 +33,7 @@ torch::Tensor discounted_returns(const torch::Tensor& rewards, const torch::Tens
   torch::Tensor out = torch::empty_like(rewards);
   const torch::Tensor kept = 1.0 - dones;
   for (int64_t t = 0; t < rewards.size(0); ++t) {
-    running = torch::addcmul(rewards[t], running, torch::full({}, gamma, running.options()));
+    running.mul_(gamma).add_(rewards[t]);
     out[t].copy_(running);
     running.mul_(kept[t]);
   }
@@ -50,7 +50,8 @@ void compute_returns(const ReturnsInputs& in, Rollout& r) {
   if (in.ret_rms) {
     const torch::Tensor disc = discounted_returns(r.rewards, r.dones, *in.running_return, in.gamma);
     in.ret_rms->update(disc.reshape({T * N}));
-    rewards = rewards / (in.ret_rms->var.to(rewards.dtype()) + 1e-8).sqrt();
+    rewards = (rewards / (in.ret_rms->var.to(rewards.dtype()) + 1e-8).sqrt())
+                  .clamp_(-in.reward_clip, in.reward_clip);
   }
   // V(final_obs) for every step: one batched critic pass instead of one per env step.
   const torch::Tensor final_values =

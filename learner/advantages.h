@@ -23,9 +23,11 @@ torch::Tensor gae(const torch::Tensor& rewards, const torch::Tensor& values,
 torch::Tensor truncation_bootstrap(const torch::Tensor& terminated, const torch::Tensor& truncated,
                                    const torch::Tensor& final_values, double gamma);
 
-// The running discounted return each step's reward adds to (Gymnasium's NormalizeReward):
-// running = running * gamma + rewards[t], kept [t], then zeroed where dones[t]. rewards, dones:
-// [T, N]; running: [N], carried from one rollout to the next. Returns [T, N].
+// The running discounted return whose spread scales rewards (as CleanRL's NormalizeReward):
+// running = running * gamma + rewards[t], kept [t], then zeroed where dones[t] (any episode end;
+// Gymnasium >= 1.0 zeroes it on termination only, carrying a truncated episode's return into
+// the next one). rewards, dones: [T, N]; running: [N], carried from one rollout to the next.
+// Returns [T, N].
 torch::Tensor discounted_returns(const torch::Tensor& rewards, const torch::Tensor& dones,
                                  torch::Tensor& running, double gamma);
 
@@ -34,6 +36,7 @@ struct ReturnsInputs {
   Standardizer obs_norm;                    // the statistics the rollout was collected under
   RunningMeanStd* ret_rms = nullptr;        // reward scaling, when enabled
   torch::Tensor* running_return = nullptr;  // [N], with ret_rms
+  double reward_clip = 10.0;                // scaled rewards clipped to +-reward_clip
   double gamma = 0.99, lambda = 0.95;
 };
 

@@ -1,6 +1,7 @@
 #include "learner/checkpoint.h"
 
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 
 #include "learner/trainer.h"
@@ -84,6 +85,7 @@ void Trainer::save_checkpoint(const std::string& path) const {
   write_rms(a, "ret_rms", ret_rms_);
   write_tensor(a, "discounted_return", discounted_return_);
   write_tensor(a, "generator", gen_.get_state());
+  write_string(a, "generator_device", gen_.device().is_cpu() ? "cpu" : "cuda");
   write_tensor(a, "counters", torch::tensor({env_steps_, updates_}));
   write_tensor(a, "scalars",
                torch::tensor({seconds(), solved_seconds_.value_or(-1.0)}, torch::kFloat64));
@@ -105,11 +107,14 @@ void Trainer::load_checkpoint(const std::string& path) {
                                 " (myriad eval still reads it)");
   const TrainConfig saved = parse_config(read_string(a, "config_yaml"), {});
   if (saved.env.id != cfg_.env.id || saved.env.num_envs != cfg_.env.num_envs ||
-      saved.ppo.hidden_sizes != cfg_.ppo.hidden_sizes || saved.ppo.num_steps != cfg_.ppo.num_steps)
+      saved.ppo.hidden_sizes != cfg_.ppo.hidden_sizes ||
+      saved.ppo.num_steps != cfg_.ppo.num_steps || saved.ppo.activation != cfg_.ppo.activation ||
+      saved.env.options != cfg_.env.options || saved.env.xml != cfg_.env.xml)
     throw std::invalid_argument("checkpoint '" + path + "' was trained on " + saved.env.id + " x" +
                                 std::to_string(saved.env.num_envs) +
-                                " with other network or rollout sizes; resume needs the same "
-                                "env.id, env.num_envs, ppo.num_steps and ppo.hidden_sizes");
+                                " with another env, network or rollout; resume needs the same "
+                                "env.id, env.num_envs, env.options, env.xml, ppo.num_steps, "
+                                "ppo.hidden_sizes and ppo.activation");
   torch::serialize::InputArchive model;
   a.read("policy", model);
   policy_->load(model);  // host tensors: Module::load replaces the parameters' storage
@@ -121,7 +126,18 @@ void Trainer::load_checkpoint(const std::string& path) {
   read_rms(a, "obs_rms", obs_rms_, device_);
   read_rms(a, "ret_rms", ret_rms_, device_);
   discounted_return_ = read_tensor(a, "discounted_return").to(device_);
-  gen_.set_state(read_tensor(a, "generator"));
+  // The sampling stream continues where it was on the same kind of device. Moved between CPU
+  // and CUDA (whose generator states differ), it restarts from (seed, updates): the run goes on,
+  // but not bitwise as it would have on the first device.
+  const std::string saved_gen = read_string(a, "generator_device");
+  if (saved_gen == (gen_.device().is_cpu() ? "cpu" : "cuda")) {
+    gen_.set_state(read_tensor(a, "generator"));
+  } else {
+    gen_.set_current_seed(cfg_.run.seed +
+                          static_cast<uint64_t>(read_tensor(a, "counters")[1].item<int64_t>()));
+    std::cerr << "myriad: resuming a " << saved_gen << " run on " << device_.str()
+              << ": the sampling generator restarts from (seed, updates)\n";
+  }
   const torch::Tensor counters = read_tensor(a, "counters");
   env_steps_ = counters[0].item<int64_t>();
   updates_ = counters[1].item<int64_t>();
@@ -140,7 +156,12 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
   load_archive(a, checkpoint);
   LoadedPolicy p;
   p.config = parse_config(read_string(a, "config_yaml"), {});
-  if (!device.empty()) p.config.env.device = device;
+  if (!device.empty()) {
+    p.config.env.device = device;
+  } else if (p.config.env.device.rfind("cuda", 0) == 0 && !cuda_available()) {
+    // Trained on a GPU, evaluated where there is none: the policy runs on the CPU.
+    p.config.env.device = "cpu";
+  }
   p.spec = configured_spec(p.config);
   const EnvSpec& spec = p.spec;
   const auto& c = p.config;

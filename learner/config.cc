@@ -158,6 +158,7 @@ std::vector<Field> fields(TrainConfig& c) {
       flag("ppo.normalize_obs", &c.ppo.normalize_obs),
       flag("ppo.normalize_reward", &c.ppo.normalize_reward),
       number("ppo.obs_clip", &c.ppo.obs_clip, positive()),
+      number("ppo.reward_clip", &c.ppo.reward_clip, positive()),
       int_list("ppo.hidden_sizes", &c.ppo.hidden_sizes),
       text("ppo.activation", &c.ppo.activation, {"tanh", "relu"}),
       number("ppo.init_log_std", &c.ppo.init_log_std),

@@ -36,6 +36,7 @@ struct PpoConfig {
   bool normalize_obs = true;
   bool normalize_reward = false;
   double obs_clip = 10.0;
+  double reward_clip = 10.0;  // normalize_reward: scaled rewards clipped to +-reward_clip
   std::vector<int64_t> hidden_sizes = {64, 64};
   std::string activation = "tanh";  // tanh or relu
   double init_log_std = 0.0;        // continuous actions: initial log standard deviation

@@ -2,10 +2,10 @@
 
 namespace myriad::learner {
 
-RunningMeanStd::RunningMeanStd(at::IntArrayRef shape, double epsilon)
-    : mean(torch::zeros(shape, torch::kFloat64)),
-      var(torch::ones(shape, torch::kFloat64)),
-      count(torch::full({}, epsilon, torch::kFloat64)) {}
+RunningMeanStd::RunningMeanStd(at::IntArrayRef shape, double epsilon, torch::Device device)
+    : mean(torch::zeros(shape, torch::TensorOptions(torch::kFloat64).device(device))),
+      var(torch::ones(shape, torch::TensorOptions(torch::kFloat64).device(device))),
+      count(torch::full({}, epsilon, torch::TensorOptions(torch::kFloat64).device(device))) {}
 
 void RunningMeanStd::update(const torch::Tensor& batch) {
   const torch::Tensor x = batch.to(torch::kFloat64);

@@ -9,7 +9,9 @@ namespace myriad::learner {
 class RunningMeanStd {
  public:
   RunningMeanStd() = default;
-  explicit RunningMeanStd(at::IntArrayRef shape, double epsilon = 1e-4);
+  // Statistics of shape `shape`, allocated on `device` (where the data will be).
+  explicit RunningMeanStd(at::IntArrayRef shape, double epsilon = 1e-4,
+                          torch::Device device = torch::kCPU);
 
   // batch: [B, shape...]
   void update(const torch::Tensor& batch);

@@ -48,13 +48,13 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   policy_->to(device_);
   optimizer_ = FlatAdam(policy_->parameters(), cfg_.ppo.learning_rate);
   schedule_ = lr_schedule_from_name(cfg_.ppo.lr_schedule);
-  obs_rms_ = RunningMeanStd(std::vector<int64_t>{obs_dim});
-  ret_rms_ = RunningMeanStd(std::vector<int64_t>{});
+  obs_rms_ = RunningMeanStd(std::vector<int64_t>{obs_dim}, 1e-4, device_);
+  ret_rms_ = RunningMeanStd(std::vector<int64_t>{}, 1e-4, device_);
   discounted_return_ = torch::zeros({cfg_.env.num_envs}, torch::TensorOptions(device_));
   to_env_ = ActionAdapter(spec.action_space, device_);
   gen_ = make_generator(device_, cfg_.run.seed);
   rollout_ = Rollout(cfg_.ppo.num_steps, cfg_.env.num_envs, obs_dim, spec.action_space, device_);
-  episodes_ = EpisodeStats(100, device_);
+  episodes_ = EpisodeStats(kEpisodeWindow, device_);
   const bool resumed = !cfg_.run.resume.empty();
   if (resumed) load_checkpoint(cfg_.run.resume);
   if (!run_dir_.empty()) {
@@ -103,7 +103,7 @@ UpdateStats Trainer::update() {
 
   // Advantages: (rollout, critic) => scaled and bootstrapped rewards, advantages, returns.
   compute_returns({policy_, obs_norm, c.normalize_reward ? &ret_rms_ : nullptr, &discounted_return_,
-                   c.gamma, c.gae_lambda},
+                   c.reward_clip, c.gamma, c.gae_lambda},
                   rollout_);
 
   // Statistics: (rollout) => observation normalizer, episode window, solved step.
@@ -192,14 +192,14 @@ TrainSummary Trainer::train() {
   }
   if (cfg_.run.eval_episodes > 0) {
     LoadedPolicy p = snapshot();
-    summary.eval = evaluate(p, cfg_.run.eval_episodes, cfg_.run.seed + 1000003);
+    summary.eval = evaluate(p, cfg_.run.eval_episodes, cfg_.run.seed + kEvalSeedOffset);
   }
   if (cfg_.eval.record && !run_dir_.empty()) {
     LoadedPolicy p = snapshot();
     RecordOptions o;
     o.envs = cfg_.eval.record_envs;
     o.episodes = cfg_.eval.record_episodes;
-    o.seed = cfg_.run.seed + 1000003;
+    o.seed = cfg_.run.seed + kEvalSeedOffset;
     o.checkpoint = summary.checkpoint;
     // A failed recording must not lose the run's summary: warn and go on.
     try {

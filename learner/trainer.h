@@ -21,6 +21,11 @@
 
 namespace myriad::learner {
 
+// Training statistics and solved detection use the last 100 finished episodes (Gymnasium's
+// convention for reward_threshold); evaluation envs are seeded apart from the training envs.
+constexpr int64_t kEpisodeWindow = 100;
+constexpr uint64_t kEvalSeedOffset = 1000003;
+
 struct EvalResult {
   double return_mean = 0, return_std = 0, length_mean = 0;
   int64_t episodes = 0;
@@ -98,6 +103,9 @@ class Trainer {
   void load_checkpoint(const std::string& path);
   LoadedPolicy snapshot() const;  // the current policy as load_policy would return it
 
+  // The network being trained. Its parameters are views into the optimizer's flat buffer: do not
+  // move (->to) or load (->load) it from outside, or Adam would update a buffer nobody reads;
+  // resume through load_checkpoint, copy weights out through snapshot().
   ActorCritic& policy() { return policy_; }
   int64_t env_steps() const { return env_steps_; }
   int64_t updates() const { return updates_; }

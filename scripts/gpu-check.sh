@@ -169,6 +169,20 @@ PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" "$py" -c "import myriad; p
 from CUDA envs:', myriad.load_replay('$runs/smoke-cartpole_ppo/eval.replay'))" 2>&1 | tail -n 1
 unset CUDA_LAUNCH_BLOCKING
 
+section "host synchronisations per PPO update on CUDA (torch sync debug mode)"
+# LibTorch warns at every synchronising CUDA call; the difference between a 15- and a 5-update
+# run, over 10, is the loop's syncs per update (the design allows one: the update's metrics).
+for updates in 5 15; do
+  PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" timeout 120 "$py" -c "
+import torch, myriad
+torch.cuda.set_sync_debug_mode('warn')
+myriad.train('configs/cartpole_ppo.yaml', out='$runs/syncs-$updates', env__device='$dev',
+             run__total_env_steps=64 * 32 * $updates, run__eval_episodes=0,
+             run__checkpoint_every=0, eval__record=False)
+" > "$runs/syncs-$updates.log" 2>&1
+  echo "$updates updates: rc=$? $(grep -c 'synchroniz' "$runs/syncs-$updates.log") sync warnings"
+done
+
 section "env and engine steps/s"
 printf "%-14s %-7s %9s %12s\n" env device num_envs "steps/s"
 big=1048576 bodies=65536

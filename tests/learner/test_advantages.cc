@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "learner/advantages.h"
+#include "learner/rollout.h"
 
 namespace myriad::learner {
 namespace {
@@ -52,6 +53,53 @@ TEST(DiscountedReturns, RunAcrossStepsAndRestartAfterADone) {
   EXPECT_NEAR(out[1][0].item<double>(), 3 * 0.5 + 2, 1e-6);
   EXPECT_NEAR(out[2][0].item<double>(), 3, 1e-6);  // restarted after the done at t = 1
   EXPECT_NEAR(running[0].item<double>(), 3, 1e-6);
+}
+
+// The whole post-processing on a 2-step, 2-env rollout: rewards scaled by the return statistics
+// (then clipped), gamma * V(final_obs) added where env 1 is truncated at t = 0, values of
+// final_obs taken under the rollout's frozen observation statistics, then GAE.
+TEST(ComputeReturns, ScalesThenBootstrapsTruncationThenRunsGae) {
+  torch::manual_seed(0);
+  ActorCritic policy(1, Space::discrete(2), std::vector<int64_t>{4}, std::string("tanh"), 0.0);
+  Rollout r(2, 2, 1, Space::discrete(2), torch::kCPU);
+  r.rewards.copy_(torch::tensor({{1.0f, 2.0f}, {3.0f, 4.0f}}));
+  r.truncated[0][1] = true;
+  r.final_obs[0][1][0] = 5.0f;
+  r.values.copy_(torch::tensor({{0.5f, 0.25f}, {0.125f, 1.0f}}));
+  r.next_obs.fill_(0.5f);
+  RunningMeanStd obs_rms(std::vector<int64_t>{1});
+  obs_rms.mean.fill_(1.0);
+  obs_rms.var.fill_(4.0);
+  const Standardizer norm(obs_rms, 10.0, torch::kFloat);
+  RunningMeanStd ret_rms(std::vector<int64_t>{});
+  torch::Tensor running = torch::zeros({2});
+  const double g = 0.9, lambda = 0.8;
+  compute_returns({policy, norm, &ret_rms, &running, 10.0, g, lambda}, r);
+
+  // Expected, step by step. Discounted returns: env 0: 1, 1*g+3; env 1: 2 (then cut), 4.
+  const auto disc = torch::tensor({1.0, 2.0, 1.0 * g + 3.0, 4.0});
+  // RunningMeanStd's merge of the batch into its prior (mean 0, var 1, count 1e-4).
+  const double n = 4, c0 = 1e-4, m = disc.mean().item<double>();
+  const double batch_var = (disc - m).square().mean().item<double>();
+  const double var = (1.0 * c0 + batch_var * n + m * m * c0 * n / (c0 + n)) / (c0 + n);
+  const double scale = 1.0 / std::sqrt(var + 1e-8);
+  torch::NoGradGuard no_grad;
+  const double v_final = policy->value(torch::tensor({{(5.0f - 1.0f) / 2.0f}})).item<double>();
+  // next_obs is stored as the policy's input (collect normalized it already).
+  const double v_next = policy->value(torch::tensor({{0.5f}})).item<double>();
+  const double r01 = 2 * scale + g * v_final;  // truncated: bootstrapped after scaling
+  EXPECT_NEAR(r.rewards[0][1].item<double>(), r01, 1e-4);
+  EXPECT_NEAR(r.rewards[1][0].item<double>(), 3 * scale, 1e-4);
+  EXPECT_EQ(r.dones[0][1].item<float>(), 1.0f);
+  // Env 1: the done at t = 0 cuts the recursion; t = 1 bootstraps from next_obs.
+  const double a11 = 4 * scale + g * v_next - 1.0;
+  EXPECT_NEAR(r.advantages[1][1].item<double>(), a11, 1e-4);
+  EXPECT_NEAR(r.advantages[0][1].item<double>(), r01 - 0.25, 1e-4);
+  // Env 0: no done; a00 = d0 + g * lambda * a10.
+  const double a10 = 3 * scale + g * v_next - 0.125;
+  const double a00 = (1 * scale + g * 0.125 - 0.5) + g * lambda * a10;
+  EXPECT_NEAR(r.advantages[0][0].item<double>(), a00, 1e-4);
+  EXPECT_TRUE(torch::allclose(r.returns, r.advantages + r.values));
 }
 
 }  // namespace
