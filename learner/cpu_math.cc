@@ -2,6 +2,10 @@
 
 #include <cstdlib>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace myriad::learner {
 namespace {
 
@@ -29,6 +33,13 @@ std::string pin_cpu_math() {
   setenv("ATEN_CPU_CAPABILITY", "avx2", /*overwrite=*/0);
   return "CPU math: MKL_CBWR=" + value_of("MKL_CBWR") +
          ", ATEN_CPU_CAPABILITY=" + value_of("ATEN_CPU_CAPABILITY");
+}
+
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: blocks up to 32 MiB come from the heap
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }
 
 }  // namespace myriad::learner

@@ -17,4 +17,10 @@ namespace myriad::learner {
 // Sets the variables above (unless set); returns a one-line description of what is in force.
 std::string pin_cpu_math();
 
+// Keeps freed memory in the process heap (glibc mallopt): by default glibc hands blocks over
+// 128 KiB back to the kernel, so every minibatch's tensors fault fresh pages in again; that
+// cost 28% of a CartPole training run's wall time here (docs/benchmarks.md). Process-wide;
+// `myriad` and `import myriad` call it. A no-op without glibc.
+void keep_freed_memory();
+
 }  // namespace myriad::learner

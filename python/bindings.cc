@@ -351,6 +351,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("spec", [](const std::string& id) { return spec_dict(envs::spec_of(id)); });
   m.def("cuda_available", &cuda_available);
   m.def("pin_cpu_math", &learner::pin_cpu_math);
+  m.def("keep_freed_memory", &learner::keep_freed_memory);
   m.def("cuda_compiled", &cuda_compiled);
   m.def("train", &train, py::arg("yaml_text"), py::arg("overrides"), py::arg("out_dir"));
 

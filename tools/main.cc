@@ -9,6 +9,7 @@
 int main(int argc, char** argv) {
   // Before any LibTorch op: the same seed gives the same run on Intel and AMD CPUs.
   myriad::learner::pin_cpu_math();
+  myriad::learner::keep_freed_memory();
   CLI::App app{"Myriad: batched reinforcement learning at the speed of the hardware"};
   app.require_subcommand(1);
   myriad::tools::add_train_command(app);

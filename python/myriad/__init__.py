@@ -12,6 +12,8 @@ from . import _core
 # already set win; MYRIAD_NATIVE_MATH=1 keeps each CPU's own path. A LibTorch op run before
 # `import myriad` fixes the path early, so import myriad first when reproducing a run.
 _core.pin_cpu_math()
+# Freed tensor memory stays in the heap instead of faulting in fresh pages every minibatch.
+_core.keep_freed_memory()
 from .recording import record
 from .replay import Replay, ReplayError, load_replay
 from .training import Policy, load_policy, train
