@@ -82,7 +82,17 @@ BatchEnv& AsyncStepper::env() {
 
 void AsyncStepper::refresh_done() {
   const StepBuffers& b = env_->buffers();
-  at::logical_or_out(done_, b.terminated, b.truncated);
+  if (done_.is_cuda()) {
+    at::logical_or_out(done_, b.terminated, b.truncated);  // on the current stream
+    return;
+  }
+  // On the CPU a plain loop (vectorized; a few microseconds at 65,536 envs): ATen's operator
+  // would fork its OpenMP team on every step for so few bytes.
+  const bool* terminated = b.terminated.data_ptr<bool>();
+  const bool* truncated = b.truncated.data_ptr<bool>();
+  bool* done = done_.data_ptr<bool>();
+  const int64_t n = done_.numel();
+  for (int64_t i = 0; i < n; ++i) done[i] = terminated[i] | truncated[i];
 }
 
 void AsyncStepper::step_now(const at::Tensor& actions) {
