@@ -240,7 +240,7 @@ class Env {
                                             const EnvOptions& options,
                                             const EnvTextOptions& text_options, int threads) {
     set_cpu_threads(threads);  // for this (the caller's) thread; the stepper's worker sets its own
-    return envs::make(id, n, resolve_device(device), seed, options, text_options);
+    return envs::make(id, n, resolve_device_id(device), seed, options, text_options);
   }
 
   py::object export_tensor(const at::Tensor& t) const {

@@ -65,8 +65,8 @@ class VectorEnv:
             raise KeyError(f"unknown env id {env_id!r}; registered: {', '.join(ids)}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
             raise TypeError(f"num_envs must be an integer, got {type(num_envs).__name__}")
-        if device not in ("cpu", "cuda", "auto"):
-            raise ValueError(f"unknown device {device!r} (valid: cpu, cuda, auto)")
+        if not isinstance(device, str):  # the names ("cpu", "cuda", "cuda:K", "auto") checked in C++
+            raise TypeError(f"device must be a string such as 'cpu' or 'cuda:0', got {device!r}")
         numbers_, texts = {}, {}
         for key, value in env_options.items():
             if isinstance(value, (str, os.PathLike)) and env_id == "MJCF-v0":
@@ -207,8 +207,9 @@ class VectorEnv:
 def make(env_id, num_envs=1, device="cpu", seed=None, copy=False, threads=0, **env_options):
     """Creates a vector env: myriad.make("CartPole-v1", num_envs=4096, device="cuda", seed=0).
 
-    env_options are the env's own options (e.g. max_episode_steps, Pendulum's g). threads sets
-    the OpenMP threads of CPU envs (0: all cores).
+    device: "cpu", "cuda" (the current GPU), "cuda:K" or "auto". env_options are the env's own
+    options (e.g. max_episode_steps, Pendulum's g). threads sets the OpenMP threads of CPU envs
+    (0: all cores).
     """
     return VectorEnv(env_id, num_envs=num_envs, device=device, seed=seed, copy=copy,
                      threads=threads, **env_options)

@@ -698,6 +698,10 @@ def test_make_errors():
         myriad.make("Pendulum-v1", g=None)
     with pytest.raises(ValueError, match="tpu"):
         myriad.make("CartPole-v1", device="tpu")
+    with pytest.raises(ValueError, match="cuda:99"):
+        myriad.make("CartPole-v1", device="cuda:99")
+    with pytest.raises(TypeError):
+        myriad.make("CartPole-v1", device=0)
     with pytest.raises(ValueError):
         myriad.make("CartPole-v1", max_episode_steps=0)
     with pytest.raises(ValueError):
