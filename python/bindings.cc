@@ -3,7 +3,8 @@
 //
 // Arrays cross without copies: CPU buffers become numpy arrays that view the env's tensors
 // (kept alive by a capsule), CUDA buffers become DLPack capsules that torch.from_dlpack takes.
-// Actions come in as numpy arrays (viewed with at::from_blob) or DLPack capsules.
+// Actions come in as numpy arrays (viewed with at::from_blob), lists or DLPack capsules. Stepping,
+// the step in flight and the done mask are envs::AsyncStepper's; summary.json is learner/summary's.
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
 #include <pybind11/numpy.h>
