@@ -1,5 +1,5 @@
-// Training configuration: typed, defaulted, grouped (env, ppo, run) and validated when built
-// (DESIGN.md, convention 7). Every field is declared once, in config.cc's field table, which
+// Training configuration: typed, defaulted, grouped (env, ppo, run) and validated when built.
+// Every field is declared once, in config.cc's field table, which
 // drives YAML parsing, key=value overrides, validation messages and the resolved-config dump.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Host synchronisations: the moments the host waits for the device. On CUDA each one stalls the
 // launch queue, so the training loop reads the device once per update (for logging) and never
-// per env step or minibatch (DESIGN.md, convention 14).
+// per env step or minibatch (docs/architecture.md).
 //
 // Two counts, both kept on CPU-only builds too, so a CPU test can hold the CUDA path to account:
 //  - planned reads: every deliberate device-to-host read goes through read_to_host(), which

@@ -1,5 +1,5 @@
-// pybind11 module myriad._core: declarations and zero-copy conversion only (DESIGN.md,
-// convention 8). The Gymnasium-style classes live in python/myriad/*.py.
+// pybind11 module myriad._core: declarations and zero-copy conversion only. The
+// Gymnasium-style classes live in python/myriad/*.py.
 //
 // Arrays cross without copies: CPU buffers become numpy arrays that view the env's tensors
 // (kept alive by a capsule), CUDA buffers become DLPack capsules that torch.from_dlpack takes.

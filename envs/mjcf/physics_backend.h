@@ -1,4 +1,4 @@
-// The per-env physics of an MJCF env, behind one signature (DESIGN.md, convention 3):
+// The per-env physics of an MJCF env, behind one signature:
 // "myriad" (the batched engine, float32 or float64) or "mujoco" (libmujoco's mj_step).
 // Every method acts on env i only, so the env can run them inside its own parallel loop.
 #pragma once

@@ -12,7 +12,7 @@
 //                                       where terminated | truncated (other rows are stale)
 //   episode_return [N]         float32  return of the finished episode, valid where done
 //   episode_length [N]         int32    length of the finished episode, valid where done
-// Auto-reset is same-step (DESIGN.md, convention 6).
+// Auto-reset is same-step: see the README, "Same-step auto-reset".
 #pragma once
 
 #include <ATen/Tensor.h>
