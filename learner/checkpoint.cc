@@ -126,6 +126,9 @@ void Trainer::load_checkpoint(const std::string& path) {
   read_rms(a, "obs_rms", obs_rms_, device_);
   read_rms(a, "ret_rms", ret_rms_, device_);
   discounted_return_ = read_tensor(a, "discounted_return").to(device_);
+  const torch::Tensor counters = read_tensor(a, "counters");
+  env_steps_ = counters[0].item<int64_t>();
+  updates_ = counters[1].item<int64_t>();
   // The sampling stream continues where it was on the same kind of device. Moved between CPU
   // and CUDA (whose generator states differ), it restarts from (seed, updates): the run goes on,
   // but not bitwise as it would have on the first device.
@@ -133,14 +136,10 @@ void Trainer::load_checkpoint(const std::string& path) {
   if (saved_gen == (gen_.device().is_cpu() ? "cpu" : "cuda")) {
     gen_.set_state(read_tensor(a, "generator"));
   } else {
-    gen_.set_current_seed(cfg_.run.seed +
-                          static_cast<uint64_t>(read_tensor(a, "counters")[1].item<int64_t>()));
+    gen_.set_current_seed(cfg_.run.seed + static_cast<uint64_t>(updates_));
     std::cerr << "myriad: resuming a " << saved_gen << " run on " << device_.str()
               << ": the sampling generator restarts from (seed, updates)\n";
   }
-  const torch::Tensor counters = read_tensor(a, "counters");
-  env_steps_ = counters[0].item<int64_t>();
-  updates_ = counters[1].item<int64_t>();
   const torch::Tensor scalars = read_tensor(a, "scalars");
   elapsed_before_ = scalars[0].item<double>();
   if (scalars[1].item<double>() >= 0) solved_seconds_ = scalars[1].item<double>();

@@ -20,11 +20,13 @@ void collect_rollout(const CollectInputs& in, Rollout& r) {
   ActorCritic policy = in.policy;  // shares the module
   policy->eval();
   const StepBuffers& buf = in.env->buffers();
+  const auto run_seconds = [&in] {
+    return in.seconds_before +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - in.clock_start).count();
+  };
   for (int64_t t = 0; t < r.T; ++t) {
     Rollout::Step& s = r.step[t];
-    r.step_seconds[t] =
-        in.seconds_before +
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - in.clock_start).count();
+    r.step_seconds[t] = run_seconds();
     if (in.obs_norm.enabled) s.raw_obs.copy_(buf.obs);
     in.obs_norm.apply(buf.obs, s.obs);
     const PolicyOutput out = policy->sample(s.obs, in.gen);
@@ -39,9 +41,7 @@ void collect_rollout(const CollectInputs& in, Rollout& r) {
     s.episode_returns.copy_(buf.episode_return);
     s.episode_lengths.copy_(buf.episode_length);
   }
-  r.step_seconds[r.T] =
-      in.seconds_before +
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - in.clock_start).count();
+  r.step_seconds[r.T] = run_seconds();
   in.obs_norm.apply(buf.obs, r.next_obs);
 }
 

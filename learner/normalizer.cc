@@ -9,11 +9,6 @@ RunningMeanStd::RunningMeanStd(at::IntArrayRef shape, double epsilon, torch::Dev
 
 void RunningMeanStd::update(const torch::Tensor& batch) {
   const torch::Tensor x = batch.to(torch::kFloat64);
-  if (mean.device() != x.device()) {
-    mean = mean.to(x.device());
-    var = var.to(x.device());
-    count = count.to(x.device());
-  }
   const torch::Tensor batch_mean = x.mean(0);
   // Written out: LibTorch's CPU var() reads a single-output result on the host (.item()).
   const torch::Tensor batch_var = (x - batch_mean).square_().mean(0);
@@ -24,11 +19,6 @@ void RunningMeanStd::update(const torch::Tensor& batch) {
   mean = mean + delta * n / total;
   var = m2 / total;
   count = total;
-}
-
-torch::Tensor RunningMeanStd::normalize(const torch::Tensor& x, double clip) const {
-  const torch::Tensor m = mean.to(x.dtype()), s = (var + 1e-8).sqrt().to(x.dtype());
-  return ((x - m) / s).clamp(-clip, clip);
 }
 
 Standardizer::Standardizer(const RunningMeanStd& rms, double clip_, torch::ScalarType dtype)

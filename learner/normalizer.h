@@ -15,8 +15,6 @@ class RunningMeanStd {
 
   // batch: [B, shape...]
   void update(const torch::Tensor& batch);
-  // (x - mean) / sqrt(var + eps), clipped to [-clip, clip].
-  torch::Tensor normalize(const torch::Tensor& x, double clip) const;
 
   torch::Tensor mean, var, count;  // float64, on the device of the data
 };

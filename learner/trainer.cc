@@ -243,18 +243,15 @@ torch::Tensor LoadedPolicy::network_input(const torch::Tensor& obs) const {
                                 std::to_string(width) + "], got " +
                                 envs::shape_string(obs.sizes()));
   torch::Tensor x = obs.to(torch::kFloat);
-  if (config.ppo.normalize_obs) x = obs_rms.normalize(x, config.ppo.obs_clip);
+  if (config.ppo.normalize_obs) x = Standardizer(obs_rms, config.ppo.obs_clip, torch::kFloat)(x);
   return x;
 }
 
 torch::Tensor LoadedPolicy::act(const torch::Tensor& obs) {
   torch::NoGradGuard no_grad;
   policy->eval();
-  torch::Tensor a = policy->deterministic_action(network_input(obs));
-  if (policy->discrete()) return a.to(torch::kInt);
-  const auto low = torch::tensor(spec.action_space.low).to(a.device());
-  const auto high = torch::tensor(spec.action_space.high).to(a.device());
-  return torch::max(torch::min(a, high), low);
+  const torch::Tensor a = policy->deterministic_action(network_input(obs));
+  return ActionAdapter(spec.action_space, a.device())(a);
 }
 
 torch::Tensor LoadedPolicy::value(const torch::Tensor& obs) {
