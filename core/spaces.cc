@@ -1,5 +1,6 @@
 #include "myriad/spaces.h"
 
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 

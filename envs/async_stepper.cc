@@ -4,6 +4,7 @@
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 

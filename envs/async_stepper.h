@@ -12,6 +12,7 @@
 #include <c10/core/Stream.h>
 
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>

@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 

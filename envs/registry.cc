@@ -1,6 +1,7 @@
 // The registry: each env type of envs/env_list.h under its Gymnasium id.
 #include "myriad/registry.h"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <stdexcept>

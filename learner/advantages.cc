@@ -1,5 +1,7 @@
 #include "learner/advantages.h"
 
+#include <cstdint>
+
 namespace myriad::learner {
 
 torch::Tensor gae(const torch::Tensor& rewards, const torch::Tensor& values,

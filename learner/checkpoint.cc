@@ -1,5 +1,6 @@
 #include "learner/checkpoint.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>

@@ -1,5 +1,7 @@
 #include "learner/collect.h"
 
+#include <cstdint>
+
 namespace myriad::learner {
 
 ActionAdapter::ActionAdapter(const Space& space, torch::Device device)

@@ -3,6 +3,7 @@
 // drives YAML parsing, key=value overrides, validation messages and the resolved-config dump.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>

@@ -1,5 +1,6 @@
 #include "learner/episode_stats.h"
 
+#include <cstdint>
 #include <stdexcept>
 
 namespace myriad::learner {

@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <optional>
 
 namespace myriad::learner {

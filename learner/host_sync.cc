@@ -3,6 +3,7 @@
 #include <ATen/record_function.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 
 namespace myriad::learner {

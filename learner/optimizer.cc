@@ -1,6 +1,7 @@
 #include "learner/optimizer.h"
 
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 namespace myriad::learner {

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace myriad::learner {

@@ -1,6 +1,7 @@
 #include "learner/policy.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include "learner/activations.h"
 

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "myriad/spaces.h"

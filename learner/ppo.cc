@@ -1,5 +1,7 @@
 #include "learner/ppo.h"
 
+#include <cstdint>
+
 namespace myriad::learner {
 
 torch::Tensor normalize_advantages(const torch::Tensor& adv) {

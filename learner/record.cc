@@ -1,6 +1,7 @@
 #include "learner/record.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 

@@ -3,6 +3,7 @@
 // reward, the critic's value, the action and the episode boundaries.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 

@@ -1,5 +1,7 @@
 #include "learner/rollout.h"
 
+#include <cstdint>
+
 namespace myriad::learner {
 
 Rollout::Rollout(int64_t num_steps, int64_t num_envs, int64_t obs_dim, const Space& action_space,

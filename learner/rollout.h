@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
+
 #include "myriad/spaces.h"
 
 namespace myriad::learner {

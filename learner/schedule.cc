@@ -1,6 +1,7 @@
 #include "learner/schedule.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 namespace myriad::learner {

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <string>
 
 namespace myriad::learner {

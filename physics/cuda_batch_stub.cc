@@ -1,4 +1,5 @@
 // Build without nvcc: CudaBatch says so.
+#include <cstdint>
 #include <stdexcept>
 
 #include "myriad/physics/cuda_batch.h"

@@ -1,6 +1,8 @@
 // CPU instantiation of the batched engine for float and double.
 #include "myriad/physics/engine.h"
 
+#include <cstdint>
+
 #include "myriad/parallel_for.h"
 #include "physics/pipeline.h"
 

@@ -2,6 +2,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include <cstdint>
 #include <stdexcept>
 
 namespace myriad::physics {

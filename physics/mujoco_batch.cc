@@ -1,5 +1,6 @@
 #include "physics/mujoco_batch.h"
 
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>

@@ -1,6 +1,7 @@
 // Encoding and decoding of replay files (docs/replay-format.md).
 #include <zlib.h>
 
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>

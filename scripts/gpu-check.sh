@@ -78,6 +78,9 @@ prefix=/tmp/myriad-debs
 mkdir -p "$prefix"
 for f in .debs/*.deb; do [ -f "$f" ] && dpkg -x "$f" "$prefix"; done
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+# mujocoTargets.cmake names Debian's /usr/include/libqhull_r/; point it at the unpacked copy.
+sed -i "s|;/usr/include/libqhull_r/|;$prefix/usr/include/libqhull_r/|" \
+  "$prefix/usr/lib/x86_64-linux-gnu/cmake/mujoco/mujocoTargets.cmake" 2>/dev/null
 # zlib1g-dev's libz.so points at Debian's /lib/.../libz.so.1.2.13; use the host's libz.so.1.
 libz_dev="$prefix/usr/lib/x86_64-linux-gnu/libz.so"
 if [ -L "$libz_dev" ] && [ ! -e "$libz_dev" ]; then

@@ -3,6 +3,7 @@
 #include <torch/cuda.h>
 
 #include <chrono>
+#include <cstdint>
 #include <iostream>
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,7 @@
 // myriad physics-bench MODEL.xml: the raw engine (no env around it) stepping N copies of a model
 // with zero controls from qpos0, on the CPU or a CUDA GPU; prints physics steps per second.
 #include <chrono>
+#include <cstdint>
 #include <iostream>
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,6 @@
 // myriad train / myriad eval.
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <filesystem>
 #include <fstream>

@@ -9,6 +9,7 @@
 // myriad physics only). CPU only for now.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "myriad/batch_env.h"

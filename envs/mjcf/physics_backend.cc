@@ -2,6 +2,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "myriad/physics/data.h"

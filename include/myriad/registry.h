@@ -1,6 +1,7 @@
 // The env registry: ids like "CartPole-v1" mapped to factories.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>

@@ -4,6 +4,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "myriad/registry.h"
 
 namespace myriad::envs {

@@ -7,6 +7,7 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 

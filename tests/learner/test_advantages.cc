@@ -2,6 +2,8 @@
 // the discounted return that reward scaling tracks.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "learner/advantages.h"
 #include "learner/rollout.h"
 

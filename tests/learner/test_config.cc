@@ -1,6 +1,8 @@
 // Config parsing: defaults, overrides, and errors that name the key path.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "learner/config.h"
 
 namespace myriad::learner {

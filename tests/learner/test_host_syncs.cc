@@ -4,6 +4,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "learner/host_sync.h"
 #include "learner/policy.h"
 #include "learner/trainer.h"

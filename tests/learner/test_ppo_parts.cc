@@ -2,6 +2,7 @@
 // rollout storage.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <deque>
 #include <numeric>
 #include <random>

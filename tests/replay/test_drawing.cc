@@ -4,6 +4,7 @@
 #include <mujoco/mujoco.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 
 #include "learner/record.h"

@@ -2,6 +2,7 @@
 // newer-major files are refused with a message saying which, never a crash.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 

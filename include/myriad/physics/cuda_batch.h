@@ -3,6 +3,7 @@
 // every method throws.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "myriad/physics/data.h"
