@@ -352,6 +352,10 @@ PYBIND11_MODULE(_core, m) {
   m.def("registered_ids", &envs::registered_ids);
   m.def("spec", [](const std::string& id) { return spec_dict(envs::spec_of(id)); });
   m.def("cuda_available", &cuda_available);
+  // The pybind11 this module was built with; it must be the one torch was built with.
+  m.attr("pybind11_version") = std::to_string((PYBIND11_VERSION_HEX >> 24) & 0xff) + "." +
+                               std::to_string((PYBIND11_VERSION_HEX >> 16) & 0xff) + "." +
+                               std::to_string((PYBIND11_VERSION_HEX >> 8) & 0xff);
   m.def("pin_cpu_math", &learner::pin_cpu_math);
   m.def("keep_freed_memory", &learner::keep_freed_memory);
   m.def("cuda_compiled", &cuda_compiled);

@@ -138,11 +138,14 @@ unset CUDA_LAUNCH_BLOCKING
 section "compiled architectures"
 cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 if [ -x "$cuobjdump" ]; then
-  echo "machine code (ELF): $("$cuobjdump" --list-elf "$bin" 2>&1 | grep -o 'sm_[0-9]*[a-z]*' |
-    sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
-  echo "PTX: $("$cuobjdump" --list-ptx "$bin" 2>&1 | grep -o 'sm_[0-9]*[a-z]*' | sort |
-    uniq -c | tr -s ' ' | tr '\n' ' ')"
-  "$cuobjdump" --list-elf "$bin" 2>&1 | grep -q sm_90 || echo "WARNING: no sm_90 machine code"
+  # Listed once into variables: `grep -q` on a live pipe ends it early, and under pipefail the
+  # writer's SIGPIPE read as "not found" (the first GPU run warned beside 4 sm_90 ELF images).
+  elf=$("$cuobjdump" --list-elf "$bin" 2>&1)
+  ptx=$("$cuobjdump" --list-ptx "$bin" 2>&1)
+  echo "machine code (ELF): $(grep -o 'sm_[0-9]*[a-z]*' <<< "$elf" | sort | uniq -c | tr -s ' ' |
+    tr '\n' ' ')"
+  echo "PTX: $(grep -o 'sm_[0-9]*[a-z]*' <<< "$ptx" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
+  grep -q sm_90 <<< "$elf" || echo "WARNING: no sm_90 machine code"
 else
   echo "cuobjdump not found"
 fi
