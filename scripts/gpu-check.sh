@@ -98,6 +98,8 @@ if compgen -G ".whl/*.whl" > /dev/null; then
   fi
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -4
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, \
+$(grep -m1 -o 'avx512f' /proc/cpuinfo || echo 'no avx512f'); $(ldd --version | head -n 1)"
 "$py" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, \
 'gpus', torch.cuda.device_count())" 2>&1 | tail -1
 "$py" -c "import gymnasium, pytest, numpy, yaml; print('python: gymnasium', \
@@ -188,6 +190,16 @@ myriad.train('configs/cartpole_ppo.yaml', out='$runs/syncs-$updates', env__devic
 " > "$runs/syncs-$updates.log" 2>&1
   echo "$updates updates: rc=$? $(grep -c 'synchroniz' "$runs/syncs-$updates.log") sync warnings"
 done
+
+section "same seed on another machine (CPU training, pinned math)"
+# The command of tests/tools/test_reproducible.py; the development machine (AMD EPYC, GCC 12,
+# glibc 2.36) printed policy_loss -0.00586098 for update 1 (docs/benchmarks.md).
+run_logged 120 "$bin" train configs/cartpole_ppo.yaml --out "$runs/repro" env.device=cpu \
+  run.total_env_steps=40000 run.eval_episodes=0 eval.record=false
+"$py" -c "import csv; r = next(csv.DictReader(open('$runs/repro/metrics.csv'))); print('update 1:', \
+' '.join(k + '=' + r[k] for k in ('charts/episode_return', 'losses/policy_loss', \
+'losses/value_loss', 'losses/approx_kl', 'losses/entropy')), '(dev machine: policy_loss=-0.00586098)')" \
+  2>&1 | tail -n 1
 
 section "env and engine steps/s"
 printf "%-14s %-7s %9s %12s\n" env device num_envs "steps/s"
