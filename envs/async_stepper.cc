@@ -5,6 +5,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -38,19 +39,19 @@ AsyncStepper::~AsyncStepper() {
 }
 
 void AsyncStepper::reset(std::optional<uint64_t> seed) {
-  supersede_pending();
+  refuse_if_pending("reset()");
   env_->reset(seed);
   refresh_done();
 }
 
 void AsyncStepper::step(const at::Tensor& actions) {
-  supersede_pending();
+  refuse_if_pending("step()");
   check_action_dtype(env_->spec(), actions);
   step_now(actions);
 }
 
 void AsyncStepper::step_async(const at::Tensor& actions) {
-  supersede_pending();
+  refuse_if_pending("step_async()");
   check_action_dtype(env_->spec(), actions);
   // The worker owns a copy, so the caller may reuse its array or tensor at once.
   at::Tensor owned = actions.clone(at::MemoryFormat::Contiguous);
@@ -101,11 +102,12 @@ void AsyncStepper::step_now(const at::Tensor& actions) {
   refresh_done();
 }
 
-void AsyncStepper::supersede_pending() {
+void AsyncStepper::refuse_if_pending(const char* call) {
+  if (awaiting_wait_)
+    throw std::logic_error(std::string(call) +
+                           " called while a step_async() is pending: call step_wait() first "
+                           "(its step has run or is running; its results would be lost)");
   finish();
-  const bool uncollected = std::exchange(awaiting_wait_, false);
-  // Nobody has seen the pending step's error yet: it must not pass silently.
-  if (uncollected && error_) std::rethrow_exception(std::exchange(error_, nullptr));
   error_ = nullptr;
 }
 

@@ -42,8 +42,8 @@ class AsyncStepper {
   AsyncStepper(const AsyncStepper&) = delete;
   AsyncStepper& operator=(const AsyncStepper&) = delete;
 
-  // A reset or a step supersedes a step_async() whose results step_wait() has not returned: it
-  // waits for that step first and, if it failed, throws its error (once) instead of going on.
+  // A reset, step or step_async while a step_async() awaits its step_wait() throws
+  // std::logic_error (as Gymnasium's AlreadyPendingCallError): that step's results would be lost.
   void reset(std::optional<uint64_t> seed = std::nullopt);
   void step(const at::Tensor& actions);  // actions as BatchEnv::step takes them
 
@@ -69,7 +69,7 @@ class AsyncStepper {
 
  private:
   void step_now(const at::Tensor& actions);
-  void supersede_pending();
+  void refuse_if_pending(const char* call);
   void finish();  // waits for the step in flight, keeping its error in error_
   void run_worker();
 

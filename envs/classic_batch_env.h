@@ -6,13 +6,17 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "envs/backend.h"
 #include "envs/classic/drawing.h"
 #include "myriad/batch_env.h"
+#include "myriad/host_memory.h"
 #include "myriad/registry.h"
 #include "myriad/torch_device.h"
 
@@ -27,11 +31,25 @@ class ClassicBatchEnv final : public BatchEnv {
       throw std::invalid_argument("num_envs must be positive, got " + std::to_string(num_envs));
     if (num_envs > (int64_t{1} << 31))
       throw std::invalid_argument("num_envs must be at most 2^31, got " + std::to_string(num_envs));
+    if (device.is_cpu()) {
+      // Every [N, ...] buffer of the env, counted before the first is allocated.
+      constexpr int64_t kBytesPerEnv =
+          4 * (Env::kStateDim + 2 * Env::kObsDim + 8) + 2 + 4 * Env::kActionDim;
+      check_host_allocation(checked_product(num_envs, kBytesPerEnv),
+                            spec_.id + " with num_envs=" + std::to_string(num_envs));
+    }
     max_steps_ = spec_.max_episode_steps;
     for (const auto& [key, value] : options) {
+      if (!std::isfinite(value))
+        throw std::invalid_argument(spec_.id + " option " + key + " must be finite, got " +
+                                    std::to_string(value));
       if (key == "max_episode_steps") {
-        if (value < 1 || value != static_cast<int>(value))
-          throw std::invalid_argument("env option max_episode_steps must be a positive integer");
+        if (!(value >= 1 && value <= std::numeric_limits<int32_t>::max()) ||
+            value != std::floor(value))
+          throw std::invalid_argument(
+              "env option max_episode_steps must be an integer in [1, "
+              "2147483647], got " +
+              std::to_string(value));
         max_steps_ = static_cast<int>(value);
         spec_.max_episode_steps = max_steps_;
       } else {
@@ -64,6 +82,9 @@ class ClassicBatchEnv final : public BatchEnv {
 
   void reset(std::optional<uint64_t> seed) override {
     if (seed) {
+      if (*seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        throw std::invalid_argument(spec_.id + " reset: seed must lie in [0, 2**63-1], got " +
+                                    std::to_string(*seed));
       seed_ = *seed;
       episode_.zero_();
     } else {
@@ -159,6 +180,45 @@ class ClassicBatchEnv final : public BatchEnv {
   // streams between steps); nullptr on the CPU.
   void* stream() const { return current_stream(device_); }
 
+  // The first element of a contiguous CPU integer tensor outside [0, n), or -1: a plain loop
+  // (ATen would fork its thread team per op at every step, and has no comparisons for the wide
+  // unsigned types).
+  int64_t first_outside(const at::Tensor& a, int64_t n) const {
+    const auto scan = [&](const auto* p) -> int64_t {
+      using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+      for (int64_t i = 0; i < a.numel(); ++i) {
+        if constexpr (std::is_signed_v<T>) {
+          if (p[i] < 0 || static_cast<int64_t>(p[i]) >= n) return i;
+        } else {
+          if (static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(n)) return i;
+        }
+      }
+      return -1;
+    };
+    switch (a.scalar_type()) {
+      case at::kByte:
+        return scan(a.data_ptr<uint8_t>());
+      case at::kChar:
+        return scan(a.data_ptr<int8_t>());
+      case at::kShort:
+        return scan(a.data_ptr<int16_t>());
+      case at::kInt:
+        return scan(a.data_ptr<int32_t>());
+      case at::kLong:
+        return scan(a.data_ptr<int64_t>());
+      case at::kUInt16:
+        return scan(a.data_ptr<uint16_t>());
+      case at::kUInt32:
+        return scan(a.data_ptr<uint32_t>());
+      case at::kUInt64:
+        return scan(a.data_ptr<uint64_t>());
+      default:
+        throw std::invalid_argument(spec_.id + " step: discrete actions of type " +
+                                    std::string(c10::toString(a.scalar_type())) +
+                                    " are not supported");
+    }
+  }
+
   // Validates shape and device, converts dtype; returns a contiguous tensor the kernel can read.
   at::Tensor checked_actions(const at::Tensor& a) const {
     constexpr bool kDiscrete = std::is_integral_v<typename Env::Action>;
@@ -180,23 +240,42 @@ class ClassicBatchEnv final : public BatchEnv {
       if (a.is_floating_point() || a.is_complex())
         throw std::invalid_argument(spec_.id + " step: discrete actions must be integers, got " +
                                     std::string(c10::toString(a.scalar_type())));
-      at::Tensor out = a.to(at::kInt).contiguous();
-      // A CUDA check would cost a device sync per step; the kernels read actions as given.
+      const int64_t n = spec_.action_space.n;
+      // Checked in the caller's integer type, before the narrowing to int32 (which would turn
+      // 2**32 into a valid 0). A CUDA check would cost a device sync per step: there the
+      // conversion saturates, so a wide value cannot wrap into range, but the kernels read
+      // out-of-range actions unchecked.
+      const at::Tensor wide = a.scalar_type() == at::kBool ? a.to(at::kLong) : a.contiguous();
       if (device_.is_cpu()) {
-        const int32_t* p = out.data_ptr<int32_t>();
-        const int32_t n = static_cast<int32_t>(spec_.action_space.n);
-        for (int64_t i = 0; i < out.numel(); ++i)
-          if (p[i] < 0 || p[i] >= n)
-            throw std::invalid_argument(spec_.id + " step: action " + std::to_string(p[i]) +
-                                        " of env " + std::to_string(i) + " is outside [0, " +
-                                        std::to_string(n) + ")");
+        const int64_t i = first_outside(wide, n);
+        if (i >= 0) {
+          const c10::Scalar v = wide.reshape({-1})[i].item();
+          const std::string value = wide.scalar_type() == at::kUInt64 ? std::to_string(v.toUInt64())
+                                                                      : std::to_string(v.toLong());
+          throw std::invalid_argument(spec_.id + " step: action " + value + " of env " +
+                                      std::to_string(i) + " is outside [0, " + std::to_string(n) +
+                                      ")");
+        }
+        return wide.to(at::kInt).contiguous();
       }
-      return out;
+      return (wide.is_signed() ? wide.clamp(-1, n) : wide.clamp_max(n)).to(at::kInt).contiguous();
     } else {
       if (!a.is_floating_point())
         throw std::invalid_argument(spec_.id + " step: continuous actions must be floats, got " +
                                     std::string(c10::toString(a.scalar_type())));
-      return a.to(at::kFloat).contiguous();
+      at::Tensor out = a.to(at::kFloat).contiguous();
+      // NaN or infinite actions (a diverged policy) are refused on the CPU; on CUDA a check
+      // would cost a device sync per step, and the state they produce is cut as divergence
+      // (reward 0, counted in diverged_count), never rewarded.
+      if (device_.is_cpu()) {
+        const float* p = out.data_ptr<float>();
+        for (int64_t i = 0; i < out.numel(); ++i)
+          if (!std::isfinite(p[i]))
+            throw std::invalid_argument(spec_.id + " step: action " + std::to_string(p[i]) +
+                                        " of env " + std::to_string(i / Env::kActionDim) +
+                                        " is not finite");
+      }
+      return out;
     }
   }
 

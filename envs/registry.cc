@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -77,6 +78,10 @@ std::unique_ptr<BatchEnv> make(const std::string& id, int64_t num_envs, DeviceId
                                uint64_t seed, const EnvOptions& options,
                                const EnvTextOptions& text_options) {
   const Entry& entry = find(id);
+  // Env state and checkpoints store the seed as int64: a larger one would come back negative.
+  if (seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    throw std::invalid_argument("env '" + id + "': seed must lie in [0, 2**63-1], got " +
+                                std::to_string(seed));
   if (device.is_cuda()) {
     if (!cuda_compiled())
       throw std::invalid_argument("env '" + id +

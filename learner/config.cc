@@ -2,10 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <limits>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -50,6 +53,38 @@ Check unit_interval() {
   return [](double v) { return v >= 0 && v <= 1 ? "" : "must lie in [0, 1]"; };
 }
 
+// An integer as written, exactly: digits parse as a 64-bit integer (no rounding through a
+// double, so 2**63 is out of range instead of wrapped); a number such as 1e6 must be whole and
+// within 2**53. Then it must fit T; unsigned fields (the seed) take 0 .. 2**63-1, what a
+// checkpoint stores.
+template <class T>
+T read_integer(const YAML::Node& n, const std::string& path) {
+  const std::string expected = "expected an integer, got ";
+  if (!n.IsScalar()) fail(path, expected + scalar_text(n));
+  const std::string& s = n.Scalar();
+  const char* first = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+  const char* last = s.data() + s.size();
+  int64_t v = 0;
+  const auto [end, err] = std::from_chars(first, last, v);
+  if (end != last || err == std::errc::invalid_argument) {
+    const double d = read_as<double>(n, path, "an integer");
+    if (!std::isfinite(d) || d != std::floor(d)) fail(path, expected + scalar_text(n));
+    if (std::abs(d) > 9007199254740992.0)
+      fail(path, "write integers above 2**53 as digits, got " + scalar_text(n));
+    v = static_cast<int64_t>(d);
+  } else if (err == std::errc::result_out_of_range) {
+    fail(path, "out of the 64-bit integer range, got " + scalar_text(n));
+  }
+  const int64_t lo = std::is_signed_v<T> ? static_cast<int64_t>(std::numeric_limits<T>::min()) : 0;
+  const int64_t hi = sizeof(T) >= sizeof(int64_t)
+                         ? std::numeric_limits<int64_t>::max()
+                         : static_cast<int64_t>(std::numeric_limits<T>::max());
+  if (v < lo || v > hi)
+    fail(path, "must lie in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                   scalar_text(n));
+  return static_cast<T>(v);
+}
+
 template <class T>
 Field number(const std::string& path, T* target, Check check = nullptr) {
   return {path,
@@ -57,10 +92,7 @@ Field number(const std::string& path, T* target, Check check = nullptr) {
             const char* type = std::is_integral_v<T> ? "an integer" : "a number";
             T v;
             if constexpr (std::is_integral_v<T>) {
-              const double d = read_as<double>(n, path, type);
-              if (d != std::floor(d))
-                fail(path, std::string("expected ") + type + ", got " + scalar_text(n));
-              v = static_cast<T>(d);
+              v = read_integer<T>(n, path);
             } else {
               v = read_as<T>(n, path, type);
             }
@@ -121,9 +153,13 @@ Field number_map(const std::string& path, std::map<std::string, double>* target)
             if (n.IsNull()) return target->clear();
             if (!n.IsMap())
               fail(path, "expected a mapping of names to numbers, got " + scalar_text(n));
+            target->clear();
             for (const auto& kv : n) {
               const auto key = kv.first.as<std::string>();
-              (*target)[key] = read_as<double>(kv.second, path + "." + key, "a number");
+              if (target->count(key)) fail(path + "." + key, "appears twice in the same mapping");
+              const double v = read_as<double>(kv.second, path + "." + key, "a number");
+              if (!std::isfinite(v)) fail(path + "." + key, "must be finite");
+              (*target)[key] = v;
             }
           },
           [=] {
@@ -182,9 +218,12 @@ std::vector<Field> fields(TrainConfig& c) {
 void apply(const YAML::Node& node, const std::string& prefix, std::vector<Field>& table) {
   if (!node.IsMap())
     fail(prefix.empty() ? "<top level>" : prefix, "expected a mapping, got " + scalar_text(node));
+  std::set<std::string> seen;
   for (const auto& kv : node) {
     const std::string key = kv.first.as<std::string>();
     const std::string path = prefix.empty() ? key : prefix + "." + key;
+    // YAML forbids a key twice in one mapping; yaml-cpp keeps both and the last would win.
+    if (!seen.insert(key).second) fail(path, "appears twice in the same mapping");
     auto it =
         std::find_if(table.begin(), table.end(), [&](const Field& f) { return f.path == path; });
     if (it != table.end()) {
@@ -222,11 +261,18 @@ void set_path(YAML::Node root, const std::string& path, const YAML::Node& value)
 }
 
 void validate(const TrainConfig& c) {
+  if (c.env.num_envs > std::numeric_limits<int64_t>::max() / c.ppo.num_steps)
+    fail("env.num_envs", "times ppo.num_steps overflows a 64-bit count");
   const int64_t batch = c.env.num_envs * c.ppo.num_steps;
   if (batch % c.ppo.num_minibatches != 0)
     fail("ppo.num_minibatches",
          "must divide env.num_envs * ppo.num_steps = " + std::to_string(batch) + ", got " +
              std::to_string(c.ppo.num_minibatches));
+  if (batch / c.ppo.num_minibatches < 2)
+    fail("ppo.num_minibatches",
+         "gives minibatches of " + std::to_string(batch / c.ppo.num_minibatches) +
+             " sample (env.num_envs * ppo.num_steps = " + std::to_string(batch) +
+             "); a minibatch needs at least 2 (advantage normalization divides by their std)");
   if (c.ppo.hidden_sizes.empty()) fail("ppo.hidden_sizes", "must not be empty");
 }
 

@@ -1,6 +1,9 @@
 #include "learner/rollout.h"
 
 #include <cstdint>
+#include <string>
+
+#include "myriad/host_memory.h"
 
 namespace myriad::learner {
 
@@ -8,6 +11,15 @@ Rollout::Rollout(int64_t num_steps, int64_t num_envs, int64_t obs_dim, const Spa
                  torch::Device device)
     : T(num_steps), N(num_envs) {
   const auto f32 = torch::TensorOptions().dtype(torch::kFloat).device(device);
+  if (device.is_cpu()) {
+    // The tensors below, counted before the first is allocated: per transition 3 observations
+    // (normalized, raw, final), the action, 8 floats and ints, 2 flags.
+    const int64_t per_step =
+        4 * (3 * obs_dim + 8) + 2 + (action_space.is_discrete() ? 8 : 4 * action_space.flat_size());
+    check_host_allocation(checked_product(checked_product(T, N), per_step),
+                          "the rollout of ppo.num_steps=" + std::to_string(T) +
+                              " x env.num_envs=" + std::to_string(N));
+  }
   obs = torch::zeros({T, N, obs_dim}, f32);
   raw_obs = torch::zeros({T, N, obs_dim}, f32);
   actions = action_space.is_discrete() ? torch::zeros({T, N}, f32.dtype(torch::kLong))

@@ -126,7 +126,8 @@ UpdateStats Trainer::update() {
   const auto f64 = metrics.options();
   const torch::Tensor host = read_to_host(torch::cat(
       {metrics, torch::stack({episodes_.mean_return(), episodes_.mean_length(),
-                              solved_step.to(torch::kFloat64), optimizer_.lr().to(torch::kFloat64)})
+                              solved_step.to(torch::kFloat64), optimizer_.lr().to(torch::kFloat64),
+                              optimizer_.flat_params().isfinite().all().to(torch::kFloat64)})
                     .to(f64)}));
   const double* h = host.data_ptr<double>();
   s.read_seconds = seconds_since(mark);
@@ -140,9 +141,28 @@ UpdateStats Trainer::update() {
   const auto solved_at = static_cast<int64_t>(h[kNumPpoMetrics + 2]);
   if (!solved_seconds_ && solved_at < T) solved_seconds_ = rollout_.step_seconds[solved_at + 1];
   s.lr = h[kNumPpoMetrics + 3];
-  last_ = s;
   ++updates_;
+  check_finite(s, h[kNumPpoMetrics + 4] != 0);
+  last_ = s;
   return s;
+}
+
+void Trainer::check_finite(const UpdateStats& s, bool params_finite) const {
+  const std::pair<const char*, double> losses[] = {{"losses/policy_loss", s.pg_loss},
+                                                   {"losses/value_loss", s.v_loss},
+                                                   {"losses/entropy", s.entropy},
+                                                   {"losses/approx_kl", s.approx_kl}};
+  std::string bad;
+  for (const auto& [name, value] : losses)
+    if (!std::isfinite(value))
+      bad += (bad.empty() ? "" : ", ") + std::string(name) + " = " + std::to_string(value);
+  if (!params_finite) bad += (bad.empty() ? "" : ", ") + std::string("a network parameter");
+  if (bad.empty()) return;
+  // Nothing of this update is logged or checkpointed: the last checkpoint predates it.
+  throw NonFiniteTraining("update " + std::to_string(updates_) + " (env step " +
+                          std::to_string(env_steps_) + ") went non-finite: " + bad +
+                          ". Training stopped; lower ppo.learning_rate or ppo.max_grad_norm, or "
+                          "check the env's rewards and observations");
 }
 
 TrainSummary Trainer::train() {

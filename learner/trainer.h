@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "learner/collect.h"
@@ -38,6 +39,12 @@ struct UpdateStats {
   double episode_return = NAN, episode_length = NAN;  // means over the last 100 episodes
   // Host wall seconds of the parts (on CUDA: time to launch, until the read at the end waits).
   double collect_seconds = 0, advantages_seconds = 0, ppo_seconds = 0, read_seconds = 0;
+};
+
+// A training update whose losses or parameters became NaN or infinite; names the update.
+class NonFiniteTraining : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct TrainSummary {
@@ -113,6 +120,9 @@ class Trainer {
 
  private:
   double seconds() const;  // wall seconds of the run, earlier sessions included
+  // Throws NonFiniteTraining when the update's losses or (params_finite false) parameters are
+  // NaN or infinite.
+  void check_finite(const UpdateStats& s, bool params_finite) const;
 
   TrainConfig cfg_;
   std::string run_dir_;

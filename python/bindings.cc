@@ -141,17 +141,35 @@ py::dict eval_dict(const learner::EvalResult& r) {
   return d;
 }
 
+// A seed from Python: an int (or numpy integer) in [0, 2**63-1], the range checkpoints and
+// env state store; anything else is refused, never wrapped.
+uint64_t to_seed(const py::handle& seed) {
+  if (PyBool_Check(seed.ptr()) || !PyIndex_Check(seed.ptr()))
+    throw py::type_error("seed must be an integer, got " +
+                         std::string(py::str(py::type::of(seed).attr("__name__"))));
+  const auto value = py::reinterpret_steal<py::object>(PyNumber_Index(seed.ptr()));
+  if (!value) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow != 0 || v < 0)
+    throw py::value_error("seed must be an integer in [0, 2**63-1], got " +
+                          std::string(py::repr(seed)));
+  return static_cast<uint64_t>(v);
+}
+
 // The env object behind myriad.VectorEnv. Stepping, the step in flight (step_async/step_wait)
 // and the done mask live in envs::AsyncStepper; this class converts arrays and releases the GIL.
 class Env {
  public:
-  Env(const std::string& id, int64_t n, const std::string& device, uint64_t seed,
+  Env(const std::string& id, int64_t n, const std::string& device, const py::object& seed,
       const EnvOptions& options, const EnvTextOptions& text_options, int threads)
-      : stepper_(make_env(id, n, device, seed, options, text_options, threads), threads) {}
+      : stepper_(make_env(id, n, device, to_seed(seed), options, text_options, threads), threads) {}
 
-  void reset(std::optional<uint64_t> seed) {
+  void reset(const py::object& seed) {
+    std::optional<uint64_t> s;
+    if (!seed.is_none()) s = to_seed(seed);
     py::gil_scoped_release release;
-    stepper_.reset(seed);
+    stepper_.reset(s);
   }
 
   // actions: a numpy array (or anything numpy takes) or a DLPack capsule.
@@ -209,7 +227,8 @@ class Env {
   // Records K episodes per env driven by Python callables: act(obs) -> numpy actions, value(obs)
   // -> numpy [N] (or None). obs is what buffers() gives (numpy view or DLPack capsule).
   py::dict record(const std::string& path, py::function act, py::object value, int64_t episodes,
-                  uint64_t seed) {
+                  const py::object& seed_arg) {
+    const uint64_t seed = to_seed(seed_arg);
     BatchEnv& env = stepper_.env();
     const at::Device device = env.buffers().obs.device();
     auto call = [this, device](const py::function& f, const at::Tensor& obs) {
@@ -317,7 +336,8 @@ class Policy {
     d["spec"] = spec_dict(p_.spec);
     return d;
   }
-  py::dict evaluate(int64_t episodes, uint64_t seed) {
+  py::dict evaluate(int64_t episodes, const py::object& seed_arg) {
+    const uint64_t seed = to_seed(seed_arg);
     learner::EvalResult r;
     {
       py::gil_scoped_release release;
@@ -325,8 +345,9 @@ class Policy {
     }
     return eval_dict(r);
   }
-  py::dict record(const std::string& path, int64_t envs, int64_t episodes, uint64_t seed,
-                  const std::string& checkpoint) {
+  py::dict record(const std::string& path, int64_t envs, int64_t episodes,
+                  const py::object& seed_arg, const std::string& checkpoint) {
+    const uint64_t seed = to_seed(seed_arg);
     learner::RecordOptions o;
     o.envs = envs, o.episodes = episodes, o.seed = seed, o.checkpoint = checkpoint;
     learner::EvalResult r;
@@ -362,8 +383,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("train", &train, py::arg("yaml_text"), py::arg("overrides"), py::arg("out_dir"));
 
   py::class_<Env>(m, "Env")
-      .def(py::init<const std::string&, int64_t, const std::string&, uint64_t, const EnvOptions&,
-                    const EnvTextOptions&, int>(),
+      .def(py::init<const std::string&, int64_t, const std::string&, const py::object&,
+                    const EnvOptions&, const EnvTextOptions&, int>(),
            py::arg("id"), py::arg("num_envs"), py::arg("device"), py::arg("seed"),
            py::arg("options"), py::arg("text_options"), py::arg("threads"))
       .def("reset", &Env::reset, py::arg("seed") = py::none())

@@ -47,13 +47,21 @@ class MjcfBatchEnv final : public BatchEnv {
     int precision = 32;
     for (const auto& [key, value] : options) {
       if (key == "frame_skip") {
-        frame_skip_ = positive_int(key, value);
+        // Physics steps per env step; more than 1,000 would make one step() take minutes.
+        frame_skip_ = positive_int(key, value, 1000);
       } else if (key == "max_episode_steps") {
-        max_steps_ = positive_int(key, value);
+        max_steps_ = positive_int(key, value, std::numeric_limits<int32_t>::max());
       } else if (key == "reset_noise_scale") {
-        if (!(value >= 0)) throw std::invalid_argument("reset_noise_scale must be >= 0");
+        if (!(value >= 0) || !std::isfinite(value))
+          throw std::invalid_argument(std::string(kId) +
+                                      " option reset_noise_scale must be finite and >= 0, got " +
+                                      std::to_string(value));
         noise_ = value;
       } else if (key == "precision") {
+        if (value != 32 && value != 64)
+          throw std::invalid_argument(std::string(kId) +
+                                      " option precision must be 32 or 64, got " +
+                                      std::to_string(value));
         precision = static_cast<int>(value);
       } else {
         throw std::invalid_argument(std::string(kId) + " has no option '" + key +
@@ -127,6 +135,10 @@ class MjcfBatchEnv final : public BatchEnv {
       throw std::invalid_argument(std::string(kId) + " step: actions must be on the CPU");
     const at::Tensor a = actions.to(at::kFloat).contiguous();
     const float* act = a.data_ptr<float>();
+    for (int64_t k = 0; k < a.numel(); ++k)  // a NaN control would poison the physics state
+      if (!std::isfinite(act[k]))
+        throw std::invalid_argument(std::string(kId) + " step: action " + std::to_string(act[k]) +
+                                    " of env " + std::to_string(k / nu_) + " is not finite");
     parallel_for(
         Device::kCpu, "mjcf.step", n_, [&](int64_t i) { step_one(i, act + i * nu_); }, nullptr, 2);
   }
@@ -199,10 +211,12 @@ class MjcfBatchEnv final : public BatchEnv {
   }
 
  private:
-  static int positive_int(const std::string& key, double v) {
-    if (v < 1 || v != std::floor(v))
+  // An integer option in [1, max]; NaN, inf and fractions are refused, not truncated.
+  static int positive_int(const std::string& key, double v, double max) {
+    if (!(v >= 1 && v <= max) || v != std::floor(v))
       throw std::invalid_argument(std::string(kId) + " option " + key +
-                                  " must be a positive integer");
+                                  " must be an integer in [1, " + std::to_string(int64_t(max)) +
+                                  "], got " + std::to_string(v));
     return static_cast<int>(v);
   }
 

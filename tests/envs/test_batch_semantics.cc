@@ -459,30 +459,60 @@ TEST(Divergence, CartPoleOverflowingStateIsCutAndCounted) {
   EXPECT_TRUE(env->get_state()[2].abs().le(0.05f).all().item<bool>());
 }
 
-TEST(Divergence, MountainCarContinuousNanActionIsCutAndCounted) {
+// A NaN or infinite action (a diverged policy) is refused on the CPU, naming the env, and the
+// batch is left as it was; on CUDA (unchecked there) the state it produces is cut as divergence.
+TEST(Actions, NonFiniteContinuousActionsAreRefusedOnTheCpu) {
   constexpr int64_t n = 4;
-  auto env = envs::make("MountainCarContinuous-v0", n, Device::kCpu, 0);
-  at::Tensor actions = at::zeros({n, 1});
-  actions[1][0] = NAN;
-  env->step(actions);
-  expect_diverged(*env, {1});
-  EXPECT_EQ(env->diverged_count(), 1);
-  const at::Tensor s = env->get_state();
-  EXPECT_GE(s[1][0].item<float>(), -0.6f);
-  EXPECT_LE(s[1][0].item<float>(), -0.4f);
-  EXPECT_EQ(s[1][1].item<float>(), 0.0f);
+  for (const char* id : {"Pendulum-v1", "MountainCarContinuous-v0"}) {
+    for (const float bad : {NAN, INFINITY, -INFINITY}) {
+      auto env = envs::make(id, n, Device::kCpu, 0);
+      const at::Tensor before = env->get_state().clone();
+      at::Tensor actions = at::zeros({n, 1});
+      actions[2][0] = bad;
+      try {
+        env->step(actions);
+        ADD_FAILURE() << id << ": a non-finite action was accepted";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("of env 2 is not finite"), std::string::npos)
+            << e.what();
+      }
+      EXPECT_TRUE(at::equal(before, env->get_state())) << id;
+      EXPECT_EQ(env->diverged_count(), 0) << id;
+    }
+  }
 }
 
-// In Gymnasium, np.clip(nan, -2, 2) is nan, so a NaN torque makes the state and the cost NaN;
-// the batch must cut such an episode rather than treat NaN as a valid torque.
-TEST(Divergence, PendulumNanActionIsCutAndCounted) {
-  constexpr int64_t n = 4;
-  auto env = envs::make("Pendulum-v1", n, Device::kCpu, 0);
-  at::Tensor actions = at::zeros({n, 1});
-  actions[2][0] = NAN;
-  env->step(actions);
-  expect_diverged(*env, {2});
-  EXPECT_EQ(env->diverged_count(), 1);
+// Out-of-range discrete actions are refused in every integer width, before the narrowing to
+// int32 that would turn 2**32 into a valid 0.
+TEST(Actions, OutOfRangeDiscreteActionsAreRefusedInEveryIntegerWidth) {
+  constexpr int64_t n = 3;
+  auto env = envs::make("CartPole-v1", n, Device::kCpu, 0);
+  const std::vector<std::pair<at::ScalarType, int64_t>> cases = {
+      {at::kLong, int64_t{1} << 32},
+      {at::kLong, -1},
+      {at::kLong, (int64_t{1} << 32) + 1},
+      {at::kInt, 2},
+      {at::kShort, -1},
+      {at::kByte, 255},
+      {at::kChar, -128}};
+  for (const auto& [dtype, value] : cases) {
+    at::Tensor actions = at::zeros({n}, at::TensorOptions().dtype(dtype));
+    actions[1] = value;
+    try {
+      env->step(actions);
+      ADD_FAILURE() << "action " << value << " of " << c10::toString(dtype) << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("action " + std::to_string(value) + " of env 1"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  const uint64_t huge = ~uint64_t{0};
+  at::Tensor wide = at::zeros({n}, at::TensorOptions().dtype(at::kUInt64));
+  wide[0] = c10::Scalar(huge);
+  EXPECT_THROW(env->step(wide), std::invalid_argument);
+  EXPECT_NO_THROW(env->step(at::ones({n}, at::TensorOptions().dtype(at::kByte))));
+  EXPECT_NO_THROW(env->step(at::ones({n}, at::TensorOptions().dtype(at::kBool))));
 }
 
 // ---------------------------------------------------------------------------------------------

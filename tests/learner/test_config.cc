@@ -60,5 +60,44 @@ TEST(Config, WrongTypesAndValuesNameTheKey) {
   EXPECT_NE(error_of("a: [").find("YAML"), std::string::npos);
 }
 
+TEST(Config, SeedsOutsideTheCheckpointRangeAreRefusedNotWrapped) {
+  EXPECT_EQ(parse_config("", {"run.seed=9223372036854775807"}).run.seed, 9223372036854775807ULL);
+  for (const char* bad : {"-1", "9223372036854775808", "18446744073709551616", "1e19"}) {
+    const std::string e = error_of("", {std::string("run.seed=") + bad});
+    EXPECT_NE(e.find("run.seed"), std::string::npos) << bad << ": " << e;
+  }
+  EXPECT_NE(error_of("", {"run.seed=-1"}).find("[0, 9223372036854775807]"), std::string::npos);
+}
+
+TEST(Config, IntegersAreExactNotRoundedThroughADouble) {
+  EXPECT_EQ(parse_config("", {"run.total_env_steps=1e6"}).run.total_env_steps, 1000000);
+  EXPECT_EQ(parse_config("", {"run.total_env_steps=9007199254740993"}).run.total_env_steps,
+            9007199254740993LL);  // 2**53 + 1: a double would round it
+  EXPECT_NE(error_of("", {"run.total_env_steps=1e30"}).find("run.total_env_steps"),
+            std::string::npos);
+  EXPECT_NE(error_of("", {"run.threads=4294967296"}).find("run.threads"), std::string::npos);
+}
+
+TEST(Config, DuplicateKeysAreAnError) {
+  EXPECT_NE(error_of("ppo: {gamma: 0.9, gamma: 0.5}").find("ppo.gamma"), std::string::npos);
+  EXPECT_NE(error_of("ppo: {gamma: 0.9}\nppo: {gamma: 0.5}\n").find("appears twice"),
+            std::string::npos);
+  EXPECT_NE(error_of("env: {options: {g: 9.8, g: 10}}").find("env.options.g"), std::string::npos);
+}
+
+TEST(Config, MinibatchesOfOneSampleAreRefused) {
+  const std::string e = error_of("env: {num_envs: 4}\nppo: {num_steps: 1, num_minibatches: 4}\n");
+  EXPECT_NE(e.find("ppo.num_minibatches"), std::string::npos) << e;
+  EXPECT_NO_THROW(
+      parse_config("env: {num_envs: 4}\nppo: {num_steps: 1, num_minibatches: 2}\n", {}));
+}
+
+TEST(Config, NonFiniteEnvOptionsAndOverflowingCountsAreRefused) {
+  EXPECT_NE(error_of("env: {options: {reset_noise_scale: .inf}}").find("must be finite"),
+            std::string::npos);
+  EXPECT_NE(error_of("", {"env.num_envs=4611686018427387904"}).find("overflows"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace myriad::learner

@@ -913,15 +913,18 @@ def test_get_state_while_async_pending_sees_the_step():
     np.testing.assert_array_equal(during, env.get_state())
 
 
-def test_step_while_async_pending_waits():
+def test_calls_while_async_pending_are_errors_not_lost_steps():
+    # As Gymnasium's AlreadyPendingCallError: the pending step's results would be lost.
     a = np.ones(4, np.int64)
     ref = myriad.make("CartPole-v1", num_envs=4, seed=3)
-    ref.step(a)
     expected = np.array(ref.step(a)[0])
     env = myriad.make("CartPole-v1", num_envs=4, seed=3)
     env.step_async(a)
-    obs = env.step(a)[0]  # completes the pending step first
-    np.testing.assert_array_equal(obs, expected)
+    for call in (lambda: env.step(a), lambda: env.step_async(a), lambda: env.reset()):
+        with pytest.raises(RuntimeError, match="step_wait"):
+            call()
+    np.testing.assert_array_equal(env.step_wait()[0], expected)  # the one step, not lost
+    env.step(a)  # and the env goes on
 
 
 # -- 8. Training and trained policies ---------------------------------------------------------
