@@ -355,3 +355,39 @@ def test_sb3_missing_is_a_clear_import_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "stable_baselines3.common.vec_env.base_vec_env", None)
     with pytest.raises(ImportError, match=r"needs Stable-Baselines3.*pip install stable-baselines3"):
         import myriad.sb3  # noqa: F401, PLC0415
+
+
+# -- Myriad's same-step observation wrappers ---------------------------------------------------
+
+
+def test_myriad_transform_observation_covers_final_obs():
+    env = myriad.wrappers.TransformObservation(make("Pendulum-v1", max_episode_steps=4),
+                                               lambda o: np.clip(2 * o, -1.5, 1.5))
+    twin = make("Pendulum-v1", max_episode_steps=4)
+    np.testing.assert_array_equal(env.reset(seed=1)[0], np.clip(2 * twin.reset(seed=1)[0], -1.5, 1.5))
+    for a in random_actions(twin, 8):
+        obs, *_, truncated, info = env.step(a)
+        t_obs, *_, t_info = twin.step(a)
+        np.testing.assert_array_equal(obs, np.clip(2 * t_obs, -1.5, 1.5))
+        done = info["_final_obs"]
+        np.testing.assert_array_equal(info["final_obs"][done],
+                                      np.clip(2 * t_info["final_obs"][done], -1.5, 1.5))
+
+
+def test_myriad_normalize_observation_matches_running_statistics():
+    env = myriad.wrappers.NormalizeObservation(make("Pendulum-v1", max_episode_steps=5))
+    assert env.single_observation_space.shape == (3,)
+    twin = make("Pendulum-v1", max_episode_steps=5)
+    seen = [twin.reset(seed=2)[0].copy()]
+    env.reset(seed=2)
+    for a in random_actions(twin, 12):
+        obs, *_, info = env.step(a)
+        t_obs, *_, t_info = twin.step(a)
+        seen.append(t_obs.copy())
+        history = np.concatenate(seen)
+        mean, std = history.mean(0), np.sqrt(history.var(0) + 1e-8)
+        np.testing.assert_allclose(obs, (t_obs - mean) / std, rtol=1e-4, atol=1e-4)
+        done = info["_final_obs"]
+        np.testing.assert_allclose(info["final_obs"][done],
+                                   (t_info["final_obs"][done] - mean) / std, rtol=1e-4, atol=1e-4)
+    assert env.obs_rms.count == pytest.approx(len(history) + 1e-4)
