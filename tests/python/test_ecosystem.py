@@ -391,3 +391,28 @@ def test_myriad_normalize_observation_matches_running_statistics():
         np.testing.assert_allclose(info["final_obs"][done],
                                    (t_info["final_obs"][done] - mean) / std, rtol=1e-4, atol=1e-4)
     assert env.obs_rms.count == pytest.approx(len(history) + 1e-4)
+
+
+def test_cleanrl_continuous_recipe_runs_with_raw_episode_returns():
+    # ppo_continuous_action.py's per-env wrappers, as a stack on the batch (README).
+    envs = myriad.wrappers.CleanRLInfo(make("Pendulum-v1", max_episode_steps=15))
+    envs = gw.ClipAction(envs)
+    envs = myriad.wrappers.NormalizeObservation(envs)
+    envs = myriad.wrappers.TransformObservation(envs, lambda obs: np.clip(obs, -10, 10))
+    envs = gw.NormalizeReward(envs, gamma=0.99)
+    envs = gw.TransformReward(envs, lambda reward: np.clip(reward, -10, 10))
+    twin = make("Pendulum-v1", max_episode_steps=15)
+    actions = [3 * a for a in random_actions(twin, 30)]  # partly outside [-2, 2]: clipped
+    twin.reset(seed=8)
+    expected, _ = episodes_by_hand(twin, [np.clip(a, -2, 2) for a in actions])
+    next_obs, _ = envs.reset(seed=8)
+    returns = []
+    for a in actions:
+        next_obs, reward, terminations, truncations, infos = envs.step(a)
+        assert np.all(np.abs(next_obs) <= 10) and np.all(np.abs(reward) <= 10)
+        if "final_info" in infos:
+            for info in infos["final_info"]:
+                if info and "episode" in info:
+                    returns.extend(info["episode"]["r"])
+    assert len(returns) == len(expected) == 2 * N
+    np.testing.assert_allclose(returns, expected, rtol=1e-5)
