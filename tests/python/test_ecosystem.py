@@ -177,7 +177,7 @@ def test_normalize_reward_same_step_semantics():
     assert env.return_rms.count > 30 * N
 
 
-def test_clip_and_transform_action_reach_the_env():
+def test_clip_rescale_and_transform_action_reach_the_env():
     clipped = gw.ClipAction(make("Pendulum-v1"))
     scaled = gw.TransformAction(make("Pendulum-v1"), lambda a: 0.5 * a)
     twin = make("Pendulum-v1")
@@ -191,6 +191,12 @@ def test_clip_and_transform_action_reach_the_env():
         obs_t, rew_t, *_ = twin.step(np.clip(a, -2, 2))
         np.testing.assert_array_equal(obs_c, obs_t)
         np.testing.assert_array_equal(rew_c, rew_t)
+    rescaled = gw.RescaleAction(make("Pendulum-v1"), np.float32(-1), np.float32(1))
+    rescaled.reset(seed=4)
+    twin.reset(seed=4)
+    for a in random_actions(twin, 20):
+        obs_r = rescaled.step(a / 2)[0].copy()  # [-1, 1] -> Pendulum's [-2, 2]
+        np.testing.assert_allclose(obs_r, twin.step(a)[0], rtol=1e-5, atol=1e-6)
     twin.reset(seed=4)
     for a in random_actions(twin, 20):
         obs_s, rew_s, *_ = scaled.step(a)
