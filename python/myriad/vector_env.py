@@ -122,9 +122,9 @@ class VectorEnv(_GymVectorEnv):
             raise ValueError("reset options are not supported; pass env options to make()")
         if seed is not None:
             self._seed = int(seed)
-            if _GymVectorEnv is not object:  # seeds Gymnasium's np_random as its envs do
-                super().reset(seed=self._seed)
         self._env.reset(None if seed is None else int(seed))
+        if seed is not None and _GymVectorEnv is not object:
+            super().reset(seed=self._seed)  # seeds Gymnasium's np_random, as its envs do
         obs = self._views["obs"]
         return (_copy_of(obs) if self._copy else obs), {}
 
