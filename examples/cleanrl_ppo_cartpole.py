@@ -67,7 +67,9 @@ def main():
     torch.set_num_threads(1)
     gamma, gae_lambda, clip_coef, epochs, minibatches = 0.99, 0.95, 0.2, 4, 4
 
-    envs = myriad.make("CartPole-v1", num_envs=args.num_envs, seed=args.seed, threads=1)
+    # episode_statistics=True: Myriad's own per-episode returns in info["episode"] (computed in C++).
+    envs = myriad.make("CartPole-v1", num_envs=args.num_envs, seed=args.seed, threads=1,
+                       episode_statistics=True)
     agent = Agent(envs.single_observation_space.shape[0], envs.single_action_space.n)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
     T, N = args.num_steps, args.num_envs

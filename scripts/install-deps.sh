@@ -47,15 +47,25 @@ if ! "$py" -c "import torch" 2>/dev/null; then
   pip_install "torch==$torch_version"
 fi
 need=()
-for mod in numpy pytest pybind11 gymnasium yaml tensorboard playwright; do
+for mod in numpy pytest pybind11 gymnasium yaml tensorboard playwright stable_baselines3; do
   "$py" -c "import $mod" 2>/dev/null || need+=("$mod")
 done
 if [ ${#need[@]} -gt 0 ]; then
   pkgs=()
+  sb3=0
   for m in "${need[@]}"; do
-    case $m in yaml) pkgs+=(pyyaml) ;; *) pkgs+=("$m") ;; esac
+    case $m in yaml) pkgs+=(pyyaml) ;; stable_baselines3) sb3=1 ;; *) pkgs+=("$m") ;; esac
   done
-  echo "[install-deps] pip install ${pkgs[*]}"
-  pip_install "${pkgs[@]}"
+  if [ ${#pkgs[@]} -gt 0 ]; then
+    echo "[install-deps] pip install ${pkgs[*]}"
+    pip_install "${pkgs[@]}"
+  fi
+  # Stable-Baselines3 (tests of myriad.sb3) without its dependencies, so that pip never swaps
+  # the torch that LibTorch was built from; its other needs (numpy, gymnasium, cloudpickle
+  # through gymnasium) are installed above.
+  if [ $sb3 = 1 ]; then
+    echo "[install-deps] pip install --no-deps stable-baselines3 cloudpickle"
+    pip_install --no-deps stable-baselines3 cloudpickle
+  fi
 fi
 echo "[install-deps] ready: $("$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)')"

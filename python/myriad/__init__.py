@@ -22,6 +22,15 @@ from .vector_env import VectorEnv, list_envs, make, registry
 __version__ = "0.1.0"
 
 
+def __getattr__(name):
+    # myriad.wrappers (needs gymnasium) and myriad.sb3 (needs stable-baselines3) load on first use.
+    if name in ("wrappers", "sb3"):
+        import importlib  # noqa: PLC0415
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'myriad' has no attribute {name!r}")
+
+
 def cuda_available() -> bool:
     """True when this build has the CUDA backend and a GPU answers."""
     return _core.cuda_available()

@@ -17,6 +17,10 @@ import numpy as np
 from . import _core
 from .spaces import batch_space, make_space
 
+try:  # With Gymnasium installed, a Myriad env is a gymnasium.vector.VectorEnv.
+    from gymnasium.vector import VectorEnv as _GymVectorEnv
+except ImportError:  # pragma: no cover - depends on the installed packages
+    _GymVectorEnv = object
 try:  # Gymnasium >= 1.1 names the auto-reset modes; Myriad's is same-step.
     from gymnasium.vector import AutoresetMode
 
@@ -53,16 +57,35 @@ def _dlpack(t):
     return _torch().utils.dlpack.to_dlpack(t.detach())
 
 
-class VectorEnv:
-    """num_envs instances of one env, stepped as one batch (see myriad.make)."""
+def _stats_key(episode_statistics):
+    """The info key of Myriad's own episode statistics (None: off), checked."""
+    if episode_statistics is False or episode_statistics is None:
+        return None
+    if episode_statistics is True:
+        return "episode"
+    if isinstance(episode_statistics, str) and episode_statistics and \
+            episode_statistics != "final_obs":
+        return episode_statistics
+    raise TypeError("episode_statistics must be True, False or an info key name (a non-empty "
+                    f"string other than 'final_obs'), got {episode_statistics!r}")
+
+
+class VectorEnv(_GymVectorEnv):
+    """num_envs instances of one env, stepped as one batch (see myriad.make).
+
+    A subclass of gymnasium.vector.VectorEnv when Gymnasium is installed, so Gymnasium's vector
+    wrappers accept it; `metadata["autoreset_mode"]` is AutoresetMode.SAME_STEP.
+    """
 
     metadata = {"autoreset_mode": _SAME_STEP, "render_modes": []}
+    render_mode = None  # Myriad envs draw through replays (myriad.record), not render()
 
     def __init__(self, env_id, num_envs=1, device="cpu", seed=None, copy=False, threads=0,
-                 **env_options):
+                 episode_statistics=False, **env_options):
         ids = _core.registered_ids()
         if env_id not in ids:
             raise KeyError(f"unknown env id {env_id!r}; registered: {', '.join(ids)}")
+        self._stats_key = _stats_key(episode_statistics)
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
             raise TypeError(f"num_envs must be an integer, got {type(num_envs).__name__}")
         if not isinstance(device, str):  # the names ("cpu", "cuda", "cuda:K", "auto") checked in C++
@@ -100,6 +123,8 @@ class VectorEnv:
         if seed is not None:
             self._seed = int(seed)
         self._env.reset(None if seed is None else int(seed))
+        if seed is not None and _GymVectorEnv is not object:
+            super().reset(seed=self._seed)  # seeds Gymnasium's np_random, as its envs do
         obs = self._views["obs"]
         return (_copy_of(obs) if self._copy else obs), {}
 
@@ -122,7 +147,8 @@ class VectorEnv:
     send = step_async  # EnvPool's names
     recv = step_wait
 
-    def close(self):
+    def close(self, **kwargs):
+        """Frees the env's buffers; later calls raise. Closing twice is harmless."""
         if not self.closed:
             self._env = self._views = None
             self.closed = True
@@ -195,21 +221,25 @@ class VectorEnv:
         if self._copy:
             v = {k: _copy_of(x) for k, x in v.items()}
         done = v["done"]
-        info = {
-            "final_obs": v["final_obs"],
-            "_final_obs": done,
-            "episode": {"r": v["episode_return"], "l": v["episode_length"], "_r": done, "_l": done},
-            "_episode": done,
-        }
+        info = {"final_obs": v["final_obs"], "_final_obs": done}
+        if self._stats_key is not None:
+            key = self._stats_key
+            info[key] = {"r": v["episode_return"], "l": v["episode_length"], "_r": done,
+                         "_l": done}
+            info["_" + key] = done
         return v["obs"], v["reward"], v["terminated"], v["truncated"], info
 
 
-def make(env_id, num_envs=1, device="cpu", seed=None, copy=False, threads=0, **env_options):
+def make(env_id, num_envs=1, device="cpu", seed=None, copy=False, threads=0,
+         episode_statistics=False, **env_options):
     """Creates a vector env: myriad.make("CartPole-v1", num_envs=4096, device="cuda", seed=0).
 
     device: "cpu", "cuda" (the current GPU), "cuda:K" or "auto". env_options are the env's own
     options (e.g. max_episode_steps, Pendulum's g). threads sets the OpenMP threads of CPU envs
-    (0: all cores).
+    (0: all cores). episode_statistics=True adds the returns and lengths of the episodes that
+    ended, computed in C++, as info["episode"] = {"r", "l", "_r", "_l"} with mask
+    info["_episode"] (a string names another key); it is off by default so that Gymnasium's
+    RecordEpisodeStatistics, which writes the same key, can wrap the env.
     """
     return VectorEnv(env_id, num_envs=num_envs, device=device, seed=seed, copy=copy,
-                     threads=threads, **env_options)
+                     threads=threads, episode_statistics=episode_statistics, **env_options)

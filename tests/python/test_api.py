@@ -42,6 +42,11 @@ SPEC_KEYS = {
 CARTPOLE_THETA_THRESHOLD = 12 * 2 * math.pi / 360
 
 
+def make_stats(*args, **kwargs):
+    """myriad.make with Myriad's own episode statistics on (info["episode"])."""
+    return myriad.make(*args, episode_statistics=True, **kwargs)
+
+
 # -- Helpers ----------------------------------------------------------------------------------
 
 
@@ -145,7 +150,7 @@ def test_registry_spec_matches_gymnasium(env_id):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_single_spaces_match_gymnasium(env_id):
     n = 5
-    with myriad.make(env_id, num_envs=n, seed=0) as env:
+    with make_stats(env_id, num_envs=n, seed=0) as env:
         genv = gymnasium.make(env_id)
         obs_space, act_space = env.single_observation_space, env.single_action_space
         assert isinstance(obs_space, gspaces.Box)
@@ -170,7 +175,7 @@ def test_single_spaces_match_gymnasium(env_id):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_batched_spaces(env_id):
     n = 6
-    with myriad.make(env_id, num_envs=n, seed=0) as env:
+    with make_stats(env_id, num_envs=n, seed=0) as env:
         single_obs, single_act = env.single_observation_space, env.single_action_space
         assert isinstance(env.observation_space, gspaces.Box)
         assert env.observation_space.shape == (n, *single_obs.shape)
@@ -206,7 +211,7 @@ def test_batched_spaces(env_id):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_reset_and_step_shapes_dtypes(env_id):
     n = 7
-    with myriad.make(env_id, num_envs=n, seed=1) as env:
+    with make_stats(env_id, num_envs=n, seed=1) as env:
         assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
         obs_dim = env.single_observation_space.shape
         obs, info = env.reset(seed=3)
@@ -253,14 +258,14 @@ def test_make_aliases_and_cuda_flag():
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_same_seed_identical_rollouts(env_id):
     n = 8
-    a = myriad.make(env_id, num_envs=n, seed=123)
-    b = myriad.make(env_id, num_envs=n, seed=123)
+    a = make_stats(env_id, num_envs=n, seed=123)
+    b = make_stats(env_id, num_envs=n, seed=123)
     actions = random_actions(a, np.random.default_rng(7), 100)
     ra = rollout(a, actions)
     rb = rollout(b, actions)
     assert_rollouts_equal(ra, rb)
     # Different seeds give different episodes (every env here has a random start).
-    c = myriad.make(env_id, num_envs=n, seed=124)
+    c = make_stats(env_id, num_envs=n, seed=124)
     rc = rollout(c, actions)
     assert not np.array_equal(ra[0], rc[0])
     assert not rollouts_equal(ra, rc)
@@ -269,14 +274,14 @@ def test_same_seed_identical_rollouts(env_id):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_reset_with_seed_restarts_identically(env_id):
     n = 8
-    env = myriad.make(env_id, num_envs=n, seed=5)
+    env = make_stats(env_id, num_envs=n, seed=5)
     actions = random_actions(env, np.random.default_rng(1), 60)
     rollout(env, actions[:30])  # move away from the start, across some auto-resets
     r1 = rollout(env, actions, reset_seed=123)
     r2 = rollout(env, actions, reset_seed=123)
     assert_rollouts_equal(r1, r2)
     # Another env, made with another seed, reset with that seed gives the same.
-    r3 = rollout(myriad.make(env_id, num_envs=n, seed=999), actions, reset_seed=123)
+    r3 = rollout(make_stats(env_id, num_envs=n, seed=999), actions, reset_seed=123)
     assert_rollouts_equal(r1, r3)
     # An unseeded reset moves on to new episodes instead of repeating.
     r4 = rollout(env, actions, reset_seed=None)
@@ -285,9 +290,9 @@ def test_reset_with_seed_restarts_identically(env_id):
 
 def test_seed_in_make_equals_seeded_reset():
     actions = [np.ones(4, np.int64)] * 10
-    made = myriad.make("CartPole-v1", num_envs=4, seed=42)
+    made = make_stats("CartPole-v1", num_envs=4, seed=42)
     obs0 = np.array(made.get_state())
-    reset = myriad.make("CartPole-v1", num_envs=4, seed=0)
+    reset = make_stats("CartPole-v1", num_envs=4, seed=0)
     obs1, _ = reset.reset(seed=42)
     np.testing.assert_array_equal(obs0, obs1)
     assert_rollouts_equal(
@@ -298,12 +303,12 @@ def test_seed_in_make_equals_seeded_reset():
 def test_rollout_independent_of_threads_and_batch_size():
     rng = np.random.default_rng(3)
     actions = [rng.integers(0, 2, 64) for _ in range(100)]
-    one = rollout(myriad.make("CartPole-v1", 64, seed=9, threads=1), actions)
-    two = rollout(myriad.make("CartPole-v1", 64, seed=9, threads=2), actions)
+    one = rollout(make_stats("CartPole-v1", 64, seed=9, threads=1), actions)
+    two = rollout(make_stats("CartPole-v1", 64, seed=9, threads=2), actions)
     assert_rollouts_equal(one, two)
     # Each env has its own random stream: the first 16 envs of a batch of 64 behave like a batch
     # of 16 given the same actions.
-    small = rollout(myriad.make("CartPole-v1", 16, seed=9), [a[:16] for a in actions])
+    small = rollout(make_stats("CartPole-v1", 16, seed=9), [a[:16] for a in actions])
     assert_rollouts_equal([x[:16] for x in one], small)
 
 
@@ -311,7 +316,7 @@ def test_rollout_independent_of_threads_and_batch_size():
 
 
 def test_cartpole_termination_final_obs_and_autoreset():
-    env = myriad.make("CartPole-v1", num_envs=4, seed=0)
+    env = make_stats("CartPole-v1", num_envs=4, seed=0)
     env.reset(seed=0)
     for _ in range(3):
         _, _, terminated, truncated, _ = env.step(np.array([0, 1, 0, 1]))
@@ -341,7 +346,7 @@ def test_cartpole_termination_final_obs_and_autoreset():
 
 
 def test_terminated_and_truncated_together():
-    env = myriad.make("CartPole-v1", num_envs=2, seed=0, max_episode_steps=1)
+    env = make_stats("CartPole-v1", num_envs=2, seed=0, max_episode_steps=1)
     env.set_state(np.array([[2.39, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]], np.float32))
     _, _, terminated, truncated, info = env.step(np.array([1, 1]))
     np.testing.assert_array_equal(terminated, [True, False])
@@ -353,8 +358,8 @@ def test_terminated_and_truncated_together():
 @pytest.mark.parametrize("env_id", ["Pendulum-v1", "CartPole-v1", "MountainCarContinuous-v0"])
 def test_truncation_at_max_episode_steps(env_id):
     n = 3
-    env = myriad.make(env_id, num_envs=n, seed=11, max_episode_steps=5)
-    ref = myriad.make(env_id, num_envs=n, seed=11, copy=True)  # default limit
+    env = make_stats(env_id, num_envs=n, seed=11, max_episode_steps=5)
+    ref = make_stats(env_id, num_envs=n, seed=11, copy=True)  # default limit
     assert env.spec["max_episode_steps"] == 5
     actions = random_actions(env, np.random.default_rng(0), 10)
     env.reset(seed=11)
@@ -390,7 +395,7 @@ def test_truncation_at_max_episode_steps(env_id):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_episode_statistics_match_accumulated_rewards(env_id):
     n = 16
-    env = myriad.make(env_id, num_envs=n, seed=2, max_episode_steps=40)
+    env = make_stats(env_id, num_envs=n, seed=2, max_episode_steps=40)
     actions = random_actions(env, np.random.default_rng(5), 150)
     env.reset(seed=2)
     ret = np.zeros(n, np.float64)
@@ -557,7 +562,7 @@ def test_set_state_subset_torch_and_copy_semantics():
 
 
 def test_outputs_are_views_overwritten_by_next_step():
-    env = myriad.make("CartPole-v1", num_envs=8, seed=0)
+    env = make_stats("CartPole-v1", num_envs=8, seed=0)
     obs0, _ = env.reset(seed=0)
     a = np.ones(8, np.int64)
     obs1, rew1, term1, trunc1, info1 = env.step(a)
@@ -841,8 +846,8 @@ def test_context_manager_closes():
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
 def test_step_async_equals_step(env_id):
     n = 16
-    sync = myriad.make(env_id, num_envs=n, seed=8)
-    asyn = myriad.make(env_id, num_envs=n, seed=8)
+    sync = make_stats(env_id, num_envs=n, seed=8)
+    asyn = make_stats(env_id, num_envs=n, seed=8)
     actions = random_actions(sync, np.random.default_rng(2), 60)
     expected = rollout(sync, actions)
     got = [np.array(asyn.reset()[0])]
