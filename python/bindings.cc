@@ -90,8 +90,11 @@ std::optional<at::ScalarType> aten_scalar_type(const py::dtype& d) {
       if (d.itemsize() == 4) return at::kInt;
       if (d.itemsize() == 8) return at::kLong;
       break;
-    case 'u':
+    case 'u':  // kept unsigned: converting 2**64-1 to int64 would wrap it to -1
       if (d.itemsize() == 1) return at::kByte;
+      if (d.itemsize() == 2) return at::kUInt16;
+      if (d.itemsize() == 4) return at::kUInt32;
+      if (d.itemsize() == 8) return at::kUInt64;
       break;
     case 'b':
       return at::kBool;

@@ -34,4 +34,4 @@ def record(envs, policy, path, episodes=1, value=None, seed=0) -> dict:
         return _as_numpy(value(wrap(obs))).astype(np.float32, copy=False)
 
     return envs._env.record(str(path), act, None if value is None else val, int(episodes),
-                            int(seed))
+                            seed)

@@ -67,7 +67,7 @@ class Policy:
         return self._p.act_numpy(np.ascontiguousarray(obs, dtype=np.float32))
 
     def evaluate(self, episodes=100, seed=12345) -> dict:
-        return self._p.evaluate(int(episodes), int(seed))
+        return self._p.evaluate(int(episodes), seed)
 
     def record(self, path, envs=4, episodes=1, seed=12345) -> dict:
         """Records `episodes` episodes in each of `envs` envs with the deterministic policy and
@@ -76,7 +76,7 @@ class Policy:
         if int(envs) <= 0 or int(episodes) <= 0:
             raise ValueError(f"envs and episodes must be positive, got envs={envs}, "
                              f"episodes={episodes}")
-        return self._p.record(str(path), int(envs), int(episodes), int(seed), self.checkpoint)
+        return self._p.record(str(path), int(envs), int(episodes), seed, self.checkpoint)
 
     def export(self, path):
         """Writes a TorchScript file that plain PyTorch loads with torch.jit.load(path), no

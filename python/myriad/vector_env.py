@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import operator
 import secrets
 
 import numpy as np
@@ -98,9 +99,11 @@ class VectorEnv(_GymVectorEnv):
                 raise TypeError(f"env option {key!r} must be a number or a string, got {value!r}")
             else:
                 numbers_[key] = float(value)
-        self._seed = secrets.randbits(63) if seed is None else int(seed)
-        self._env = _core.Env(env_id, int(num_envs), device, self._seed, numbers_, texts,
-                              int(threads))
+        # _core checks the seed (an integer in [0, 2**63-1]; int() would truncate 2.7 to 2).
+        self._seed = secrets.randbits(63) if seed is None else seed
+        self._env = _core.Env(env_id, operator.index(num_envs), device, self._seed, numbers_,
+                              texts, operator.index(threads))
+        self._seed = int(self._seed)
         self._copy = copy
         self.spec = self._env.spec
         self.num_envs = self._env.num_envs
@@ -120,9 +123,9 @@ class VectorEnv(_GymVectorEnv):
         self._check_open()
         if options:
             raise ValueError("reset options are not supported; pass env options to make()")
+        self._env.reset(seed)  # checks the seed as make does
         if seed is not None:
             self._seed = int(seed)
-        self._env.reset(None if seed is None else int(seed))
         if seed is not None and _GymVectorEnv is not object:
             super().reset(seed=self._seed)  # seeds Gymnasium's np_random, as its envs do
         obs = self._views["obs"]
