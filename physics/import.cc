@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "myriad/physics/mujoco_messages.h"
+
 namespace myriad::physics {
 namespace {
 
@@ -27,6 +29,7 @@ std::vector<double> copy_d(const mjtNum* p, int64_t n) { return std::vector<doub
 }  // namespace
 
 MjModelHandle::MjModelHandle(const std::string& path) {
+  route_mujoco_messages();  // before libmujoco's first call: no MUJOCO_LOG.TXT, no exit()
   char error[1000] = "";
   m_ = mj_loadXML(path.c_str(), nullptr, error, sizeof error);
   if (!m_) throw std::invalid_argument("cannot load MJCF '" + path + "': " + error);

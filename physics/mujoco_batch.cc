@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "myriad/physics/mujoco_messages.h"
+
 namespace myriad::physics {
 
 void MujocoBatch::ModelDeleter::operator()(mjModel* m) const { mj_deleteModel(m); }
@@ -16,6 +18,7 @@ MujocoBatch::MujocoBatch(const std::string& xml_path, int64_t num_envs) {
     throw std::invalid_argument("MujocoBatch: num_envs must be at least 1 (got " +
                                 std::to_string(num_envs) + ") for '" + xml_path + "'");
   }
+  route_mujoco_messages();  // before libmujoco's first call: no MUJOCO_LOG.TXT, no exit()
   char error[1024] = "";
   model_.reset(mj_loadXML(xml_path.c_str(), nullptr, error, sizeof(error)));
   if (!model_) {

@@ -1,6 +1,7 @@
 // Tests for the libmujoco reference backend and the MJCF models in physics/models.
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "myriad/physics/mujoco_messages.h"
 #include "physics/mujoco_batch.h"
 #include "tests/temp_dir.h"
 
@@ -268,6 +270,28 @@ TEST(MujocoBatch, RejectsEmptyBatchAndOutOfRangeIndex) {
   EXPECT_EQ(batch.num_envs(), 2);
   EXPECT_THROW(batch.data(2), std::out_of_range);
   EXPECT_THROW(batch.data(-1), std::out_of_range);
+}
+
+// A diverging libmujoco simulation warns ("Nan, Inf or huge value in QACC"); unrouted, that
+// warning appends to MUJOCO_LOG.TXT in the working directory. Routed, it reaches stderr only.
+TEST(MujocoBatch, WarningsLeaveNoLogFileInTheWorkingDirectory) {
+  testing_util::TempDir dir("mujoco_log");
+  const std::string model = ModelPath("pendulum");  // before the working directory changes
+  char* old_cwd = getcwd(nullptr, 0);
+  ASSERT_EQ(chdir(dir.path().c_str()), 0);
+  const int64_t before = mujoco_warning_count();
+  {
+    MujocoBatch batch(model, 2);
+    const mjModel* m = batch.model();
+    std::vector<double> qpos(2 * m->nq, 0.0), qvel(2 * m->nv, 1e300), time(2, 0.0);
+    batch.set_state(qpos.data(), qvel.data(), time.data());
+    batch.step(5);
+  }
+  const bool log_written = std::ifstream("MUJOCO_LOG.TXT").good();
+  ASSERT_EQ(chdir(old_cwd), 0);
+  std::free(old_cwd);
+  EXPECT_GT(mujoco_warning_count(), before);  // libmujoco did warn
+  EXPECT_FALSE(log_written);
 }
 
 }  // namespace
