@@ -30,6 +30,13 @@ except ImportError:  # pragma: no cover - depends on the installed gymnasium
     _SAME_STEP = "SameStep"
 
 
+
+class UnknownEnvError(ValueError, KeyError):
+    """An env id that is not registered: a ValueError (bad input), and a KeyError as before."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
 def registry() -> dict:
     """Every registered env id with its spec (spaces, episode limit, threshold, state names)."""
     return {env_id: _core.spec(env_id) for env_id in _core.registered_ids()}
@@ -85,7 +92,7 @@ class VectorEnv(_GymVectorEnv):
                  episode_statistics=False, **env_options):
         ids = _core.registered_ids()
         if env_id not in ids:
-            raise KeyError(f"unknown env id {env_id!r}; registered: {', '.join(ids)}")
+            raise UnknownEnvError(f"unknown env id {env_id!r}; registered: {', '.join(ids)}")
         self._stats_key = _stats_key(episode_statistics)
         if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
             raise TypeError(f"num_envs must be an integer, got {type(num_envs).__name__}")

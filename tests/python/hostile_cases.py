@@ -1,0 +1,324 @@
+"""Hostile inputs for Myriad's Python API and trainer: bad configs, API misuse, damaged files.
+
+Every case is an input that must be refused. Run as a script, this module runs the cases named
+on the command line (a category, or all) in this process and prints one JSON line per case,
+preceded by a "start" line, so a parent (tests/python/test_hostile.py) can tell a crash or a
+hang (the last case started and never finished) from a refusal:
+
+    {"start": "config/ppo.gamma=1.5"}
+    {"case": "config/ppo.gamma=1.5", "verdict": "refused", "type": "ValueError", "message": ...}
+
+Verdicts: "refused" (an allowed error type whose message names what was wrong), "unclear" (an
+allowed type, but the message does not name it), "wrong_type" (an exception of another type,
+e.g. OverflowError or IndexError leaking out), "accepted" (no error: a silent accept).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+import myriad
+
+ALLOWED = (ValueError, TypeError, RuntimeError, FileNotFoundError, IsADirectoryError)
+
+# A tiny valid run: a case mutates one thing of it.
+BASE = {
+    "env": {"id": "CartPole-v1", "num_envs": 2, "device": "cpu", "options": {},
+            "physics": "myriad"},
+    "ppo": {"num_steps": 8, "learning_rate": 0.001, "lr_schedule": "linear", "target_kl": 0.01,
+            "gamma": 0.99, "gae_lambda": 0.95, "num_minibatches": 2, "update_epochs": 1,
+            "clip_coef": 0.2, "clip_vloss": False, "ent_coef": 0.0, "vf_coef": 0.5,
+            "max_grad_norm": 0.5, "norm_adv": True, "normalize_obs": True,
+            "normalize_reward": False, "obs_clip": 10.0, "reward_clip": 10.0,
+            "hidden_sizes": [8], "activation": "tanh", "init_log_std": 0.0},
+    "run": {"total_env_steps": 16, "seed": 1, "threads": 1, "learner_threads": 1,
+            "eval_episodes": 0, "checkpoint_every": 0, "log_every_seconds": 1.0,
+            "stop_when_solved": False, "resume": ""},
+    "eval": {"record": False, "record_envs": 1, "record_episodes": 1},
+}
+
+NOT_NUMBERS = ['"abc"', "[1, 2]", "{a: 1}", "null", ".nan", ".inf", "-.inf", "1e400", '""',
+               "true"]
+NOT_INTEGERS = NOT_NUMBERS + ["2.5", "18446744073709551616", "-9223372036854775809", "1e30"]
+KEY_VALUES = {}
+for key in ("env.num_envs", "ppo.num_steps", "ppo.num_minibatches", "ppo.update_epochs",
+            "run.total_env_steps", "eval.record_envs", "eval.record_episodes"):
+    KEY_VALUES[key] = NOT_INTEGERS + ["0", "-1"]
+for key in ("run.threads", "run.learner_threads", "run.eval_episodes", "run.checkpoint_every"):
+    KEY_VALUES[key] = NOT_INTEGERS + ["-1"]
+KEY_VALUES["run.seed"] = NOT_INTEGERS + ["-1", "9223372036854775808"]
+for key in ("ppo.learning_rate", "ppo.target_kl", "ppo.clip_coef", "ppo.max_grad_norm",
+            "ppo.obs_clip", "ppo.reward_clip", "run.log_every_seconds"):
+    KEY_VALUES[key] = NOT_NUMBERS + ["0", "-1e-9"]
+for key in ("ppo.ent_coef", "ppo.vf_coef"):
+    KEY_VALUES[key] = NOT_NUMBERS + ["-0.5"]
+for key in ("ppo.gamma", "ppo.gae_lambda"):
+    KEY_VALUES[key] = NOT_NUMBERS + ["1.5", "-0.1"]
+KEY_VALUES["ppo.init_log_std"] = NOT_NUMBERS
+for key in ("ppo.clip_vloss", "ppo.norm_adv", "ppo.normalize_obs", "ppo.normalize_reward",
+            "run.stop_when_solved", "eval.record"):
+    KEY_VALUES[key] = ['"maybe"', "2", "[true]", "null", "{}", '""']
+for key in ("env.device", "ppo.lr_schedule", "ppo.activation", "env.physics"):
+    KEY_VALUES[key] = ['"nope"', "[cpu]", "3", "null", '""', "{a: 1}"]
+KEY_VALUES["ppo.hidden_sizes"] = ["[]", "[0]", "[-1]", "[2.5]", '["a"]', "64", "[[1]]",
+                                  "[1e30]", "null", "{a: 1}"]
+KEY_VALUES["env.id"] = ['"NoSuchEnv-v0"', '""', "[1]", "null", "{a: 1}", '"cartpole-v1"']
+KEY_VALUES["run.resume"] = ['"/nonexistent/last.pt"', "[1]", "{a: 1}"]
+KEY_VALUES["env.options"] = ["{max_episode_steps: 0}", "{max_episode_steps: -1}",
+                             "{max_episode_steps: .inf}", "{max_episode_steps: 2.5}",
+                             "{max_episode_steps: 1e30}", "{nosuch: 1}", "[1]", '"x"',
+                             "{max_episode_steps: .nan}", "{max_episode_steps: abc}"]
+
+# Whole-file damage: YAML syntax, shapes of the document, keys.
+TEXTS = {
+    "unbalanced_bracket": "env: {id: CartPole-v1\n",
+    "tab_indent": "env:\n\tid: CartPole-v1\n",
+    "binary_garbage": "\x00\x01\x02\xff\xfe",
+    "top_level_list": "- env\n- ppo\n",
+    "top_level_scalar": "42\n",
+    "group_is_scalar": "env: 3\n",
+    "group_is_list": "ppo: [1, 2]\n",
+    "unknown_group": "envs: {id: CartPole-v1}\n",
+    "unknown_key": "ppo: {gama: 0.9}\n",
+    "duplicate_key": "ppo: {gamma: 0.9, gamma: 0.5}\n",
+    "duplicate_group": "ppo: {gamma: 0.9}\nppo: {gae_lambda: 0.5}\n",
+    "duplicate_option": "env: {options: {max_episode_steps: 5, max_episode_steps: 6}}\n",
+    "deep_nesting": "env: " + "[" * 2000 + "]" * 2000 + "\n",
+    "deep_mapping": "env: " + "{a: " * 500 + "1" + "}" * 500 + "\n",
+    "anchor_bomb": "a: &a [1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\n"
+                   "c: &c [*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c]\n"
+                   "e: [*d,*d,*d,*d,*d,*d,*d,*d]\n",
+    "huge_key": "ppo: {" + "k" * 100000 + ": 1}\n",
+    "minibatch_of_one": "env: {num_envs: 2}\nppo: {num_steps: 1, num_minibatches: 2}\n",
+    "minibatches_not_dividing": "env: {num_envs: 2}\nppo: {num_steps: 3, num_minibatches: 4}\n",
+    "overflowing_batch": "env: {num_envs: 4611686018427387904}\n",
+    "batch_beyond_memory": "env: {num_envs: 1000000000}\n",
+    "continuous_env_nan_option": "env: {id: Pendulum-v1, options: {g: .nan}}\n",
+}
+
+
+def to_yaml(value) -> str:
+    return json.dumps(value)  # JSON is YAML
+
+
+def config_text(mutated_key=None, literal=None, base=BASE) -> str:
+    lines = []
+    for group, fields in base.items():
+        lines.append(f"{group}:")
+        for key, value in fields.items():
+            text = literal if f"{group}.{key}" == mutated_key else to_yaml(value)
+            lines.append(f"  {key}: {text}")
+    return "\n".join(lines) + "\n"
+
+
+class Case:
+    def __init__(self, name, fn, expect):
+        self.name, self.fn, self.expect = name, fn, expect
+
+
+def train_text(text, work: Path):
+    path = work / "config.yaml"
+    path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    return myriad.train(str(path), out=str(work / "run"))
+
+
+def config_cases():
+    cases = []
+    for key, literals in KEY_VALUES.items():
+        group, field = key.split(".")
+        for literal in literals:
+            text = config_text(key, literal)
+            # The message names the key path (an unknown env id names the valid ones instead).
+            expect = re.escape(key) if key != "env.id" else r"env\.id|CartPole-v1"
+            if key == "run.resume":
+                expect = r"run\.resume|last\.pt|checkpoint"
+            if key == "env.options":
+                expect = r"env\.options|max_episode_steps|nosuch|option"
+            cases.append(Case(f"config/{key}={literal}",
+                              lambda work, t=text: train_text(t, work), expect))
+    for name, text in TEXTS.items():
+        base = config_text()
+        # Whole-file texts replace the base, except those that only add to it.
+        full = text if name in ("binary_garbage", "top_level_list", "top_level_scalar",
+                                "unbalanced_bracket", "tab_indent") else base + text
+        cases.append(Case(f"config_text/{name}", lambda work, t=full: train_text(t, work),
+                          r"config|YAML|key|twice|env|ppo|must|bytes|overflows|valid|option|g\b"))
+    for override, expect in [({"nosuch__key": 1}, "nosuch"), ({"ppo__gamma": "x"}, "ppo.gamma"),
+                             ({"run__seed": -5}, "run.seed"), ({"env__num_envs": 0},
+                                                               "env.num_envs")]:
+        def fn(work, o=override):
+            return myriad.train(str(write_base(work)), out=str(work / "run"), **o)
+        cases.append(Case(f"override/{override}", fn, re.escape(expect)))
+    return cases
+
+
+def write_base(work: Path) -> Path:
+    path = work / "base.yaml"
+    path.write_text(config_text())
+    return path
+
+
+def api_cases():
+    def make(**kw):
+        args = {"env_id": "CartPole-v1", "num_envs": 2, "seed": 0}
+        args.update(kw)
+        return myriad.make(**args)
+
+    cases = []
+    add = lambda name, fn, expect: cases.append(Case(f"api/{name}", lambda work: fn(), expect))
+    add("make_unknown_id", lambda: make(env_id="NoSuch-v9"), "CartPole-v1")
+    for n in (0, -1, 2**31 + 1, 10**9, 10**30):
+        add(f"make_num_envs={n}", lambda n=n: make(num_envs=n), "num_envs|bytes|2\\^31|int")
+    for n in (2.5, "4", None, [2]):
+        add(f"make_num_envs={n!r}", lambda n=n: make(num_envs=n), "integer|int|index")
+    for d in ("tpu", "cuda:99", "cpu:1", "", "CUDA"):
+        add(f"make_device={d!r}", lambda d=d: make(device=d), "device|cpu|cuda")
+    for s in (-1, 2**63, 2**64, 1.5, "1", True, [1]):
+        add(f"make_seed={s!r}", lambda s=s: make(seed=s), "seed")
+    for opt, val in (("nosuch", 1), ("max_episode_steps", 0), ("max_episode_steps", 2.5),
+                     ("max_episode_steps", float("inf")), ("max_episode_steps", float("nan")),
+                     ("max_episode_steps", 1e30), ("max_episode_steps", "x")):
+        add(f"make_option_{opt}={val!r}", lambda o=opt, v=val: make(**{o: v}),
+            "option|max_episode_steps|nosuch|finite|integer|number")
+    add("make_pendulum_g_nan", lambda: make(env_id="Pendulum-v1", g=float("nan")), "finite")
+    add("make_pendulum_g_inf", lambda: make(env_id="Pendulum-v1", g=float("inf")), "finite")
+    add("make_mjcf_without_xml", lambda: make(env_id="MJCF-v0"), "xml")
+    add("make_mjcf_missing_file", lambda: make(env_id="MJCF-v0", xml="/nonexistent.xml"),
+        "nonexistent|cannot")
+
+    def step(actions, env_id="CartPole-v1"):
+        return make(env_id=env_id, num_envs=3).step(actions)
+
+    for name, actions in [("too_many", np.zeros(4, np.int64)), ("too_few", np.zeros(2, np.int64)),
+                          ("2d", np.zeros((3, 2), np.int64)), ("scalar", np.int64(0)),
+                          ("floats", np.zeros(3, np.float32)), ("complex", np.zeros(3, complex)),
+                          ("strings", np.array(["a", "b", "c"])), ("objects", [None, 1, 2]),
+                          ("ragged", [[1], [1, 2], []]), ("none", None),
+                          ("big_int64", np.full(3, 2**32, np.int64)),
+                          ("negative", np.full(3, -1, np.int32)),
+                          ("uint64_max", np.full(3, 2**64 - 1, np.uint64)),
+                          ("empty", np.zeros(0, np.int64))]:
+        add(f"step_cartpole_{name}", lambda a=actions: step(a),
+            "shape|integer|action|dtype|numbers|array|outside|expected|sequence|tensor")
+    for name, actions in [("nan", np.full((3, 1), np.nan, np.float32)),
+                          ("inf", np.full((3, 1), np.inf, np.float32)),
+                          ("ints", np.zeros((3, 1), np.int64)),
+                          ("shape", np.zeros((3, 2), np.float32)),
+                          ("float16_inf", np.full((3, 1), np.inf, np.float16))]:
+        add(f"step_pendulum_{name}", lambda a=actions: step(a, "Pendulum-v1"),
+            "finite|float|shape|expected")
+
+    def closed(call):
+        env = make()
+        env.close()
+        return call(env)
+
+    add("step_after_close", lambda: closed(lambda e: e.step(np.zeros(2, np.int64))), "closed")
+    add("reset_after_close", lambda: closed(lambda e: e.reset()), "closed")
+    add("get_state_after_close", lambda: closed(lambda e: e.get_state()), "closed")
+
+    def pending(call):
+        env = make()
+        env.step_async(np.zeros(2, np.int64))
+        try:
+            return call(env)
+        finally:
+            try:
+                env.step_wait()
+            except Exception:
+                pass
+
+    add("step_wait_without_async", lambda: make().step_wait(), "step_async")
+    add("async_twice", lambda: pending(lambda e: e.step_async(np.zeros(2, np.int64))),
+        "step_wait")
+    add("step_while_pending", lambda: pending(lambda e: e.step(np.zeros(2, np.int64))),
+        "step_wait")
+    add("reset_while_pending", lambda: pending(lambda e: e.reset()), "step_wait")
+    add("reset_seed_negative", lambda: make().reset(seed=-1), "seed")
+    add("reset_seed_float", lambda: make().reset(seed=0.5), "seed")
+
+    def set_state(state_fn, ids=None):
+        env = make(num_envs=3)
+        return env.set_state(state_fn(np.array(env.get_state())), ids)
+
+    add("set_state_wrong_rows", lambda: set_state(lambda s: s[:2]), "shape|rows|expected")
+    add("set_state_wrong_cols", lambda: set_state(lambda s: s[:, :-1]), "shape|expected")
+    add("set_state_ids_out_of_range", lambda: set_state(lambda s: s[:1], [5]),
+        "env|range|outside|id")
+    add("set_state_ids_negative", lambda: set_state(lambda s: s[:1], [-1]),
+        "env|range|outside|id")
+    add("set_state_nan", lambda: set_state(lambda s: np.full_like(s, np.nan)), "finite|NaN|nan")
+    add("set_state_strings", lambda: set_state(lambda s: np.array([["a"]])),
+        "numbers|dtype|shape|expected|convert")
+    return cases
+
+
+def file_cases():
+    cases = []
+
+    def write(work, name, data: bytes):
+        p = work / name
+        p.write_bytes(data)
+        return str(p)
+
+    blobs = {"empty": b"", "text": b"hello\n", "zeros": bytes(4096),
+             "random": np.random.default_rng(0).bytes(4096), "zip_magic": b"PK\x03\x04" + bytes(64)}
+    for name, data in blobs.items():
+        cases.append(Case(f"file/load_policy_{name}",
+                          lambda work, d=data: myriad.load_policy(write(work, "c.pt", d)),
+                          "checkpoint|c.pt|load|file|zip|archive"))
+        cases.append(Case(f"file/load_replay_{name}",
+                          lambda work, d=data: myriad.load_replay(write(work, "r.replay", d)),
+                          "replay|r.replay|magic|header|truncated|file"))
+    cases.append(Case("file/load_policy_missing",
+                      lambda work: myriad.load_policy(str(work / "none.pt")), "none.pt"))
+    cases.append(Case("file/load_policy_directory", lambda work: myriad.load_policy(str(work)),
+                      "directory|checkpoint|load|file"))
+    cases.append(Case("file/load_replay_missing",
+                      lambda work: myriad.load_replay(str(work / "none.replay")), "none.replay"))
+    return cases
+
+
+CATEGORIES = {"config": config_cases, "api": api_cases, "file": file_cases}
+
+
+def classify(case: Case, error: BaseException | None) -> dict:
+    if error is None:
+        return {"verdict": "accepted"}
+    message = str(error)
+    allowed = isinstance(error, ALLOWED) or type(error).__name__ == "ReplayError"
+    if not allowed:
+        return {"verdict": "wrong_type", "type": type(error).__name__, "message": message[:300],
+                "trace": traceback.format_exception(error)[-3:]}
+    verdict = "refused" if re.search(case.expect, message, re.IGNORECASE) else "unclear"
+    return {"verdict": verdict, "type": type(error).__name__, "message": message[:300]}
+
+
+def main(argv):
+    names = argv or list(CATEGORIES)
+    for category in names:
+        for case in CATEGORIES[category]():
+            print(json.dumps({"start": case.name}), flush=True)
+            with tempfile.TemporaryDirectory() as tmp:
+                start = time.monotonic()
+                error = None
+                try:
+                    case.fn(Path(tmp))
+                except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too: a verdict)
+                    error = e
+                result = {"case": case.name, **classify(case, error),
+                          "seconds": round(time.monotonic() - start, 3)}
+            print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("MYRIAD_QUIET", "1")
+    main(sys.argv[1:])
