@@ -1,15 +1,20 @@
 """PPO on CartPole-v1 in plain PyTorch (CleanRL's ppo.py style), on Myriad's vector env.
 
 Run: PYTHONPATH=build/python .venv/bin/python examples/cleanrl_ppo_cartpole.py
-Stops when the mean return of the last 100 finished episodes reaches 475.
+Stops when the mean return of the last 100 finished episodes reaches 475. `--envs gymnasium`
+runs the same loop on Gymnasium's own SyncVectorEnv (same-step autoreset): only the line that
+makes the envs differs, and both are wrapped in Gymnasium's RecordEpisodeStatistics.
 """
 import argparse
 import time
 from collections import deque
 
+import gymnasium as gym
 import numpy as np
 import torch
 import torch.nn as nn
+from gymnasium.vector import AutoresetMode
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 import myriad
 
@@ -62,14 +67,18 @@ def main():
     p.add_argument("--learning-rate", type=float, default=2.5e-3)
     p.add_argument("--target", type=float, default=475.0)
     p.add_argument("--record", help="write a replay of 4 greedy episodes here when solved")
+    p.add_argument("--envs", choices=["myriad", "gymnasium"], default="myriad")
     args = p.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     gamma, gae_lambda, clip_coef, epochs, minibatches = 0.99, 0.95, 0.2, 4, 4
 
-    # episode_statistics=True: Myriad's own per-episode returns in info["episode"] (computed in C++).
-    envs = myriad.make("CartPole-v1", num_envs=args.num_envs, seed=args.seed, threads=1,
-                       episode_statistics=True)
+    if args.envs == "myriad":
+        envs = myriad.make("CartPole-v1", num_envs=args.num_envs, seed=args.seed, threads=1)
+    else:
+        envs = gym.make_vec("CartPole-v1", num_envs=args.num_envs, vectorization_mode="sync",
+                            vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+    envs = RecordEpisodeStatistics(envs)  # info["episode"], info["_episode"]
     agent = Agent(envs.single_observation_space.shape[0], envs.single_action_space.n)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
     T, N = args.num_steps, args.num_envs
@@ -77,7 +86,7 @@ def main():
     act_b = torch.zeros((T, N), dtype=torch.long)
     logp_b, rew_b, done_b, val_b = (torch.zeros((T, N)) for _ in range(4))
 
-    next_obs = torch.tensor(envs.reset(seed=args.seed)[0])
+    next_obs = torch.tensor(envs.reset(seed=args.seed)[0], dtype=torch.float32)
     returns, step, start = deque(maxlen=100), 0, time.time()
     num_updates = args.total_timesteps // (T * N)
     for update in range(num_updates):
@@ -93,12 +102,14 @@ def main():
             cut = trunc & ~term
             if cut.any():
                 with torch.no_grad():
-                    final = torch.tensor(info["final_obs"][cut])
+                    # Gymnasium's final_obs is an object array, Myriad's an [N, 4] array.
+                    final = torch.tensor(np.stack(info["final_obs"][cut]))
                     reward[torch.from_numpy(cut)] += gamma * agent.get_value(final)
             rew_b[t] = reward
             done_b[t] = torch.tensor(term | trunc, dtype=torch.float32)
-            returns.extend(info["episode"]["r"][info["_episode"]].tolist())
-            next_obs = torch.tensor(obs)  # copies: the env's buffer changes next step
+            if "episode" in info:  # only in steps where an episode ended
+                returns.extend(info["episode"]["r"][info["_episode"]].tolist())
+            next_obs = torch.tensor(obs, dtype=torch.float32)  # a copy: Myriad's buffer changes
             step += N
         with torch.no_grad():
             next_value = agent.get_value(next_obs)
