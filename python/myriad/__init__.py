@@ -17,7 +17,7 @@ _core.keep_freed_memory()
 from .recording import record
 from .replay import Replay, ReplayError, load_replay
 from .training import Policy, load_policy, train
-from .vector_env import VectorEnv, list_envs, make, registry
+from .vector_env import UnknownEnvError, VectorEnv, list_envs, make, registry
 
 __version__ = "0.1.0"
 
@@ -37,4 +37,5 @@ def cuda_available() -> bool:
 
 
 __all__ = ["VectorEnv", "make", "registry", "list_envs", "train", "load_policy", "Policy",
-           "cuda_available", "load_replay", "record", "Replay", "ReplayError", "__version__"]
+           "cuda_available", "load_replay", "record", "Replay", "ReplayError", "UnknownEnvError",
+           "__version__"]
