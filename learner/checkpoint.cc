@@ -1,35 +1,156 @@
 #include "learner/checkpoint.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
+#include "learner/tensorboard.h"
 #include "learner/trainer.h"
 #include "myriad/registry.h"
 #include "myriad/torch_device.h"
 
 namespace myriad::learner {
+namespace {
 
-// 2: flat Adam state, the episode window on the device, the sampling generator on every device.
-constexpr int64_t kCheckpointVersion = 2;
+constexpr char kTrailerMagic[8] = {'M', 'Y', 'R', 'I', 'A', 'D', 'C', 'K'};
+constexpr size_t kTrailerSize = 24;
 
-void save_archive_atomically(torch::serialize::OutputArchive& archive, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  archive.save_to(tmp);
-  std::filesystem::rename(tmp, path);
+template <typename T>
+void put_le(std::string& out, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-void load_archive(torch::serialize::InputArchive& archive, const std::string& path) {
-  if (!std::filesystem::exists(path))
-    throw std::invalid_argument("checkpoint '" + path + "' does not exist");
+template <typename T>
+T get_le(const char* p) {
+  T v = 0;
+  for (size_t i = 0; i < sizeof(T); ++i)
+    v |= static_cast<T>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
+
+std::string os_error(int err) { return std::strerror(err); }
+
+}  // namespace
+
+void write_file_atomically(const std::string& bytes, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  const auto fail = [&](const std::string& what, int err, int fd) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());  // never leave a stale PATH.tmp behind
+    throw std::runtime_error("cannot write checkpoint '" + path + "': " + what + " " + tmp + ": " +
+                             os_error(err) + "; the previous checkpoint (if any) is unchanged");
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("opening", errno, -1);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("writing", n < 0 ? errno : ENOSPC, fd);
+    done += static_cast<size_t>(n);
+  }
+  // A full disk can surface only here (delayed allocation), so both are checked.
+  if (::fsync(fd) != 0) fail("syncing", errno, fd);
+  if (::close(fd) != 0) fail("closing", errno, -1);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming", errno, -1);
+  // Make the rename itself durable; a failure here loses nothing already written.
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+void save_archive_atomically(torch::serialize::OutputArchive& archive, const std::string& path) {
+  std::ostringstream buffer;
+  try {
+    archive.save_to(buffer);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error("cannot write checkpoint '" + path +
+                             "': serializing it failed: " + e.what_without_backtrace());
+  }
+  std::string bytes = buffer.str();
+  const uint32_t crc = crc32c(bytes.data(), bytes.size());
+  const uint64_t length = bytes.size();
+  bytes.append(kTrailerMagic, sizeof kTrailerMagic);
+  put_le(bytes, length);
+  put_le(bytes, crc);
+  put_le(bytes, static_cast<uint32_t>(kCheckpointVersion));
+  write_file_atomically(bytes, path);
+}
+
+int64_t load_archive(torch::serialize::InputArchive& archive, const std::string& path) {
+  const std::string where = "checkpoint '" + path + "'";
+  if (!std::filesystem::exists(path)) throw std::invalid_argument(where + " does not exist");
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw std::invalid_argument(where + " could not be read");
+  const bool has_trailer =
+      bytes.size() >= kTrailerSize &&
+      std::memcmp(bytes.data() + bytes.size() - kTrailerSize, kTrailerMagic, 8) == 0;
+  int64_t trailer_format = 0;
+  size_t payload = bytes.size();
+  if (has_trailer) {
+    const char* t = bytes.data() + bytes.size() - kTrailerSize + 8;
+    const auto length = get_le<uint64_t>(t);
+    const auto crc = get_le<uint32_t>(t + 8);
+    trailer_format = get_le<uint32_t>(t + 12);
+    if (trailer_format > kCheckpointVersion)
+      throw std::invalid_argument(where + " has format " + std::to_string(trailer_format) +
+                                  ", written by a newer Myriad; this build reads formats " +
+                                  std::to_string(kOldestReadableCheckpointVersion) + " to " +
+                                  std::to_string(kCheckpointVersion));
+    payload = bytes.size() - kTrailerSize;
+    if (length != payload)
+      throw std::invalid_argument(where + " is truncated or damaged: its trailer records " +
+                                  std::to_string(length) + " bytes of data but the file holds " +
+                                  std::to_string(payload));
+    if (crc32c(bytes.data(), payload) != crc)
+      throw std::invalid_argument(where +
+                                  " is corrupted: the checksum (CRC32C) of its contents does not "
+                                  "match the one recorded when it was written");
+  }
   try {
     // Always to the host first, then to wherever it is needed: a checkpoint written on a GPU
     // loads on a machine without one.
-    archive.load_from(path, torch::kCPU);
-  } catch (const c10::Error& e) {
-    throw std::invalid_argument("checkpoint '" + path + "' is not a readable Myriad checkpoint");
+    archive.load_from(bytes.data(), payload, torch::kCPU);
+  } catch (const c10::Error&) {
+    throw std::invalid_argument(
+        where + (has_trailer ? " passed its checksum but is not a readable Myriad checkpoint"
+                             : " is truncated or not a Myriad checkpoint (it has no format-3 "
+                               "trailer and is not a readable format-2 archive)"));
   }
+  torch::Tensor v;
+  if (!archive.try_read("version", v, /*is_buffer=*/true) || v.numel() != 1)
+    throw std::invalid_argument(where + " is not a Myriad checkpoint (it has no format version)");
+  const int64_t version = v.item<int64_t>();
+  if (version > kCheckpointVersion)
+    throw std::invalid_argument(where + " has format " + std::to_string(version) +
+                                ", written by a newer Myriad; this build reads formats " +
+                                std::to_string(kOldestReadableCheckpointVersion) + " to " +
+                                std::to_string(kCheckpointVersion));
+  if (version < kOldestReadableCheckpointVersion)
+    throw std::invalid_argument(where + " has format " + std::to_string(version) +
+                                ", which this build no longer reads (it reads formats " +
+                                std::to_string(kOldestReadableCheckpointVersion) + " to " +
+                                std::to_string(kCheckpointVersion) + ")");
+  if (version >= 3 && !has_trailer)
+    throw std::invalid_argument(where + " has format " + std::to_string(version) +
+                                " but lacks its checksum trailer: the file is truncated");
+  if (has_trailer && trailer_format != version)
+    throw std::invalid_argument(where + " is damaged: its trailer says format " +
+                                std::to_string(trailer_format) + ", its contents format " +
+                                std::to_string(version));
+  return version;
 }
 
 void write_tensor(torch::serialize::OutputArchive& a, const std::string& key,
@@ -77,6 +198,8 @@ void Trainer::save_checkpoint(const std::string& path) const {
   torch::serialize::OutputArchive a;
   write_tensor(a, "version", torch::tensor({kCheckpointVersion}));
   write_string(a, "config_yaml", to_yaml(cfg_));
+  write_string(a, "spaces.observation", env_->spec().observation_space.describe());
+  write_string(a, "spaces.action", env_->spec().action_space.describe());
   torch::serialize::OutputArchive model;
   policy_->save(model);
   a.write("policy", model);
@@ -99,23 +222,48 @@ void Trainer::save_checkpoint(const std::string& path) const {
 void Trainer::load_checkpoint(const std::string& path) {
   torch::serialize::InputArchive a;
   load_archive(a, path);
-  const int64_t version = read_tensor(a, "version").item<int64_t>();
-  if (version > kCheckpointVersion)
-    throw std::invalid_argument("checkpoint '" + path + "' was written by a newer Myriad");
-  if (version < kCheckpointVersion)
-    throw std::invalid_argument("checkpoint '" + path + "' has format " + std::to_string(version) +
-                                "; resuming needs format " + std::to_string(kCheckpointVersion) +
-                                " (myriad eval still reads it)");
   const TrainConfig saved = parse_config(read_string(a, "config_yaml"), {});
-  if (saved.env.id != cfg_.env.id || saved.env.num_envs != cfg_.env.num_envs ||
-      saved.ppo.hidden_sizes != cfg_.ppo.hidden_sizes ||
-      saved.ppo.num_steps != cfg_.ppo.num_steps || saved.ppo.activation != cfg_.ppo.activation ||
-      saved.env.options != cfg_.env.options || saved.env.xml != cfg_.env.xml)
-    throw std::invalid_argument("checkpoint '" + path + "' was trained on " + saved.env.id + " x" +
-                                std::to_string(saved.env.num_envs) +
-                                " with another env, network or rollout; resume needs the same "
-                                "env.id, env.num_envs, env.options, env.xml, ppo.num_steps, "
-                                "ppo.hidden_sizes and ppo.activation");
+  // Every setting that shapes the network, its input or the saved rollout state must match:
+  // the same sizes with another activation or normalization would load and silently differ.
+  std::vector<std::string> mismatches;
+  const auto check = [&](const std::string& key, const std::string& ckpt, const std::string& now) {
+    if (ckpt != now)
+      mismatches.push_back(key + " is " + ckpt + " in the checkpoint but " + now +
+                           " in the config");
+  };
+  const auto sizes = [](const std::vector<int64_t>& v) {
+    std::string s = "[";
+    for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
+    return s + "]";
+  };
+  const auto options = [](const std::map<std::string, double>& m) {
+    std::ostringstream s;
+    s << "{";
+    for (const auto& [k, v] : m) s << (s.tellp() > 1 ? ", " : "") << k << ": " << v;
+    s << "}";
+    return s.str();
+  };
+  const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  check("env.id", saved.env.id, cfg_.env.id);
+  check("env.xml", "'" + saved.env.xml + "'", "'" + cfg_.env.xml + "'");
+  check("env.options", options(saved.env.options), options(cfg_.env.options));
+  check("env.num_envs", std::to_string(saved.env.num_envs), std::to_string(cfg_.env.num_envs));
+  check("ppo.num_steps", std::to_string(saved.ppo.num_steps), std::to_string(cfg_.ppo.num_steps));
+  check("ppo.hidden_sizes", sizes(saved.ppo.hidden_sizes), sizes(cfg_.ppo.hidden_sizes));
+  check("ppo.activation", saved.ppo.activation, cfg_.ppo.activation);
+  check("ppo.normalize_obs", flag(saved.ppo.normalize_obs), flag(cfg_.ppo.normalize_obs));
+  check("ppo.normalize_reward", flag(saved.ppo.normalize_reward), flag(cfg_.ppo.normalize_reward));
+  // Format 3 records the env's spaces: an MJCF file changed in place is caught here too.
+  c10::IValue space;
+  if (a.try_read("spaces.observation", space))
+    check("the observation space", space.toStringRef(), env_->spec().observation_space.describe());
+  if (a.try_read("spaces.action", space))
+    check("the action space", space.toStringRef(), env_->spec().action_space.describe());
+  if (!mismatches.empty()) {
+    std::string msg = "checkpoint '" + path + "' cannot be resumed with this config: ";
+    for (size_t k = 0; k < mismatches.size(); ++k) msg += (k ? "; " : "") + mismatches[k];
+    throw std::invalid_argument(msg);
+  }
   torch::serialize::InputArchive model;
   a.read("policy", model);
   policy_->load(model);  // host tensors: Module::load replaces the parameters' storage
@@ -164,6 +312,16 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
   }
   p.spec = configured_spec(p.config);
   const EnvSpec& spec = p.spec;
+  c10::IValue space;
+  if (a.try_read("spaces.observation", space) &&
+      space.toStringRef() != spec.observation_space.describe())
+    throw std::invalid_argument("checkpoint '" + checkpoint + "' was trained on observations " +
+                                space.toStringRef() + " but its env now has " +
+                                spec.observation_space.describe());
+  if (a.try_read("spaces.action", space) && space.toStringRef() != spec.action_space.describe())
+    throw std::invalid_argument("checkpoint '" + checkpoint + "' was trained on actions " +
+                                space.toStringRef() + " but its env now has " +
+                                spec.action_space.describe());
   const auto& c = p.config;
   p.policy = ActorCritic(spec.observation_space.flat_size(), spec.action_space, c.ppo.hidden_sizes,
                          c.ppo.activation, c.ppo.init_log_std);

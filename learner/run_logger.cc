@@ -2,20 +2,63 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <stdexcept>
 
 namespace myriad::learner {
 
-RunLogger::RunLogger(const std::string& run_dir, int64_t total_steps, bool resumed)
+namespace {
+
+// Rewrites metrics.csv with its header and the complete rows at env_steps <= step (rows past
+// the checkpoint were trained again after it, and a row torn by a kill is dropped). Returns
+// the header, or "" when the file holds none.
+std::string cut_metrics_after(const std::filesystem::path& csv, int64_t step) {
+  std::ifstream in(csv);
+  std::string header, line, kept;
+  if (!std::getline(in, header) || header.empty()) return "";
+  const auto columns = std::count(header.begin(), header.end(), ',');
+  while (std::getline(in, line)) {
+    if (std::count(line.begin(), line.end(), ',') != columns) continue;
+    char* end = nullptr;
+    const long long s = std::strtoll(line.c_str(), &end, 10);
+    if (end == line.c_str() || *end != ',' || s > step) continue;
+    kept += line + "\n";
+  }
+  in.close();
+  const std::filesystem::path tmp = csv.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << header << "\n" << kept;
+    out.flush();
+    if (!out)
+      throw std::runtime_error("cannot rewrite " + csv.string() + " (writing " + tmp.string() +
+                               ") to the checkpoint's step");
+  }
+  if (std::rename(tmp.c_str(), csv.c_str()) != 0)
+    throw std::runtime_error("cannot replace " + csv.string() + ": " + std::strerror(errno));
+  return header;
+}
+
+}  // namespace
+
+RunLogger::RunLogger(const std::string& run_dir, int64_t total_steps, int64_t resumed_at_step)
     : total_(total_steps), tty_(isatty(fileno(stdout))) {
   if (run_dir.empty()) return;
   const auto csv_path = std::filesystem::path(run_dir) / "metrics.csv";
-  const bool append = resumed && std::filesystem::exists(csv_path);
-  csv_.open(csv_path, append ? std::ios::app : std::ios::trunc);
-  if (append) header_ = "(resumed)";
+  if (resumed_at_step >= 0) {
+    if (std::filesystem::exists(csv_path)) header_ = cut_metrics_after(csv_path, resumed_at_step);
+    truncate_event_files_after(run_dir, resumed_at_step);
+  }
+  csv_path_ = csv_path.string();
+  csv_.open(csv_path, header_.empty() ? std::ios::trunc : std::ios::app);
+  if (!csv_) throw std::runtime_error("cannot open " + csv_path.string() + " for writing");
   tb_ = std::make_unique<TensorBoardWriter>(run_dir);
 }
 
@@ -30,6 +73,7 @@ void RunLogger::log(int64_t env_steps, const std::map<std::string, double>& scal
     for (const auto& [_, v] : scalars) csv_ << "," << v;
     csv_ << "\n";
     csv_.flush();
+    if (!csv_) throw std::runtime_error("failed writing " + csv_path_ + " (disk full?)");
   }
   if (tb_) {
     for (const auto& [k, v] : scalars)

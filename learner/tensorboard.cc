@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <system_error>
 
@@ -92,17 +95,106 @@ uint32_t masked_crc32c(const void* data, size_t size) {
   return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
 }
 
+std::vector<EventRecord> read_event_records(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open TensorBoard event file " + path);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto u64 = [&](size_t at) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < 8; ++i)
+      v |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
+    return v;
+  };
+  const auto u32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i)
+      v |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
+    return v;
+  };
+  std::vector<EventRecord> records;
+  size_t at = 0;
+  while (at + 16 <= bytes.size()) {
+    const uint64_t length = u64(at);
+    if (masked_crc32c(bytes.data() + at, 8) != u32(at + 8)) break;
+    if (length > bytes.size() - at - 16) break;
+    const char* data = bytes.data() + at + 12;
+    if (masked_crc32c(data, length) != u32(at + 12 + length)) break;
+    // Event.step is field 2 (varint); skip the others by wire type.
+    EventRecord r;
+    size_t k = 0;
+    bool ok = true;
+    const auto varint = [&](uint64_t& v) {
+      v = 0;
+      for (int shift = 0; k < length && shift < 64; shift += 7) {
+        const auto b = static_cast<unsigned char>(data[k++]);
+        v |= static_cast<uint64_t>(b & 0x7F) << shift;
+        if (!(b & 0x80)) return true;
+      }
+      return false;
+    };
+    while (ok && k < length) {
+      uint64_t key = 0, v = 0;
+      if (!varint(key)) break;
+      switch (key & 7) {
+        case 0:
+          ok = varint(v);
+          if ((key >> 3) == 2) r.step = static_cast<int64_t>(v);
+          break;
+        case 1:
+          k += 8;
+          break;
+        case 5:
+          k += 4;
+          break;
+        case 2:
+          ok = varint(v) && v <= length - k;
+          k += v;
+          break;
+        default:
+          ok = false;
+      }
+    }
+    at += 16 + length;
+    r.end = at;
+    records.push_back(r);
+  }
+  return records;
+}
+
+int64_t truncate_event_files_after(const std::string& dir, int64_t step) {
+  int64_t dropped = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("events.out.tfevents.", 0) != 0 || !entry.is_regular_file()) continue;
+    const std::string path = entry.path().string();
+    const std::vector<EventRecord> records = read_event_records(path);
+    uint64_t keep = 0;
+    size_t kept = 0;
+    // Steps grow through a file, so everything after the first one past `step` goes.
+    while (kept < records.size() && records[kept].step <= step) keep = records[kept++].end;
+    dropped += static_cast<int64_t>(records.size() - kept);
+    if (keep == entry.file_size()) continue;
+    if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
+      throw std::runtime_error("cannot cut TensorBoard event file " + path +
+                               " back to the checkpoint's step: " + std::strerror(errno));
+  }
+  return dropped;
+}
+
 TensorBoardWriter::TensorBoardWriter(const std::string& dir) {
   const auto seconds = static_cast<int64_t>(now_seconds());
-  path_ = (std::filesystem::path(dir) /
-           ("events.out.tfevents." + std::to_string(seconds) + "." + hostname()))
-              .string();
+  const std::string base = (std::filesystem::path(dir) /
+                            ("events.out.tfevents." + std::to_string(seconds) + "." + hostname()))
+                               .string();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    throw std::runtime_error("TensorBoardWriter: cannot create directory " + dir + " for " + path_ +
+    throw std::runtime_error("TensorBoardWriter: cannot create directory " + dir + " for " + base +
                              ": " + ec.message());
   }
+  path_ = base;
+  for (int k = 1; std::filesystem::exists(path_); ++k) path_ = base + "." + std::to_string(k);
   out_.open(path_, std::ios::binary | std::ios::trunc);
   if (!out_) throw std::runtime_error("TensorBoardWriter: cannot open " + path_);
 

@@ -60,9 +60,13 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   if (resumed) load_checkpoint(cfg_.run.resume);
   if (!run_dir_.empty()) {
     std::filesystem::create_directories(std::filesystem::path(run_dir_) / "checkpoints");
-    std::ofstream(std::filesystem::path(run_dir_) / "config.yaml") << to_yaml(cfg_);
+    const auto config_path = std::filesystem::path(run_dir_) / "config.yaml";
+    std::ofstream config_file(config_path);
+    config_file << to_yaml(cfg_) << std::flush;
+    if (!config_file) throw std::runtime_error("cannot write " + config_path.string());
   }
-  logs_ = std::make_unique<RunLogger>(run_dir_, cfg_.run.total_env_steps, resumed);
+  logs_ =
+      std::make_unique<RunLogger>(run_dir_, cfg_.run.total_env_steps, resumed ? env_steps_ : -1);
   start_ = std::chrono::steady_clock::now();
 }
 

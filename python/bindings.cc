@@ -18,6 +18,7 @@
 #include "envs/async_stepper.h"
 #include "learner/cpu_math.h"
 #include "learner/record.h"
+#include "learner/run_dir.h"
 #include "learner/summary.h"
 #include "learner/trainer.h"
 #include "myriad/registry.h"
@@ -297,14 +298,16 @@ py::dict spec_dict(const EnvSpec& s) {
   return d;
 }
 
-// Trains like `myriad train` and returns summary.json's content as a JSON string.
+// Trains like `myriad train` and returns summary.json's content as a JSON string. out_dir ""
+// claims a new runs/<stem>-<timestamp>[-k]; one holding another run is refused unless resumed
+// in place or overwrite (learner/run_dir.h).
 std::string train(const std::string& yaml_text, const std::vector<std::string>& overrides,
-                  const std::string& out_dir) {
+                  const std::string& out, const std::string& stem, bool overwrite) {
   const learner::TrainConfig config = learner::parse_config(yaml_text, overrides);
   learner::TrainSummary s;
   {
     py::gil_scoped_release release;
-    if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+    const std::string out_dir = learner::claim_run_dir(out, stem, config.run.resume, overwrite);
     learner::Trainer trainer(config, out_dir);
     s = trainer.train();
     if (!out_dir.empty()) learner::write_summary(s, out_dir);
@@ -383,7 +386,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("pin_cpu_math", &learner::pin_cpu_math);
   m.def("keep_freed_memory", &learner::keep_freed_memory);
   m.def("cuda_compiled", &cuda_compiled);
-  m.def("train", &train, py::arg("yaml_text"), py::arg("overrides"), py::arg("out_dir"));
+  m.def("train", &train, py::arg("yaml_text"), py::arg("overrides"), py::arg("out_dir"),
+        py::arg("stem") = "python", py::arg("overwrite") = false);
+  py::register_exception<learner::RunDirExists>(m, "RunDirExists", PyExc_FileExistsError);
 
   py::class_<Env>(m, "Env")
       .def(py::init<const std::string&, int64_t, const std::string&, const py::object&,

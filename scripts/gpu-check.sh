@@ -181,6 +181,7 @@ section "host synchronisations per PPO update on CUDA (torch sync debug mode)"
 # LibTorch warns at every synchronising CUDA call; the difference between a 15- and a 5-update
 # run, over 10, is the loop's syncs per update (the design allows one: the update's metrics).
 for updates in 5 15; do
+  rm -rf "$runs/syncs-$updates"  # a run folder is never overwritten: a rerun starts afresh
   PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" timeout 120 "$py" -c "
 import torch, myriad
 torch.cuda.set_sync_debug_mode('warn')
@@ -194,6 +195,7 @@ done
 section "same seed on another machine (CPU training, pinned math)"
 # The command of tests/tools/test_reproducible.py; the development machine (AMD EPYC, GCC 12,
 # glibc 2.36) printed policy_loss -0.00586098 for update 1 (docs/benchmarks.md).
+rm -rf "$runs/repro"
 run_logged 120 "$bin" train configs/cartpole_ppo.yaml --out "$runs/repro" env.device=cpu \
   run.total_env_steps=40000 run.eval_episodes=0 eval.record=false
 "$py" -c "import csv; r = next(csv.DictReader(open('$runs/repro/metrics.csv'))); print('update 1:', \

@@ -1,15 +1,14 @@
 // myriad train / myriad eval.
 #include <chrono>
 #include <cstdint>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "learner/record.h"
+#include "learner/run_dir.h"
 #include "learner/summary.h"
 #include "learner/trainer.h"
 #include "tools/commands.h"
@@ -20,22 +19,16 @@ namespace {
 struct TrainOptions {
   std::string config, out, resume;
   std::vector<std::string> overrides;
+  bool overwrite = false;
 };
-
-std::string default_run_dir(const std::string& config_path) {
-  const std::time_t now = std::time(nullptr);
-  std::ostringstream name;
-  name << "runs/" << std::filesystem::path(config_path).stem().string() << "-"
-       << std::put_time(std::localtime(&now), "%Y%m%d-%H%M%S");
-  return name.str();
-}
 
 void run_train(const TrainOptions& o) {
   std::vector<std::string> overrides = o.overrides;
   if (!o.resume.empty()) overrides.push_back("run.resume=" + o.resume);
   const learner::TrainConfig config = learner::load_config(o.config, overrides);
-  const std::string dir = o.out.empty() ? default_run_dir(o.config) : o.out;
-  std::filesystem::create_directories(dir);
+  // Never over another run: see learner/run_dir.h.
+  const std::string dir = learner::claim_run_dir(
+      o.out, std::filesystem::path(o.config).stem().string(), config.run.resume, o.overwrite);
   std::cout << "myriad train: " << config.env.id << " x" << config.env.num_envs << ", "
             << config.run.total_env_steps << " env steps -> " << dir << std::endl;
   learner::Trainer trainer(config, dir);
@@ -101,8 +94,13 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("overrides", o->overrides,
                   "key.path=value overrides, e.g. ppo.learning_rate=1e-3");
-  cmd->add_option("--out", o->out, "Run folder (default runs/<config>-<timestamp>)");
-  cmd->add_option("--resume", o->resume, "Checkpoint to continue from");
+  cmd->add_option(
+      "--out", o->out,
+      "Run folder (default runs/<config>-<timestamp>[-k]); one holding another run is refused");
+  cmd->add_option("--resume", o->resume,
+                  "Checkpoint to continue from (in place when it lies in --out's run)");
+  cmd->add_flag("--overwrite", o->overwrite,
+                "Replace the run already in --out (without it, such an --out is refused)");
   cmd->callback([o] { run_train(*o); });
 }
 

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,12 +17,14 @@ def _flatten(prefix, value, out):
         out.append(f"{prefix}={json.dumps(value)}")
 
 
-def train(config, out=None, **overrides):
+def train(config, out=None, overwrite=False, **overrides):
     """Trains with PPO and returns the summary dict (as in summary.json).
 
     config: a YAML file path, or a dict of groups ({"env": {...}, "ppo": {...}, "run": {...}}).
     overrides: key paths with "__" for ".", e.g. ppo__learning_rate=1e-3, or whole groups,
-    e.g. run={"total_env_steps": 100000}. out: the run folder (default runs/<name>-<time>).
+    e.g. run={"total_env_steps": 100000}. out: the run folder (default a new
+    runs/<name>-<time>[-k]). An `out` that holds another run raises FileExistsError unless
+    run__resume names a checkpoint inside it (continued in place) or overwrite=True.
     Bad keys or values raise ValueError naming the key path.
     """
     if isinstance(config, dict):
@@ -38,9 +38,8 @@ def train(config, out=None, **overrides):
         text, name, items = path.read_text(), path.stem, []
     for key, value in overrides.items():
         _flatten(key.replace("__", "."), value, items)
-    if out is None:
-        out = os.path.join("runs", f"{name}-{time.strftime('%Y%m%d-%H%M%S')}")
-    return json.loads(_core.train(text, items, str(out)))
+    return json.loads(_core.train(text, items, "" if out is None else str(out), name,
+                                  bool(overwrite)))
 
 
 class Policy:

@@ -190,3 +190,74 @@ def test_view_refuses_a_bad_file(tmp_path):
     p = run("view", bad, "--html", tmp_path / "x.html", ok=False)
     assert p.returncode != 0 and "truncated" in p.stderr
     assert not (tmp_path / "x.html").exists()
+
+
+# Nothing lost (issue 13): a run never overwrites another, resuming in place keeps one row and
+# one TensorBoard point per step, a damaged checkpoint is refused by name.
+SMALL = ["env.device=cpu", "env.num_envs=4", "ppo.num_steps=8", "ppo.num_minibatches=2",
+         "ppo.update_epochs=1", "run.eval_episodes=0"]
+
+
+def small_train(out, *extra, ok=True):
+    return run("train", SRC / "configs/cartpole_ppo.yaml", "--out", out, *SMALL, *extra, ok=ok)
+
+
+def test_an_out_holding_a_run_is_refused_unless_resume_or_overwrite(tmp_path):
+    out = tmp_path / "run"
+    small_train(out, "run.total_env_steps=64")
+    before = (out / "metrics.csv").read_text()
+    p = small_train(out, "run.total_env_steps=64", ok=False)
+    assert p.returncode != 0 and "already holds a run" in p.stderr and "--overwrite" in p.stderr
+    assert (out / "metrics.csv").read_text() == before
+    small_train(out, "run.total_env_steps=32", "--overwrite")
+    rows = (out / "metrics.csv").read_text().splitlines()
+    assert len(rows) == 2 and len(list(out.glob("events.out.tfevents.*"))) == 1
+
+
+def test_default_run_names_are_unique_within_a_second(tmp_path):
+    cmd = [str(Path(BIN).resolve()), "train", str((SRC / "configs/cartpole_ppo.yaml").resolve()),
+           *SMALL, "run.total_env_steps=32"]
+    procs = [subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             for _ in range(3)]
+    for p in procs:
+        assert p.wait(timeout=120) == 0, p.stderr.read()
+    runs = sorted((tmp_path / "runs").iterdir())
+    assert len(runs) == 3, runs
+    assert all((r / "summary.json").exists() for r in runs)
+
+
+def test_resuming_in_place_keeps_one_row_and_one_tensorboard_point_per_step(tmp_path):
+    out = tmp_path / "run"
+    # Checkpoint every 2 updates (64 steps); the run ends at 96: a kill after step 96 would
+    # leave rows past the checkpoint at 64, as here when resuming from a copy of that one.
+    small_train(out, "run.total_env_steps=64", "run.checkpoint_every=2")
+    (out / "checkpoints/at64.pt").write_bytes((out / "checkpoints/last.pt").read_bytes())
+    small_train(out, "run.total_env_steps=96", "--resume", out / "checkpoints/at64.pt")
+    small_train(out, "run.total_env_steps=160", "--resume", out / "checkpoints/at64.pt")
+    steps = [int(r.split(",")[0]) for r in (out / "metrics.csv").read_text().splitlines()[1:]]
+    assert steps == list(range(32, 161, 32)), steps
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    acc = EventAccumulator(str(out), size_guidance={"scalars": 0})
+    acc.Reload()
+    tb = [e.step for e in acc.Scalars("losses/approx_kl")]
+    assert tb == steps, tb
+
+
+def test_a_damaged_checkpoint_is_refused_naming_the_file(trained, tmp_path):
+    data = (trained / "checkpoints/last.pt").read_bytes()
+    bad = tmp_path / "flipped.pt"
+    bad.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(data[: len(data) // 2])
+    for path, needle in [(bad, "checksum"), (cut, "truncated")]:
+        p = run("eval", path, "--episodes", 1, ok=False)
+        assert p.returncode != 0 and str(path) in p.stderr and needle in p.stderr, p.stderr
+        p = small_train(tmp_path / f"resume-{path.stem}", "--resume", path, ok=False)
+        assert p.returncode != 0 and str(path) in p.stderr and needle in p.stderr, p.stderr
+
+
+def test_resume_with_another_activation_is_refused_naming_both_values(trained, tmp_path):
+    p = run("train", SRC / "configs/cartpole_ppo.yaml", "--out", tmp_path / "r", "env.device=cpu",
+            "ppo.activation=relu", "--resume", trained / "checkpoints/last.pt", ok=False)
+    assert "ppo.activation is tanh in the checkpoint but relu in the config" in p.stderr, p.stderr

@@ -1,0 +1,111 @@
+#include "learner/run_dir.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+namespace myriad::learner {
+namespace fs = std::filesystem;
+namespace {
+
+bool is_event_file(const std::string& name) { return name.rfind("events.out.tfevents.", 0) == 0; }
+
+// Plain unlink(2): libtorch exports its own std::filesystem::remove_all, which crashes when
+// called from binaries linked to it (see tests/temp_dir.h).
+void remove_file(const fs::path& p) {
+  if (::unlink(p.c_str()) != 0 && errno != ENOENT)
+    throw std::runtime_error("cannot remove " + p.string() +
+                             " to overwrite the run: " + std::strerror(errno));
+}
+
+// Deletes the files a run writes, nothing else the folder may hold.
+void remove_run_files(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> doomed;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == "config.yaml" || name == "metrics.csv" || name == "metrics.csv.tmp" ||
+        name == "summary.json" || name == "eval.replay" || is_event_file(name))
+      doomed.push_back(e.path());
+  }
+  for (const auto& e : fs::directory_iterator(dir / "checkpoints", ec)) doomed.push_back(e.path());
+  for (const auto& p : doomed) remove_file(p);
+  ::rmdir((dir / "checkpoints").c_str());
+}
+
+bool inside(const fs::path& file, const fs::path& dir) {
+  std::error_code ec;
+  const fs::path f = fs::weakly_canonical(fs::absolute(file), ec);
+  const fs::path d = fs::weakly_canonical(fs::absolute(dir), ec);
+  auto fi = f.begin();
+  for (auto di = d.begin(); di != d.end(); ++di, ++fi) {
+    if (di->empty()) continue;  // a trailing separator
+    if (fi == f.end() || *fi != *di) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string run_file_in(const std::string& dir) {
+  std::error_code ec;
+  for (const char* name : {"config.yaml", "metrics.csv", "summary.json"})
+    if (fs::exists(fs::path(dir) / name, ec)) return name;
+  if (!fs::is_empty(fs::path(dir) / "checkpoints", ec) && !ec) return "checkpoints/";
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (is_event_file(e.path().filename().string())) return e.path().filename().string();
+  return "";
+}
+
+std::string claim_run_dir(const std::string& out, const std::string& stem,
+                          const std::string& resume, bool overwrite, const std::string& root) {
+  if (out.empty()) {
+    std::error_code ec;
+    fs::create_directories(root, ec);
+    if (ec) throw std::runtime_error("cannot create run folder " + root + ": " + ec.message());
+    const std::time_t now = std::time(nullptr);
+    std::ostringstream name;
+    name << (fs::path(root) / stem).string() << "-"
+         << std::put_time(std::localtime(&now), "%Y%m%d-%H%M%S");
+    const std::string base = name.str();
+    // mkdir is atomic: of two runs started in the same second, exactly one gets each name.
+    for (int k = 1; k < 10000; ++k) {
+      const std::string dir = k == 1 ? base : base + "-" + std::to_string(k);
+      if (::mkdir(dir.c_str(), 0777) == 0) return dir;
+      if (errno != EEXIST)
+        throw std::runtime_error("cannot create run folder " + dir + ": " + std::strerror(errno));
+    }
+    throw std::runtime_error("cannot find a free run folder name " + base + "-<k>");
+  }
+  const std::string found = run_file_in(out);
+  if (!found.empty()) {
+    const bool in_place = !resume.empty() && inside(resume, out);
+    if (in_place && overwrite)
+      throw std::invalid_argument("--overwrite with --resume " + resume +
+                                  " would delete the run being resumed in " + out +
+                                  "; give one or the other");
+    if (!in_place) {
+      if (!overwrite)
+        throw RunDirExists("run folder '" + out + "' already holds a run (it has " + found +
+                           "); refusing to overwrite it. Choose a new --out, resume it in place "
+                           "with --resume " +
+                           (fs::path(out) / "checkpoints/last.pt").string() +
+                           ", or replace it with --overwrite (Python: overwrite=True)");
+      remove_run_files(out);
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw std::runtime_error("cannot create run folder " + out + ": " + ec.message());
+  return out;
+}
+
+}  // namespace myriad::learner

@@ -1,0 +1,32 @@
+// Run folders: a run never overwrites another. `myriad train` and myriad.train() both claim
+// their folder here before the trainer writes anything.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace myriad::learner {
+
+// The folder holds another run, and neither resuming it in place nor overwriting was asked for.
+// (Python: FileExistsError.)
+class RunDirExists : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The first run file found in `dir` (config.yaml, metrics.csv, summary.json, an event file or a
+// non-empty checkpoints/), or "" if it holds none (missing and empty folders hold none).
+std::string run_file_in(const std::string& dir);
+
+// Returns the folder the run writes to, created.
+// out "": a new folder <root>/<stem>-<YYYYmmdd-HHMMSS>, made with mkdir that fails if the
+//   name exists, so runs started in the same second get "-2", "-3", ... and never share one.
+// out given and holding a run: continued in place when `resume` (the checkpoint resumed from,
+//   "" for none) lies inside it; otherwise replaced when `overwrite` (its run files, and only
+//   those, are deleted first); otherwise RunDirExists naming the folder and the way out.
+//   Resuming in place with overwrite is refused: it would delete what is resumed.
+std::string claim_run_dir(const std::string& out, const std::string& stem,
+                          const std::string& resume, bool overwrite,
+                          const std::string& root = "runs");
+
+}  // namespace myriad::learner
