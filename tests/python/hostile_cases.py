@@ -14,9 +14,11 @@ e.g. OverflowError or IndexError leaking out), "accepted" (no error: a silent ac
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -287,7 +289,48 @@ def file_cases():
     return cases
 
 
-CATEGORIES = {"config": config_cases, "api": api_cases, "file": file_cases}
+def checkpoint_cases():
+    """Damaged copies of a real checkpoint: every one must be refused (format 3 carries a CRC32C
+    of its contents), none loaded as a policy with altered weights."""
+    work = Path(tempfile.mkdtemp(prefix="myriad_hostile_ckpt_"))
+    atexit.register(shutil.rmtree, work, True)
+    myriad.train(str(write_base(work)), out=str(work / "run"), run__checkpoint_every=1)
+    good = (work / "run" / "checkpoints" / "last.pt").read_bytes()
+    myriad.load_policy(str(work / "run" / "checkpoints" / "last.pt"))  # the original loads
+    size = len(good)
+    damaged = {}
+    for k in range(160):  # one flipped bit at offsets spread over the whole file
+        offset = k * (size - 1) // 159
+        data = bytearray(good)
+        data[offset] ^= 1 << (k % 8)
+        damaged[f"bitflip@{offset}"] = bytes(data)
+    for k in range(1, 41):  # truncations
+        cut = k * size // 41
+        damaged[f"truncated@{cut}"] = good[:cut]
+    for k, value in enumerate((0x00, 0xFF, 0x7F) * 5):  # bytes set inside the trailer and body
+        offset = size - 1 - k if k < 10 else k * 97
+        data = bytearray(good)
+        if data[offset] == value:
+            value ^= 0x01
+        data[offset] = value
+        damaged[f"byte@{offset}={value:#x}"] = bytes(data)
+    for extra in (1, 24, 4096):
+        damaged[f"appended{extra}"] = good + bytes(extra)
+    damaged["trailer_only"] = good[-24:]
+    damaged["doubled"] = good + good
+
+    def load(work, data):
+        path = work / "c.pt"
+        path.write_bytes(data)
+        return myriad.load_policy(str(path))
+
+    return [Case(f"checkpoint/{name}", lambda w, d=data: load(w, d),
+                 r"c\.pt|checkpoint|corrupt|truncated|checksum|CRC|format")
+            for name, data in damaged.items()]
+
+
+CATEGORIES = {"config": config_cases, "api": api_cases, "file": file_cases,
+              "checkpoint": checkpoint_cases}
 
 
 def classify(case: Case, error: BaseException | None) -> dict:
