@@ -17,14 +17,14 @@ import argparse
 import json
 import sys
 
-import numpy as np
-
 try:
+    import numpy as np
+
     import mpe2
     from mpe2 import simple_spread_v3, simple_tag_v3
     from pettingzoo.utils.env_logger import EnvLogger
 except ImportError as e:  # the test skips, naming the reason
-    print(f"mpe2 (PettingZoo MPE) is not installed: {e}", file=sys.stderr)
+    print(f"mpe2 (PettingZoo's MPE) is not installed for {sys.executable}: {e}", file=sys.stderr)
     sys.exit(77)
 
 # A reward's collision test whose distance lies this close to the threshold may go either way in

@@ -39,9 +39,11 @@ struct Reference {
 
 Reference reference(const std::string& name) {
   Reference r;
+  // MYRIAD_PYTHON overrides the venv's Python that CMake compiled in (MYRIAD_VENV_PYTHON).
   const char* python = std::getenv("MYRIAD_PYTHON");
-  if (python == nullptr || *python == '\0') {
-    r.skip_reason = "MYRIAD_PYTHON is not set (no venv Python to run PettingZoo)";
+  if (python == nullptr || *python == '\0') python = MYRIAD_TEST_PYTHON;
+  if (*python == '\0') {
+    r.skip_reason = "no Python to run PettingZoo: set MYRIAD_VENV_PYTHON (CMake) or MYRIAD_PYTHON";
     return r;
   }
   // Without MYRIAD_SOURCE_DIR, find the script next to this source file.
