@@ -2,8 +2,11 @@
 // determinism), Tag's observation padding, and Sumo's rules (no reference exists).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "envs/mpe/spread.h"
 #include "envs/mpe/sumo.h"
@@ -148,6 +151,42 @@ TEST(MpeSumo, ObservationIsSymmetric) {
   EXPECT_EQ(obs[4], -obs[8 + 4]);
   EXPECT_EQ(obs[6], obs[8 + 0]);
   EXPECT_EQ(obs[8 + 6], obs[0]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Throughput on one CPU thread, no framework (run with --gtest_also_run_disabled_tests).
+
+template <class S>
+void bench(const char* name) {
+  constexpr int kEnvs = 4096, kSteps = 200;
+  std::vector<float> state(kEnvs * S::kStateDim), obs(kEnvs * S::kAgents * S::kObsDim);
+  std::vector<float> reward(kEnvs * S::kAgents);
+  std::vector<int32_t> action(kEnvs * S::kAgents);
+  for (int i = 0; i < kEnvs; ++i) {
+    Rng rng(1, i, 0, 0);
+    S::reset({}, &state[i * S::kStateDim], rng);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (int t = 0; t < kSteps; ++t) {
+    for (size_t k = 0; k < action.size(); ++k) action[k] = static_cast<int32_t>((k * 7 + t) % 5);
+    for (int i = 0; i < kEnvs; ++i) {
+      bool terminated;
+      float* s = &state[i * S::kStateDim];
+      S::step({}, s, &action[i * S::kAgents], &reward[i * S::kAgents], terminated);
+      S::observe({}, s, &obs[i * S::kAgents * S::kObsDim]);
+    }
+  }
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf(
+      "[ mpe     ] %s: %.3g env steps/s on one thread (%d envs x %d steps, step + observe)\n", name,
+      kEnvs * double(kSteps) / secs, kEnvs, kSteps);
+}
+
+TEST(MpeBench, DISABLED_StepsPerSecondOneThread) {
+  bench<Spread<3, DiscreteActions>>("Spread-v0 (N=3)");
+  bench<TagD>("Tag-v0 (3 vs 1, 2 obstacles)");
+  bench<SumoD>("Sumo-v0");
 }
 
 }  // namespace
