@@ -46,8 +46,9 @@ if ! "$py" -c "import torch" 2>/dev/null; then
   echo "[install-deps] pip install torch==$torch_version (LibTorch for the C++ build)"
   pip_install "torch==$torch_version"
 fi
+# mpe2 is PettingZoo's MPE (with pettingzoo): the reference of tests/envs/test_mpe.cc.
 need=()
-for mod in numpy pytest pybind11 gymnasium yaml tensorboard playwright stable_baselines3; do
+for mod in numpy pytest pybind11 gymnasium yaml tensorboard playwright stable_baselines3 mpe2; do
   "$py" -c "import $mod" 2>/dev/null || need+=("$mod")
 done
 if [ ${#need[@]} -gt 0 ]; then
