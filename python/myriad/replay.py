@@ -311,7 +311,8 @@ def _check_header(header, payload_len):
 
 def decode_replay(data, what="replay"):
     """Decodes the bytes of a replay file; `what` names it in errors. Every problem with the file
-    raises ReplayError; the C++ reader (replay/replay_file.cc) accepts and refuses the same files."""
+    raises ReplayError; the C++ reader (replay/replay_file.cc) accepts and refuses the same
+    files (docs/replay-format.md, "What a reader refuses")."""
     data = bytes(data)
     if len(data) < 8 or data[:8] != _MAGIC:
         raise ReplayError(f"{what}: not a Myriad replay (the file does not start with MYRIADRP)")

@@ -41,7 +41,8 @@ for path in sys.stdin.read().splitlines():
     try:
         r = replay.decode_replay(open(path, "rb").read(), path)
         verdict = "ok " + "".join(
-            f"{name}:{a.dtype}:{'x'.join(map(str, a.shape))};" for name, a in sorted(r.arrays.items()))
+            f"{name}:{a.dtype}:{'x'.join(map(str, a.shape))};"
+            for name, a in sorted(r.arrays.items()))
     except replay.ReplayError as e:
         verdict = f"refused {e}"
     except BaseException as e:
@@ -129,7 +130,8 @@ def number_paths(header):
 HOSTILE_VALUES = [-1, 0, 1, 7, 8, 2**31, 2**32, 2**53 + 1, 2**63 - 1, 2**63, 2**64 - 1, 2**64,
                   10**30, 1.5, 1e300, -0.0, "12", True, None, [], {}, [3]]
 # Raw JSON number texts that json.dumps cannot write.
-RAW_NUMBERS = [b"1e400", b"1e-400", b"2.5e308", b"-1e400", b"NaN", b"Infinity", b"-Infinity", b"1" * 5000, b"-0",
+RAW_NUMBERS = [b"1e400", b"1e-400", b"2.5e308", b"-1e400", b"NaN", b"Infinity", b"-Infinity",
+               b"1" * 5000, b"-0",
                b"1E2", b"0.0", b"18446744073709551615", b"18446744073709551616",
                b"9223372036854775808", b"-9223372036854775809", b"1" * 25]
 
@@ -142,9 +144,8 @@ def json_cases(data, rng):
         for value in HOSTILE_VALUES:
             cases.append((f"json {'/'.join(map(str, path))}={value!r}",
                           with_json(data, lambda h, p=path, v=value: set_path(h, p, v))))
-        marker = 987654321012345
-        marked = json.dumps(json.loads(text) | {}).encode()
-        h = json.loads(marked)
+        marker = 987654321012345  # replaced by the raw number text after dumping
+        h = json.loads(text)
         set_path(h, path, marker)
         marked = json.dumps(h).encode()
         for raw in rng.sample(RAW_NUMBERS, 5):
@@ -333,6 +334,10 @@ def payload_cases(data):
     cases.append(("bomb, payload_bytes 1032x", with_payload(bomb, len(bomb) * 1032 + 64)))
     cases.append(("bomb, payload_bytes past 1032x", with_payload(bomb, len(bomb) * 1032 + 65)))
     cases.append(("lie, payload_bytes 1032x", with_payload(payload, len(payload) * 1032)))
+    # A 1 MB stream of noise claiming 1 GB: under RLIMIT_AS only a reader that sizes its
+    # buffer by the stream, not by the claim, gets to refuse it.
+    noise = zlib.compress(raw + random.Random(5).randbytes(1 << 20), 1)
+    cases.append(("lie, 1 MB of noise claims 1032x", with_payload(noise, len(noise) * 1032)))
     return cases
 
 
