@@ -73,8 +73,8 @@ uint64_t index_value(const nlohmann::json& j, const std::string& what, const std
   if (j.is_number_unsigned() && j.get<uint64_t>() < kMaxIndex) return j.get<uint64_t>();
   if (j.is_number_integer() && !j.is_number_unsigned() && j.get<int64_t>() >= 0)
     return static_cast<uint64_t>(j.get<int64_t>());
-  refuse(what,
-         "corrupt replay header: " + field + " is " + j.dump() + ", not an integer in 0..2^63-1");
+  refuse(what, "corrupt replay header: " + field + " is " + j.dump().substr(0, 80) +
+                   ", not an integer in 0..2^63-1");
 }
 
 // The header's JSON: at most kMaxJsonDepth levels, no duplicate keys, no byte-order mark.
@@ -259,7 +259,8 @@ void check_recording(const Replay& r, const std::string& what) {
     for (const nlohmann::json& g : *items)
       if (!in_range(g, "body", static_cast<uint64_t>(B)))
         refuse(what, "corrupt replay: a scene geom or line refers to body " +
-                         (g.is_object() && g.contains("body") ? g["body"].dump() : "(none)") +
+                         (g.is_object() && g.contains("body") ? g["body"].dump().substr(0, 80)
+                                                              : "(none)") +
                          " of " + std::to_string(B));
   const auto rows = [&](const char* name) {
     return r.arrays.count(name) && !r.arrays.at(name).shape.empty()
@@ -278,7 +279,7 @@ void check_recording(const Replay& r, const std::string& what) {
   for (const nlohmann::json& g : geoms)
     if (g.contains("type") && g["type"] == "mesh" && !in_range(g, "mesh", meshes.size()))
       refuse(what, "corrupt replay: a mesh geom refers to mesh " +
-                       (g.contains("mesh") ? g["mesh"].dump() : "(none)") + " of " +
+                       (g.contains("mesh") ? g["mesh"].dump().substr(0, 80) : "(none)") + " of " +
                        std::to_string(meshes.size()));
 }
 
@@ -388,7 +389,8 @@ Replay decode(const std::vector<uint8_t>& in, const std::string& what) {
   r.header = parse_header(in.data() + kPrefix, in.data() + kPrefix + header_size, what);
   if (!r.header.is_object()) refuse(what, "corrupt replay header: it is not a JSON object");
   if (r.header.contains("format") && r.header["format"] != "myriad-replay")
-    refuse(what, "not a Myriad replay (header format " + r.header["format"].dump() + ")");
+    refuse(what,
+           "not a Myriad replay (header format " + r.header["format"].dump().substr(0, 80) + ")");
   if (!r.header.contains("arrays") || !r.header["arrays"].is_object())
     refuse(what, "corrupt replay header: 'arrays' is missing or not an object");
   if (!r.header.contains("payload_bytes"))
@@ -416,15 +418,15 @@ Replay decode(const std::vector<uint8_t>& in, const std::string& what) {
     const nlohmann::json& dtype = spec["dtype"];
     const size_t width = dtype.is_string() ? dtype_size(dtype.get<std::string>()) : 0;
     if (width == 0)
-      refuse(what, "corrupt replay header: " + field + " has dtype " + dtype.dump() +
+      refuse(what, "corrupt replay header: " + field + " has dtype " + dtype.dump().substr(0, 80) +
                        " (float32, int32 or uint8)");
     const nlohmann::json& shape = spec["shape"];
     if (!shape.is_array() || shape.size() > kMaxDims)
       refuse(what, "corrupt replay header: " + field + " has shape " + shape.dump().substr(0, 80) +
                        ", not a list of at most " + std::to_string(kMaxDims) + " sizes");
     if (spec.contains("shuffle") && !spec["shuffle"].is_boolean())
-      refuse(what, "corrupt replay header: " + field + " has shuffle " + spec["shuffle"].dump() +
-                       ", not true or false");
+      refuse(what, "corrupt replay header: " + field + " has shuffle " +
+                       spec["shuffle"].dump().substr(0, 80) + ", not true or false");
     const uint64_t offset = index_value(spec["offset"], what, field + " offset");
     const uint64_t bytes = index_value(spec["bytes"], what, field + " bytes");
     std::vector<uint64_t> dims;

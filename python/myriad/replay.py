@@ -222,7 +222,7 @@ def _check_recording(header, arrays):
     geoms, lines, meshes = listed("geoms"), listed("lines"), listed("meshes")
     for g in geoms + lines:
         if not _index_below(g, "body", B):
-            body = json.dumps(g["body"]) if isinstance(g, dict) and "body" in g else "(none)"
+            body = json.dumps(g["body"])[:80] if isinstance(g, dict) and "body" in g else "(none)"
             raise _Refused(f"corrupt replay: a scene geom or line refers to body {body} of {B}")
     V = arrays["mesh_vertex"].shape[0] if "mesh_vertex" in arrays else 0
     T = arrays["mesh_face"].shape[0] if "mesh_face" in arrays else 0
@@ -234,7 +234,7 @@ def _check_recording(header, arrays):
                 raise _Refused("corrupt replay: a scene mesh lies outside mesh_vertex / mesh_face")
     for g in geoms:
         if g.get("type") == "mesh" and not _index_below(g, "mesh", len(meshes)):
-            mesh = json.dumps(g["mesh"]) if "mesh" in g else "(none)"
+            mesh = json.dumps(g["mesh"])[:80] if "mesh" in g else "(none)"
             raise _Refused(f"corrupt replay: a mesh geom refers to mesh {mesh} of {len(meshes)}")
 
 
@@ -244,7 +244,7 @@ def _check_header(header, payload_len):
     if not isinstance(header, dict):
         raise _Refused("corrupt replay header: it is not a JSON object")
     if header.get("format", "myriad-replay") != "myriad-replay":
-        raise _Refused(f"not a Myriad replay (header format {json.dumps(header['format'])})")
+        raise _Refused(f"not a Myriad replay (header format {json.dumps(header['format'])[:80]})")
     specs = header.get("arrays")
     if not isinstance(specs, dict):
         raise _Refused("corrupt replay header: 'arrays' is missing or not an object")
@@ -268,7 +268,7 @@ def _check_header(header, payload_len):
                 raise _Refused(f"corrupt replay header: {field} lacks {key!r}")
         dtype = spec["dtype"]
         if not isinstance(dtype, str) or dtype not in _DTYPES:
-            raise _Refused(f"corrupt replay header: {field} has dtype {json.dumps(dtype)} "
+            raise _Refused(f"corrupt replay header: {field} has dtype {json.dumps(dtype)[:80]} "
                            f"(float32, int32 or uint8)")
         shape = spec["shape"]
         if not isinstance(shape, list) or len(shape) > _MAX_DIMS:
@@ -276,8 +276,8 @@ def _check_header(header, payload_len):
                            f"not a list of at most {_MAX_DIMS} sizes")
         shuffle = spec.get("shuffle", False)
         if not isinstance(shuffle, bool):
-            raise _Refused(f"corrupt replay header: {field} has shuffle {json.dumps(shuffle)}, "
-                           f"not true or false")
+            raise _Refused(f"corrupt replay header: {field} has shuffle "
+                           f"{json.dumps(shuffle)[:80]}, not true or false")
         offset = _index(spec["offset"], f"{field} offset")
         nbytes = _index(spec["bytes"], f"{field} bytes")
         shape = tuple(_index(d, f"{field} dimension") for d in shape)
