@@ -173,11 +173,17 @@ void run_view(ViewOptions o) {
        {"index.html", "vendor/three.min.js", "vendor/OrbitControls.js", "vendor/chart.min.js"})
     asset_or_throw(name);
   // Check the file first, so a bad one is reported here rather than only on the page.
+  // decode allocates no more than the file can hold (docs/replay-format.md, memory bound).
   const std::string bytes = read_bytes(o.file);
   const replay::Replay r = replay::decode(std::vector<uint8_t>(bytes.begin(), bytes.end()), o.file);
-  const std::string summary = r.header.value("env", std::string("?")) + ", " +
-                              std::to_string(r.header.value("num_envs", 0)) + " env(s), " +
-                              std::to_string(r.header.value("num_frames", 0)) + " frames";
+  // The reader checked num_envs and num_frames (integers when present); env may be anything.
+  const auto text = [&](const char* key, const std::string& otherwise) {
+    if (!r.header.contains(key)) return otherwise;
+    const nlohmann::json& v = r.header[key];
+    return v.is_string() ? v.get<std::string>() : v.dump().substr(0, 80);
+  };
+  const std::string summary = text("env", "?") + ", " + text("num_envs", "0") + " env(s), " +
+                              text("num_frames", "0") + " frames";
   if (!o.html.empty()) {
     const std::string page = single_page(bytes);
     std::ofstream f(o.html, std::ios::binary);

@@ -143,8 +143,16 @@ def set_shape(header, shape):
 
 @pytest.mark.parametrize("edit, message", [
     (lambda h: h.update(payload_bytes=2**40), "cannot come from"),
-    (lambda h: set_shape(h, [2**32, 2**32]), "does not fit"),
-    (lambda h: set_shape(h, [2**70]), "does not fit"),
+    (lambda h: set_shape(h, [2**32, 2**32]), "larger than the"),
+    (lambda h: set_shape(h, [2**70]), "not an integer in 0..2"),
+    (lambda h: set_shape(h, "23"), "not a list"),
+    (lambda h: h.update(payload_bytes=float("1e300")), "not an integer"),
+    (lambda h: h.update(payload_bytes=True), "not an integer"),
+    (lambda h: h["arrays"]["reward"].update(shuffle=1), "not true or false"),
+    (lambda h: h["arrays"]["reward"].update(offset=h["arrays"]["value"]["offset"]), "overlap"),
+    (lambda h: h["arrays"].pop("flags"), "array 'flags' is missing"),
+    (lambda h: h.update(num_envs=4), "header num_envs says M = 4"),
+    (lambda h: h["scene"]["bodies"].append("x"), "body_pose has 3 bodies, the scene 4"),
     (lambda h: h.update(arrays=[]), "corrupt replay header"),
     (lambda h: h.update(format="something-else"), "not a Myriad replay"),
 ])
@@ -162,3 +170,44 @@ def test_bytes_after_the_zlib_stream_inside_the_payload_are_corrupt(recorded, tm
     (tmp_path / "p.replay").write_bytes(padded)
     with pytest.raises(myriad.ReplayError, match="corrupt replay payload"):
         myriad.load_replay(tmp_path / "p.replay")
+
+
+def with_header_text(data, text):
+    _, major, minor, hlen, plen = struct.unpack_from("<8sHHIQ", data)
+    return struct.pack("<8sHHIQ", b"MYRIADRP", major, minor, len(text), plen) + text + \
+        data[24 + hlen:]
+
+
+@pytest.mark.parametrize("tail, message", [
+    (b'"x": ' + b"[" * 100000 + b"}", "nested deeper than 64 levels"),  # was RecursionError
+    (b'"x": 1e400}', "number overflow"),
+    (b'"payload_bytes": 1e300}', "duplicate key"),  # the last one won
+    (b'"x": ' + b"9" * 5000 + b"}", "number overflow"),
+    (b'"x": NaN}', "not JSON"),
+    (b'"x": "\\ud800"}', "surrogate"),
+    (b'"env": 1}', "duplicate key"),
+])
+def test_json_the_cpp_reader_refuses_is_refused_as_replay_error(recorded, tmp_path, tail, message):
+    data = recorded[0].read_bytes()
+    hlen = struct.unpack_from("<I", data, 12)[0]
+    text = data[24:24 + hlen][:-1] + b", " + tail
+    (tmp_path / "j.replay").write_bytes(with_header_text(data, text))
+    with pytest.raises(myriad.ReplayError, match=message):
+        myriad.load_replay(tmp_path / "j.replay")
+
+
+def test_lying_payload_bytes_allocates_only_what_the_stream_holds(recorded, tmp_path):
+    """payload_bytes up to ~1032x the compressed size passes the header check; the inflater's
+    output grows with the stream and stops one byte past payload_bytes."""
+    import tracemalloc
+    data = recorded[0].read_bytes()
+    plen = struct.unpack_from("<Q", data, 16)[0]
+    lying = with_header(data, lambda h: h.update(payload_bytes=plen * 1032))
+    tracemalloc.start()
+    try:
+        with pytest.raises(myriad.ReplayError, match="decompresses to"):
+            myriad.replay.decode_replay(lying)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * len(data) + (4 << 20), peak
