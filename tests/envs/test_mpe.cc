@@ -21,6 +21,7 @@
 #include "envs/mpe/spread.h"
 #include "envs/mpe/tag.h"
 #include "tests/temp_dir.h"
+#include "tests/test_python.h"
 
 namespace myriad::envs::mpe {
 namespace {
@@ -39,9 +40,7 @@ struct Reference {
 
 Reference reference(const std::string& name) {
   Reference r;
-  // MYRIAD_PYTHON overrides the venv's Python that CMake compiled in (MYRIAD_VENV_PYTHON).
-  const char* python = std::getenv("MYRIAD_PYTHON");
-  if (python == nullptr || *python == '\0') python = MYRIAD_TEST_PYTHON;
+  const char* python = testing_util::test_python();
   if (*python == '\0') {
     r.skip_reason = "no Python to run PettingZoo: set MYRIAD_VENV_PYTHON (CMake) or MYRIAD_PYTHON";
     return r;

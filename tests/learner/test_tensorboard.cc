@@ -13,6 +13,7 @@
 
 #include "learner/tensorboard.h"
 #include "tests/temp_dir.h"
+#include "tests/test_python.h"
 
 namespace myriad::learner {
 namespace {
@@ -101,8 +102,8 @@ TEST(TensorBoard, WritesFramedScalarEvents) {
   EXPECT_NE(records[1].find("train/episode_return"), std::string::npos);
   EXPECT_NE(records[2].find("train/loss"), std::string::npos);
 
-  const char* python = std::getenv("MYRIAD_PYTHON");
-  if (python == nullptr || *python == '\0') return;  // no Python with tensorboard to cross-check
+  const char* python = testing_util::test_python();
+  if (*python == '\0') return;  // no Python with tensorboard to cross-check
   const char* source_dir = std::getenv("MYRIAD_SOURCE_DIR");
   // Without MYRIAD_SOURCE_DIR, find the script next to this source file.
   const fs::path script = source_dir != nullptr && *source_dir != '\0'
