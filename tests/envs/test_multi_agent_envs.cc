@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "envs/cpu_tables.h"
 #include "envs/mpe/registered.h"
 #include "myriad/device.h"
 #include "myriad/registry.h"
@@ -353,6 +354,30 @@ TEST(MultiAgentSemantics, OverflowingStateIsCutAndCounted) {
   env->step(at::zeros({n, 3}, at::kLong));
   EXPECT_FALSE(b.truncated.any().item<bool>());
   EXPECT_EQ(env->diverged_count(), 1);
+}
+
+// The x86-64 and x86-64-v3 copies of the CPU kernels (envs/backend_cpu.cc) give bitwise the
+// same multi-agent rollouts too.
+TEST(MultiAgentSemantics, CpuKernelCopiesAgreeBitwise) {
+  if (envs::cpu_kernel_level() == "native") GTEST_SKIP() << "MYRIAD_NATIVE build: one copy";
+  try {
+    envs::select_cpu_kernels("x86-64-v3");
+  } catch (const std::invalid_argument& e) {
+    envs::select_cpu_kernels("");
+    GTEST_SKIP() << e.what();
+  }
+  for (const char* id : kIds) {
+    for (double continuous : {0.0, 1.0}) {
+      SCOPED_TRACE(std::string(id) + (continuous ? " continuous" : " discrete"));
+      const EnvOptions o = {{"continuous", continuous}, {"max_episode_steps", 10}};
+      envs::select_cpu_kernels("x86-64-v3");
+      auto v3 = envs::make(id, 1031, Device::kCpu, 17, o);
+      envs::select_cpu_kernels("x86-64");
+      auto base = envs::make(id, 1031, Device::kCpu, 17, o);
+      EXPECT_TRUE(bitwise_equal(trace(*v3, 60, 3), trace(*base, 60, 3)));
+    }
+  }
+  envs::select_cpu_kernels("");
 }
 
 // ---------------------------------------------------------------------------------------------
