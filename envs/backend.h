@@ -4,6 +4,7 @@
 #pragma once
 
 #include "envs/batch_kernels.h"
+#include "envs/multi_agent_kernels.h"
 
 namespace myriad::envs {
 
@@ -11,11 +12,12 @@ namespace myriad::envs {
 // around the launch) and, on CUDA, on `stream` (a cudaStream_t as void*: LibTorch's current
 // stream of that GPU, so the launch is ordered with the tensor work around it). None waits for
 // the GPU.
+// The view is BatchView<Env>, or MultiAgentView<Env> for a multi-agent env (ViewOfT).
 template <class Env>
 struct Backend {
-  void (*reset)(const BatchView<Env>&, DeviceId device, void* stream);
-  void (*step)(const BatchView<Env>&, DeviceId device, void* stream);
-  void (*observe)(const BatchView<Env>&, DeviceId device, void* stream);
+  void (*reset)(const ViewOfT<Env>&, DeviceId device, void* stream);
+  void (*step)(const ViewOfT<Env>&, DeviceId device, void* stream);
+  void (*observe)(const ViewOfT<Env>&, DeviceId device, void* stream);
 };
 
 template <class Env>

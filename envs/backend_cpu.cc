@@ -29,7 +29,15 @@ Backend<Env> cpu_table() {
 extern "C" void MYRIAD_CPU_TABLES(void* out) {
   using namespace myriad::envs;
   // One entry per env type of envs/env_list.h, in CpuTables' order.
-  *static_cast<CpuTables*>(out) = {cpu_table<CartPole>(), cpu_table<Pendulum>(),
-                                   cpu_table<Acrobot>(), cpu_table<MountainCar>(),
-                                   cpu_table<MountainCarContinuous>()};
+  *static_cast<CpuTables*>(out) = {cpu_table<CartPole>(),
+                                   cpu_table<Pendulum>(),
+                                   cpu_table<Acrobot>(),
+                                   cpu_table<MountainCar>(),
+                                   cpu_table<MountainCarContinuous>(),
+                                   cpu_table<SpreadDiscrete>(),
+                                   cpu_table<SpreadContinuous>(),
+                                   cpu_table<TagDiscrete>(),
+                                   cpu_table<TagContinuous>(),
+                                   cpu_table<SumoDiscrete>(),
+                                   cpu_table<SumoContinuous>()};
 }

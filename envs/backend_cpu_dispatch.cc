@@ -90,6 +90,30 @@ template <>
 const Backend<MountainCarContinuous>& table_of(const CpuTables& t) {
   return t.mountain_car_continuous;
 }
+template <>
+const Backend<SpreadDiscrete>& table_of(const CpuTables& t) {
+  return t.spread;
+}
+template <>
+const Backend<SpreadContinuous>& table_of(const CpuTables& t) {
+  return t.spread_continuous;
+}
+template <>
+const Backend<TagDiscrete>& table_of(const CpuTables& t) {
+  return t.tag;
+}
+template <>
+const Backend<TagContinuous>& table_of(const CpuTables& t) {
+  return t.tag_continuous;
+}
+template <>
+const Backend<SumoDiscrete>& table_of(const CpuTables& t) {
+  return t.sumo;
+}
+template <>
+const Backend<SumoContinuous>& table_of(const CpuTables& t) {
+  return t.sumo_continuous;
+}
 
 }  // namespace
 
@@ -108,5 +132,11 @@ template Backend<Pendulum> cpu_backend<Pendulum>();
 template Backend<Acrobot> cpu_backend<Acrobot>();
 template Backend<MountainCar> cpu_backend<MountainCar>();
 template Backend<MountainCarContinuous> cpu_backend<MountainCarContinuous>();
+template Backend<SpreadDiscrete> cpu_backend<SpreadDiscrete>();
+template Backend<SpreadContinuous> cpu_backend<SpreadContinuous>();
+template Backend<TagDiscrete> cpu_backend<TagDiscrete>();
+template Backend<TagContinuous> cpu_backend<TagContinuous>();
+template Backend<SumoDiscrete> cpu_backend<SumoDiscrete>();
+template Backend<SumoContinuous> cpu_backend<SumoContinuous>();
 
 }  // namespace myriad::envs

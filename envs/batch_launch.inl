@@ -5,19 +5,20 @@
 #pragma once
 
 #include "envs/batch_kernels.h"
+#include "envs/multi_agent_kernels.h"
 #include "myriad/parallel_for.h"
 
 namespace myriad::envs {
 
 template <Device D, class Env>
-void launch_reset(const BatchView<Env>& b, DeviceId device, void* stream) {
+void launch_reset(const ViewOfT<Env>& b, DeviceId device, void* stream) {
   parallel_for(
       DeviceId{D, device.index}, "env.reset", b.n,
       [b] MYRIAD_HD_LAMBDA(int64_t i) { reset_one(b, i); }, stream);
 }
 
 template <Device D, class Env>
-void launch_step(const BatchView<Env>& b, DeviceId device, void* stream) {
+void launch_step(const ViewOfT<Env>& b, DeviceId device, void* stream) {
   (void)device, (void)stream;  // the CPU path needs neither
   if constexpr (D == Device::kCpu) {
     // CPU: chunks of envs; phase 1 in SIMD lanes, phase 2 for the envs that finished.
@@ -29,7 +30,7 @@ void launch_step(const BatchView<Env>& b, DeviceId device, void* stream) {
           const int64_t begin = c * kChunk, end = begin + kChunk < b.n ? begin + kChunk : b.n;
           // A local copy: stores through the buffers cannot alias it, so its pointers stay in
           // registers and the loop vectorizes.
-          const BatchView<Env> v = b;
+          const ViewOfT<Env> v = b;
           uint8_t done[kChunk];
 #pragma omp simd
           for (int64_t i = begin; i < end; ++i) done[i - begin] = advance_one(v, i);
@@ -45,7 +46,7 @@ void launch_step(const BatchView<Env>& b, DeviceId device, void* stream) {
 }
 
 template <Device D, class Env>
-void launch_observe(const BatchView<Env>& b, DeviceId device, void* stream) {
+void launch_observe(const ViewOfT<Env>& b, DeviceId device, void* stream) {
   parallel_for(
       DeviceId{D, device.index}, "env.observe", b.n,
       [b] MYRIAD_HD_LAMBDA(int64_t i) { observe_one(b, i); }, stream);

@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 
+#include "envs/action_checks.h"
 #include "envs/backend.h"
 #include "envs/classic/drawing.h"
 #include "myriad/batch_env.h"
@@ -180,45 +181,6 @@ class ClassicBatchEnv final : public BatchEnv {
   // streams between steps); nullptr on the CPU.
   void* stream() const { return current_stream(device_); }
 
-  // The first element of a contiguous CPU integer tensor outside [0, n), or -1: a plain loop
-  // (ATen would fork its thread team per op at every step, and has no comparisons for the wide
-  // unsigned types).
-  int64_t first_outside(const at::Tensor& a, int64_t n) const {
-    const auto scan = [&](const auto* p) -> int64_t {
-      using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-      for (int64_t i = 0; i < a.numel(); ++i) {
-        if constexpr (std::is_signed_v<T>) {
-          if (p[i] < 0 || static_cast<int64_t>(p[i]) >= n) return i;
-        } else {
-          if (static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(n)) return i;
-        }
-      }
-      return -1;
-    };
-    switch (a.scalar_type()) {
-      case at::kByte:
-        return scan(a.data_ptr<uint8_t>());
-      case at::kChar:
-        return scan(a.data_ptr<int8_t>());
-      case at::kShort:
-        return scan(a.data_ptr<int16_t>());
-      case at::kInt:
-        return scan(a.data_ptr<int32_t>());
-      case at::kLong:
-        return scan(a.data_ptr<int64_t>());
-      case at::kUInt16:
-        return scan(a.data_ptr<uint16_t>());
-      case at::kUInt32:
-        return scan(a.data_ptr<uint32_t>());
-      case at::kUInt64:
-        return scan(a.data_ptr<uint64_t>());
-      default:
-        throw std::invalid_argument(spec_.id + " step: discrete actions of type " +
-                                    std::string(c10::toString(a.scalar_type())) +
-                                    " are not supported");
-    }
-  }
-
   // Validates shape and device, converts dtype; returns a contiguous tensor the kernel can read.
   at::Tensor checked_actions(const at::Tensor& a) const {
     constexpr bool kDiscrete = std::is_integral_v<typename Env::Action>;
@@ -247,14 +209,11 @@ class ClassicBatchEnv final : public BatchEnv {
       // out-of-range actions unchecked.
       const at::Tensor wide = a.scalar_type() == at::kBool ? a.to(at::kLong) : a.contiguous();
       if (device_.is_cpu()) {
-        const int64_t i = first_outside(wide, n);
+        const int64_t i = first_outside(wide, n, spec_.id);
         if (i >= 0) {
-          const c10::Scalar v = wide.reshape({-1})[i].item();
-          const std::string value = wide.scalar_type() == at::kUInt64 ? std::to_string(v.toUInt64())
-                                                                      : std::to_string(v.toLong());
-          throw std::invalid_argument(spec_.id + " step: action " + value + " of env " +
-                                      std::to_string(i) + " is outside [0, " + std::to_string(n) +
-                                      ")");
+          throw std::invalid_argument(spec_.id + " step: action " + integer_at(wide, i) +
+                                      " of env " + std::to_string(i) + " is outside [0, " +
+                                      std::to_string(n) + ")");
         }
         return wide.to(at::kInt).contiguous();
       }

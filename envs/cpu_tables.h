@@ -16,6 +16,12 @@ struct CpuTables {
   Backend<Acrobot> acrobot;
   Backend<MountainCar> mountain_car;
   Backend<MountainCarContinuous> mountain_car_continuous;
+  Backend<SpreadDiscrete> spread;
+  Backend<SpreadContinuous> spread_continuous;
+  Backend<TagDiscrete> tag;
+  Backend<TagContinuous> tag_continuous;
+  Backend<SumoDiscrete> sumo;
+  Backend<SumoContinuous> sumo_continuous;
 };
 
 // Which copy runs (also declared in myriad/registry.h, which this torch-free target cannot

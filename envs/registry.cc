@@ -10,6 +10,7 @@
 #include "envs/classic_batch_env.h"
 #include "envs/env_list.h"
 #include "envs/mjcf/mjcf_env.h"
+#include "envs/multi_agent_batch_env.h"
 
 namespace myriad::envs {
 
@@ -47,6 +48,34 @@ Entry entry() {
           }};
 }
 
+// A multi-agent scenario in its discrete and continuous variants: the option `continuous` (0 or
+// 1, default 0) chooses between them; the rest go to the variant.
+template <class Discrete, class Continuous>
+Entry multi_agent_entry() {
+  return {
+      &Discrete::spec,
+      [](int64_t n, DeviceId d, uint64_t seed, const EnvOptions& o, const EnvTextOptions& t) {
+        const std::string id = Discrete::spec().id;
+        if (!t.empty())
+          throw std::invalid_argument("env '" + id + "' has no text option '" + t.begin()->first +
+                                      "'");
+        EnvOptions rest = o;
+        bool continuous = false;
+        if (auto it = rest.find("continuous"); it != rest.end()) {
+          if (it->second != 0.0 && it->second != 1.0)
+            throw std::invalid_argument("env '" + id +
+                                        "' option continuous must be 0 (discrete actions) or "
+                                        "1 (continuous actions), got " +
+                                        std::to_string(it->second));
+          continuous = it->second == 1.0;
+          rest.erase(it);
+        }
+        if (continuous)
+          return std::unique_ptr<BatchEnv>(new MultiAgentBatchEnv<Continuous>(n, d, seed, rest));
+        return std::unique_ptr<BatchEnv>(new MultiAgentBatchEnv<Discrete>(n, d, seed, rest));
+      }};
+}
+
 const std::map<std::string, Entry>& table() {
   static const std::map<std::string, Entry> t = [] {
     std::map<std::string, Entry> m;
@@ -57,6 +86,9 @@ const std::map<std::string, Entry>& table() {
     add(entry<MountainCar>());
     add(entry<MountainCarContinuous>());
     add({&mjcf_spec_template, &make_mjcf_env});
+    add(multi_agent_entry<SpreadDiscrete, SpreadContinuous>());
+    add(multi_agent_entry<TagDiscrete, TagContinuous>());
+    add(multi_agent_entry<SumoDiscrete, SumoContinuous>());
     return m;
   }();
   return t;

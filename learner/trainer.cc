@@ -39,6 +39,7 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   set_cpu_threads(cfg_.run.threads);
   // Small MLPs run fastest on one LibTorch thread; more would contend with the env threads.
   if (cfg_.run.learner_threads > 0) torch::set_num_threads(cfg_.run.learner_threads);
+  check_trainable(cfg_);
   env_ = envs::make(cfg_.env.id, cfg_.env.num_envs, resolve_device_id(cfg_.env.device),
                     cfg_.run.seed, cfg_.env.options, env_text_options(cfg_.env));
   device_ = env_->buffers().obs.device();
@@ -235,6 +236,15 @@ TrainSummary Trainer::train() {
     }
   }
   return summary;
+}
+
+void check_trainable(const TrainConfig& c) {
+  // PPO here trains one policy over [N, obs] observations; multi-agent PPO is a later part.
+  const EnvSpec s = envs::spec_of(c.env.id);
+  if (s.multi_agent())
+    throw std::invalid_argument("multi-agent PPO is not implemented yet: " + s.id + " has " +
+                                std::to_string(s.num_agents) +
+                                " agents (env.id must name a single-agent env)");
 }
 
 EnvSpec configured_spec(const TrainConfig& c) {

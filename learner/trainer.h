@@ -75,6 +75,10 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
 // The spec of the env a config describes (MJCF-v0's spaces come from its model file).
 EnvSpec configured_spec(const TrainConfig& config);
 
+// Throws std::invalid_argument when env.id names an env this learner cannot train: a
+// multi-agent env (multi-agent PPO is not implemented yet). Checked before a run dir is claimed.
+void check_trainable(const TrainConfig& config);
+
 // While alive, LibTorch runs on the config's run.learner_threads (its OpenMP pool would
 // otherwise spin against the env's on the same cores); the previous count comes back after.
 class LearnerThreads {

@@ -295,6 +295,11 @@ py::dict spec_dict(const EnvSpec& s) {
   d["reward_threshold"] = s.reward_threshold ? py::cast(*s.reward_threshold) : py::none();
   d["state_names"] = s.state_names;
   d["option_names"] = s.option_names;
+  // Agents (myriad/env_spec.h): num_agents 1 and empty lists for single-agent envs.
+  d["num_agents"] = s.num_agents;
+  d["agent_names"] = s.agent_names;
+  d["team_ids"] = s.team_ids;
+  d["agent_obs_sizes"] = s.agent_obs_sizes;
   return d;
 }
 
@@ -304,6 +309,7 @@ py::dict spec_dict(const EnvSpec& s) {
 std::string train(const std::string& yaml_text, const std::vector<std::string>& overrides,
                   const std::string& out, const std::string& stem, bool overwrite) {
   const learner::TrainConfig config = learner::parse_config(yaml_text, overrides);
+  learner::check_trainable(config);
   learner::TrainSummary s;
   {
     py::gil_scoped_release release;

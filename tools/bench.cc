@@ -32,16 +32,20 @@ std::vector<at::Tensor> random_actions(const EnvSpec& spec, int64_t n, const at:
                                        int count) {
   std::vector<at::Tensor> ring;
   auto gen = at::make_generator<at::CPUGeneratorImpl>(12345);
+  // Multi-agent envs take one action per agent: [N, A] or [N, A, K].
+  std::vector<int64_t> rows = {n};
+  if (spec.multi_agent()) rows.push_back(spec.num_agents);
   for (int k = 0; k < count; ++k) {
     const Space& a = spec.action_space;
     at::Tensor t;
     if (a.is_discrete()) {
-      t = at::randint(0, a.n, {n}, gen, at::TensorOptions().dtype(at::kInt));
+      t = at::randint(0, a.n, rows, gen, at::TensorOptions().dtype(at::kInt));
     } else {
-      const int64_t dim = a.flat_size();
+      std::vector<int64_t> shape = rows;
+      shape.push_back(a.flat_size());
       // Unbounded controls (ctrllimited false) are sampled in [-1, 1].
       const at::Tensor low = at::tensor(a.low).clamp(-1, 1), high = at::tensor(a.high).clamp(-1, 1);
-      t = low + (high - low) * at::rand({n, dim}, gen, at::TensorOptions().dtype(at::kFloat));
+      t = low + (high - low) * at::rand(shape, gen, at::TensorOptions().dtype(at::kFloat));
     }
     ring.push_back(t.to(dev));
   }

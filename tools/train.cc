@@ -26,6 +26,7 @@ void run_train(const TrainOptions& o) {
   std::vector<std::string> overrides = o.overrides;
   if (!o.resume.empty()) overrides.push_back("run.resume=" + o.resume);
   const learner::TrainConfig config = learner::load_config(o.config, overrides);
+  learner::check_trainable(config);
   // Never over another run: see learner/run_dir.h.
   const std::string dir = learner::claim_run_dir(
       o.out, std::filesystem::path(o.config).stem().string(), config.run.resume, o.overwrite);

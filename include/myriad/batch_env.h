@@ -13,6 +13,19 @@
 //   episode_return [N]         float32  return of the finished episode, valid where done
 //   episode_length [N]         int32    length of the finished episode, valid where done
 // Auto-reset is same-step: see the README, "Same-step auto-reset".
+//
+// Multi-agent envs (spec().num_agents = A > 1, e.g. Tag-v0) add the agent axis after the batch
+// axis; episodes still end per env (all agents together):
+//   obs            [N, A, D]   float32  D = spec().observation_space.flat_size(); agent i's
+//                                       values are its first spec().agent_obs_sizes[i], the
+//                                       rest of its row is 0 (padding)
+//   reward         [N, A]      float32  each agent's reward of the step
+//   terminated     [N]         bool
+//   truncated      [N]         bool
+//   final_obs      [N, A, D]   float32  valid where terminated | truncated
+//   episode_return [N, A]      float32  each agent's return of the finished episode
+//   episode_length [N]         int32
+// and step takes actions [N, A] integer (Discrete) or [N, A, K] float (Box of K per agent).
 #pragma once
 
 #include <ATen/Tensor.h>
@@ -48,9 +61,9 @@ class BatchEnv {
   // and the rollout is bitwise reproducible; without one, every env moves to its next episode.
   virtual void reset(std::optional<uint64_t> seed = std::nullopt) = 0;
 
-  // actions: [N] integer for Discrete, [N, A] float for Box, on the env's device; other
-  // integer/float dtypes are converted. A wrong shape or device throws std::invalid_argument
-  // naming the expected and the given shape.
+  // actions: [N] integer for Discrete, [N, K] float for Box (multi-agent: [N, A] and [N, A, K]),
+  // on the env's device; other integer/float dtypes are converted. A wrong shape or device
+  // throws std::invalid_argument naming the expected and the given shape.
   virtual void step(const at::Tensor& actions) = 0;
 
   virtual const StepBuffers& buffers() const = 0;

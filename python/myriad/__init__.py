@@ -23,8 +23,9 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    # myriad.wrappers (needs gymnasium) and myriad.sb3 (needs stable-baselines3) load on first use.
-    if name in ("wrappers", "sb3"):
+    # myriad.wrappers (needs gymnasium), myriad.sb3 (needs stable-baselines3) and
+    # myriad.pettingzoo (the multi-agent ParallelView) load on first use.
+    if name in ("wrappers", "sb3", "pettingzoo"):
         import importlib  # noqa: PLC0415
 
         return importlib.import_module(f".{name}", __name__)

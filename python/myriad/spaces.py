@@ -113,6 +113,19 @@ def make_space(desc: dict):
     return gym.Box(low, high, dtype=np.float32) if gym else Box(low, high, dtype=np.float32)
 
 
+def agent_axis_space(agent_space, num_agents: int):
+    """One env's space of a multi-agent env: num_agents copies of agent_space along a leading
+    agent axis. Discrete(n) becomes MultiDiscrete([n] * A); Box of shape S becomes Box (A, *S)."""
+    gym = _gymnasium_spaces()
+    if isinstance(agent_space, Discrete) or (gym and isinstance(agent_space, gym.Discrete)):
+        nvec = np.full(num_agents, int(agent_space.n))
+        return gym.MultiDiscrete(nvec) if gym else MultiDiscrete(nvec)
+    shape = (num_agents, *agent_space.shape)
+    low = np.broadcast_to(agent_space.low, shape)
+    high = np.broadcast_to(agent_space.high, shape)
+    return gym.Box(low, high, dtype=np.float32) if gym else Box(low, high, dtype=np.float32)
+
+
 def batch_space(single, n: int):
     """The batched space of n copies, as Gymnasium's vector envs define it."""
     gym = _gymnasium_spaces()

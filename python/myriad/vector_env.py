@@ -16,7 +16,7 @@ import secrets
 import numpy as np
 
 from . import _core
-from .spaces import batch_space, make_space
+from .spaces import agent_axis_space, batch_space, make_space
 
 try:  # With Gymnasium installed, a Myriad env is a gymnasium.vector.VectorEnv.
     from gymnasium.vector import VectorEnv as _GymVectorEnv
@@ -81,6 +81,15 @@ def _stats_key(episode_statistics):
 class VectorEnv(_GymVectorEnv):
     """num_envs instances of one env, stepped as one batch (see myriad.make).
 
+    Multi-agent envs (num_agents = A > 1, e.g. Tag-v0) put the agent axis after the batch axis:
+    obs [N, A, D] (each agent's row zero-padded to the largest agent's size D; spec
+    "agent_obs_sizes" gives each agent's own), reward [N, A], terminated/truncated [N] (episodes
+    end per env), info["final_obs"] [N, A, D], info["episode"]["r"] [N, A]; actions are [N, A]
+    integers or [N, A, K] floats. single_observation_space is Box (A, D) and
+    single_action_space MultiDiscrete([n] * A) or Box (A, K); agent_observation_space and
+    agent_action_space are one agent's. myriad.pettingzoo.ParallelView gives the same data as
+    PettingZoo-style dicts keyed by agent.
+
     A subclass of gymnasium.vector.VectorEnv when Gymnasium is installed, so Gymnasium's vector
     wrappers accept it; `metadata["autoreset_mode"]` is AutoresetMode.SAME_STEP.
     """
@@ -115,8 +124,18 @@ class VectorEnv(_GymVectorEnv):
         self.spec = self._env.spec
         self.num_envs = self._env.num_envs
         self.device = self._env.device
-        self.single_observation_space = make_space(self.spec["observation_space"])
-        self.single_action_space = make_space(self.spec["action_space"])
+        self.num_agents = self.spec["num_agents"]
+        # Multi-agent envs: per-agent spaces (observations padded to the largest agent's size),
+        # and per-env spaces with the agent axis first: obs (A, D), actions (A,) or (A, K).
+        self.agent_observation_space = make_space(self.spec["observation_space"])
+        self.agent_action_space = make_space(self.spec["action_space"])
+        if self.num_agents > 1:
+            self.single_observation_space = agent_axis_space(self.agent_observation_space,
+                                                             self.num_agents)
+            self.single_action_space = agent_axis_space(self.agent_action_space, self.num_agents)
+        else:
+            self.single_observation_space = self.agent_observation_space
+            self.single_action_space = self.agent_action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         # The C++ buffers never move, so their views are made once.

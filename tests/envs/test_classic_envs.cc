@@ -381,10 +381,11 @@ TEST(ClassicEnvs, PendulumGravityOption) {
 
 // Gymnasium's registrations (gymnasium/envs/__init__.py) and the spaces of each env class.
 TEST(ClassicEnvs, SpecsMatchGymnasium) {
-  // Every classic env is registered (beside MJCF-v0, which tests/envs/test_mjcf_env.cc covers).
+  // Every classic env is registered (beside MJCF-v0, which tests/envs/test_mjcf_env.cc covers,
+  // and the multi-agent envs, which tests/envs/test_multi_agent_envs.cc covers).
   const std::vector<std::string> ids = {
-      "Acrobot-v1", "CartPole-v1", "MJCF-v0", "MountainCar-v0", "MountainCarContinuous-v0",
-      "Pendulum-v1"};
+      "Acrobot-v1",  "CartPole-v1", "MJCF-v0", "MountainCar-v0", "MountainCarContinuous-v0",
+      "Pendulum-v1", "Spread-v0",   "Sumo-v0", "Tag-v0"};
   EXPECT_EQ(envs::registered_ids(), ids);
 
   const float inf = std::numeric_limits<float>::infinity();

@@ -21,8 +21,11 @@ from gymnasium.vector import AutoresetMode
 
 import myriad
 
-# The classic envs (MJCF-v0 needs a model file; tests/python/test_mjcf.py covers it).
-ENV_IDS = [env_id for env_id in myriad.list_envs() if env_id != "MJCF-v0"]
+# The classic envs (MJCF-v0 needs a model file; tests/python/test_mjcf.py covers it; the
+# multi-agent envs are in tests/python/test_multi_agent.py).
+MULTI_AGENT_IDS = {"Spread-v0", "Tag-v0", "Sumo-v0"}
+ENV_IDS = [env_id for env_id in myriad.list_envs()
+           if env_id != "MJCF-v0" and env_id not in MULTI_AGENT_IDS]
 EXPECTED_IDS = {
     "Acrobot-v1",
     "CartPole-v1",
@@ -123,10 +126,10 @@ def gym_transition(genv, state, action):
 def test_registry_lists_every_env():
     assert set(ENV_IDS) == EXPECTED_IDS
     reg = myriad.registry()
-    assert set(reg) == set(ENV_IDS) | {"MJCF-v0"}
+    assert set(reg) == set(ENV_IDS) | {"MJCF-v0"} | MULTI_AGENT_IDS
     for env_id, spec in reg.items():
-        if env_id == "MJCF-v0":
-            continue  # its spaces come from the model file
+        if env_id == "MJCF-v0" or env_id in MULTI_AGENT_IDS:
+            continue  # its spaces come from the model file; multi-agent: test_multi_agent.py
         assert SPEC_KEYS <= set(spec), env_id
         assert spec["id"] == env_id
         assert spec["observation_space"]["kind"] == "box"

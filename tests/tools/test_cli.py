@@ -66,6 +66,7 @@ def test_bench_json():
     (["train", "{cfg}", "env.num_envs=-3"], "env.num_envs"),
     (["train", "{cfg}", "env.id=Nope-v0", "run.total_env_steps=64"], "registered"),
     (["eval", "{cfg}"], "checkpoint"),
+    (["train", "{cfg}", "env.id=Tag-v0"], "multi-agent PPO is not implemented yet: Tag-v0 has 4"),
 ])
 def test_bad_input_is_a_clear_error(args, needle, tmp_path):
     args = [str(SRC / "configs/cartpole_ppo.yaml") if a == "{cfg}" else a for a in args]
@@ -74,6 +75,15 @@ def test_bad_input_is_a_clear_error(args, needle, tmp_path):
     p = run(*args, ok=False)
     assert p.returncode != 0
     assert needle in p.stderr, p.stderr
+    if "multi-agent" in needle:
+        assert not (tmp_path / "x").exists(), "refused before a run folder is claimed"
+
+
+def test_bench_a_multi_agent_env():
+    p = run("bench", "--env", "Tag-v0", "--num-envs", 256, "--steps", 20, "--threads", 1,
+            "--json")
+    r = json.loads(p.stdout)
+    assert r["env"] == "Tag-v0" and r["steps_per_second"] > 0
 
 
 def test_cuda_without_gpu_is_a_clear_error():

@@ -1,0 +1,272 @@
+// MultiAgentBatchEnv<Env>: the BatchEnv over a multi-agent scenario written as reset/step/observe
+// for one instance over [A, ...] arrays (envs/mpe/). The multi-agent counterpart of
+// ClassicBatchEnv (envs/classic_batch_env.h): the same options, seeding, auto-reset, divergence
+// cut, state access, rollout save/load and action checks, with the agent axis after the batch
+// axis in every per-agent buffer (shapes in myriad/batch_env.h). The kernels are
+// envs/multi_agent_kernels.h, dispatched through the same CPU/CUDA tables.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "envs/action_checks.h"
+#include "envs/backend.h"
+#include "myriad/batch_env.h"
+#include "myriad/host_memory.h"
+#include "myriad/registry.h"
+#include "myriad/torch_device.h"
+
+namespace myriad::envs {
+
+template <class Env>
+class MultiAgentBatchEnv final : public BatchEnv {
+ public:
+  static constexpr int kAgents = Env::kAgents;
+
+  // options: max_episode_steps and the env's own (Env::set_option); see myriad/batch_env.h.
+  MultiAgentBatchEnv(int64_t num_envs, DeviceId device, uint64_t seed, const EnvOptions& options)
+      : spec_(Env::spec()), n_(num_envs), device_(device), seed_(seed) {
+    if (num_envs <= 0)
+      throw std::invalid_argument("num_envs must be positive, got " + std::to_string(num_envs));
+    if (num_envs > (int64_t{1} << 31))
+      throw std::invalid_argument("num_envs must be at most 2^31, got " + std::to_string(num_envs));
+    if (device.is_cpu()) {
+      // Every [N, ...] buffer of the env, counted before the first is allocated.
+      constexpr int64_t kBytesPerEnv = 4 * (Env::kStateDim + 2 * kAgents * Env::kObsDim +
+                                            3 * kAgents + kAgents * Env::kActionDim + 5) +
+                                       2;
+      check_host_allocation(checked_product(num_envs, kBytesPerEnv),
+                            spec_.id + " with num_envs=" + std::to_string(num_envs));
+    }
+    max_steps_ = spec_.max_episode_steps;
+    for (const auto& [key, value] : options) {
+      if (!std::isfinite(value))
+        throw std::invalid_argument(spec_.id + " option " + key + " must be finite, got " +
+                                    std::to_string(value));
+      if (key == "max_episode_steps") {
+        if (!(value >= 1 && value <= std::numeric_limits<int32_t>::max()) ||
+            value != std::floor(value))
+          throw std::invalid_argument(
+              "env option max_episode_steps must be an integer in [1, 2147483647], got " +
+              std::to_string(value));
+        max_steps_ = static_cast<int>(value);
+        spec_.max_episode_steps = max_steps_;
+      } else {
+        Env::set_option(params_, key, value);
+      }
+    }
+    backend_ = device.is_cpu() ? cpu_backend<Env>() : cuda_backend<Env>();
+    const auto f32 = at::TensorOptions().dtype(at::kFloat).device(torch_device());
+    const auto i32 = f32.dtype(at::kInt);
+    const auto u8 = f32.dtype(at::kBool);
+    state_ = at::zeros({n_, Env::kStateDim}, f32);
+    elapsed_ = at::zeros({n_}, i32);
+    episode_ = at::zeros({n_}, i32);
+    running_return_ = at::zeros({n_, kAgents}, f32);
+    diverged_ = at::zeros({n_}, i32);
+    buf_.obs = at::zeros({n_, kAgents, Env::kObsDim}, f32);
+    buf_.final_obs = at::zeros({n_, kAgents, Env::kObsDim}, f32);
+    buf_.reward = at::zeros({n_, kAgents}, f32);
+    buf_.terminated = at::zeros({n_}, u8);
+    buf_.truncated = at::zeros({n_}, u8);
+    buf_.episode_return = at::zeros({n_, kAgents}, f32);
+    buf_.episode_length = at::zeros({n_}, i32);
+    reset(seed);
+  }
+
+  const EnvSpec& spec() const override { return spec_; }
+  int64_t num_envs() const override { return n_; }
+  DeviceId device_id() const override { return device_; }
+  const StepBuffers& buffers() const override { return buf_; }
+
+  void reset(std::optional<uint64_t> seed) override {
+    if (seed) {
+      if (*seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        throw std::invalid_argument(spec_.id + " reset: seed must lie in [0, 2**63-1], got " +
+                                    std::to_string(*seed));
+      seed_ = *seed;
+      episode_.zero_();
+    } else {
+      episode_.add_(1);
+    }
+    diverged_.zero_();
+    buf_.reward.zero_();
+    buf_.terminated.zero_();
+    buf_.truncated.zero_();
+    backend_.reset(view(nullptr), device_, stream());
+  }
+
+  void step(const at::Tensor& actions) override {
+    action_ = checked_actions(actions);
+    backend_.step(view(action_.data_ptr<typename Env::Action>()), device_, stream());
+  }
+
+  at::Tensor get_state() const override { return state_.clone(); }
+
+  void set_state(const at::Tensor& state, const at::Tensor& env_ids) override {
+    const int64_t rows = env_ids.defined() ? env_ids.numel() : n_;
+    if (state.dim() != 2 || state.size(0) != rows || state.size(1) != Env::kStateDim)
+      throw std::invalid_argument("set_state: expected state of shape [" + std::to_string(rows) +
+                                  ", " + std::to_string(Env::kStateDim) + "] (" + spec_.id +
+                                  " state), got " + shape_string(state.sizes()));
+    const at::Tensor values = state.to(state_.options());
+    if (!at::isfinite(values).all().item<bool>())
+      throw std::invalid_argument("set_state: state contains NaN or infinity");
+    if (env_ids.defined()) {
+      const at::Tensor ids =
+          env_ids.to(at::TensorOptions().dtype(at::kLong).device(torch_device()));
+      if (rows > 0 && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= n_))
+        throw std::invalid_argument("set_state: env_ids must lie in [0, " + std::to_string(n_) +
+                                    ")");
+      state_.index_copy_(0, ids, values);
+    } else {
+      state_.copy_(values);
+    }
+    backend_.observe(view(nullptr), device_, stream());
+  }
+
+  int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }
+
+  // Replays of multi-agent envs are a later part of the multi-agent work (issue 11).
+  Scene scene() const override { throw std::invalid_argument(no_drawing()); }
+  at::Tensor body_poses(const at::Tensor&) const override {
+    throw std::invalid_argument(no_drawing());
+  }
+
+  std::map<std::string, at::Tensor> save_rollout_state() const override {
+    // Copies, also on the CPU, so the snapshot does not move on with the env.
+    auto snap = [](const at::Tensor& t) { return t.to(at::kCPU, false, /*copy=*/true); };
+    return {{"state", snap(state_)},
+            {"elapsed", snap(elapsed_)},
+            {"episode", snap(episode_)},
+            {"running_return", snap(running_return_)},
+            {"diverged", snap(diverged_)},
+            {"obs", snap(buf_.obs)},
+            {"seed", at::tensor({static_cast<int64_t>(seed_)}, at::kLong)}};
+  }
+
+  void load_rollout_state(const std::map<std::string, at::Tensor>& saved) override {
+    // Every entry is checked before any is copied, so a refused state changes nothing.
+    const std::pair<const char*, at::Tensor*> named[] = {
+        {"state", &state_},       {"elapsed", &elapsed_},
+        {"episode", &episode_},   {"running_return", &running_return_},
+        {"diverged", &diverged_}, {"obs", &buf_.obs}};
+    for (const auto& [key, into] : named) {
+      auto it = saved.find(key);
+      if (it == saved.end()) throw std::invalid_argument(std::string("rollout state lacks ") + key);
+      if (!it->second.sizes().equals(into->sizes()))
+        throw std::invalid_argument(std::string("rollout state '") + key + "' has shape " +
+                                    shape_string(it->second.sizes()) + ", expected " +
+                                    shape_string(into->sizes()));
+    }
+    const auto seed = saved.find("seed");
+    if (seed == saved.end() || seed->second.numel() != 1)
+      throw std::invalid_argument("rollout state lacks its seed");
+    for (const auto& [key, into] : named) into->copy_(saved.at(key));
+    seed_ = static_cast<uint64_t>(seed->second.item<int64_t>());
+  }
+
+ private:
+  at::Device torch_device() const { return myriad::torch_device(device_); }
+  void* stream() const { return current_stream(device_); }
+  std::string no_drawing() const {
+    return spec_.id + ": replays of multi-agent envs are not implemented yet";
+  }
+
+  // Validates shape and device, converts dtype; returns a contiguous tensor the kernel can read:
+  // [N, A] integers (Discrete) or [N, A, K] floats (Box).
+  at::Tensor checked_actions(const at::Tensor& a) const {
+    constexpr bool kDiscrete = std::is_integral_v<typename Env::Action>;
+    constexpr int64_t K = Env::kActionDim;
+    const bool shape_ok =
+        kDiscrete ? a.dim() == 2 && a.size(0) == n_ && a.size(1) == kAgents
+                  : a.dim() == 3 && a.size(0) == n_ && a.size(1) == kAgents && a.size(2) == K;
+    if (!shape_ok) {
+      const std::string expected = "[" + std::to_string(n_) + ", " + std::to_string(kAgents) +
+                                   (kDiscrete ? "]" : ", " + std::to_string(K) + "]");
+      throw std::invalid_argument(spec_.id + " step: expected actions of shape " + expected +
+                                  " (envs, agents" + (kDiscrete ? "" : ", action") + "), got " +
+                                  shape_string(a.sizes()));
+    }
+    if (a.device() != torch_device())
+      throw std::invalid_argument(spec_.id + " step: actions are on " + a.device().str() +
+                                  " but the env runs on " + torch_device().str());
+    if constexpr (kDiscrete) {
+      if (a.is_floating_point() || a.is_complex())
+        throw std::invalid_argument(spec_.id + " step: discrete actions must be integers, got " +
+                                    std::string(c10::toString(a.scalar_type())));
+      const int64_t n = spec_.action_space.n;
+      // Checked in the caller's integer type before the narrowing to int32, on the CPU only
+      // (as ClassicBatchEnv: a CUDA check would cost a device sync per step; there the
+      // conversion saturates and the scenarios read an out-of-range action as the no-op).
+      const at::Tensor wide = a.scalar_type() == at::kBool ? a.to(at::kLong) : a.contiguous();
+      if (device_.is_cpu()) {
+        const int64_t i = first_outside(wide, n, spec_.id);
+        if (i >= 0)
+          throw std::invalid_argument(spec_.id + " step: action " + integer_at(wide, i) +
+                                      " of env " + std::to_string(i / kAgents) + " (agent " +
+                                      spec_.agent_names[i % kAgents] + ") is outside [0, " +
+                                      std::to_string(n) + ")");
+        return wide.to(at::kInt).contiguous();
+      }
+      return (wide.is_signed() ? wide.clamp(-1, n) : wide.clamp_max(n)).to(at::kInt).contiguous();
+    } else {
+      if (!a.is_floating_point())
+        throw std::invalid_argument(spec_.id + " step: continuous actions must be floats, got " +
+                                    std::string(c10::toString(a.scalar_type())));
+      at::Tensor out = a.to(at::kFloat).contiguous();
+      // Non-finite actions are refused on the CPU; on CUDA the state they produce is cut as
+      // divergence (reward 0, counted).
+      if (device_.is_cpu()) {
+        const float* p = out.data_ptr<float>();
+        for (int64_t i = 0; i < out.numel(); ++i)
+          if (!std::isfinite(p[i]))
+            throw std::invalid_argument(spec_.id + " step: action " + std::to_string(p[i]) +
+                                        " of env " + std::to_string(i / (kAgents * K)) +
+                                        " (agent " + spec_.agent_names[(i / K) % kAgents] +
+                                        ") is not finite");
+      }
+      return out;
+    }
+  }
+
+  MultiAgentView<Env> view(const typename Env::Action* action) const {
+    MultiAgentView<Env> b;
+    b.n = n_;
+    b.seed = seed_;
+    b.max_steps = max_steps_;
+    b.params = params_;
+    b.state = state_.data_ptr<float>();
+    b.action = action;
+    b.obs = buf_.obs.data_ptr<float>();
+    b.final_obs = buf_.final_obs.data_ptr<float>();
+    b.reward = buf_.reward.data_ptr<float>();
+    b.terminated = reinterpret_cast<uint8_t*>(buf_.terminated.data_ptr<bool>());
+    b.truncated = reinterpret_cast<uint8_t*>(buf_.truncated.data_ptr<bool>());
+    b.elapsed = elapsed_.data_ptr<int32_t>();
+    b.episode = episode_.data_ptr<int32_t>();
+    b.running_return = running_return_.data_ptr<float>();
+    b.episode_return = buf_.episode_return.data_ptr<float>();
+    b.episode_length = buf_.episode_length.data_ptr<int32_t>();
+    b.diverged = diverged_.data_ptr<int32_t>();
+    return b;
+  }
+
+  EnvSpec spec_;
+  int64_t n_;
+  DeviceId device_;
+  uint64_t seed_;
+  int max_steps_ = 0;
+  typename Env::Params params_{};
+  Backend<Env> backend_{};
+  at::Tensor state_, elapsed_, episode_, running_return_, diverged_, action_;
+  StepBuffers buf_;
+};
+
+}  // namespace myriad::envs
