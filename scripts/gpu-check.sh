@@ -207,8 +207,10 @@ section "env and engine steps/s"
 printf "%-14s %-7s %9s %12s\n" env device num_envs "steps/s"
 big=1048576 bodies=65536
 [ "$dev" = cpu ] && big=65536 bodies=1024  # a dry run's sizes
+# Tag-v0 at 65,536 envs: issue 11's GPU figure (WarpDrive reports 2.9M env steps/s for Tag).
 for spec in "CartPole-v1 $dev $big 200" "CartPole-v1 $dev 65536 500" \
-  "Pendulum-v1 $dev $big 200" "CartPole-v1 cpu 65536 200"; do
+  "Pendulum-v1 $dev $big 200" "CartPole-v1 cpu 65536 200" "Tag-v0 $dev 65536 200" \
+  "Spread-v0 $dev 65536 200"; do
   read -r env bench_dev n steps <<< "$spec"
   timeout 60 "$bin" bench --json --env "$env" --device "$bench_dev" --num-envs "$n" --steps "$steps" \
     > "$runs/bench.json" 2>> "$log" || tail -n 1 "$log" | sed 's/^/  /'

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "myriad/registry.h"
 
@@ -18,16 +21,29 @@ class CudaAgreement : public ::testing::TestWithParam<std::string> {
   }
 };
 
+// [N] or [N, K] actions, with the agent axis ([N, A] or [N, A, K]) for multi-agent envs.
 at::Tensor random_actions(const EnvSpec& spec, int64_t n, at::Generator& gen) {
+  std::vector<int64_t> shape = {n};
+  if (spec.num_agents > 1) shape.push_back(spec.num_agents);
   if (spec.action_space.is_discrete())
-    return at::randint(0, spec.action_space.n, {n}, gen, at::TensorOptions().dtype(at::kInt));
-  return at::rand({n, spec.action_space.flat_size()}, gen) * 2 - 1;
+    return at::randint(0, spec.action_space.n, shape, gen, at::TensorOptions().dtype(at::kInt));
+  shape.push_back(spec.action_space.flat_size());
+  const double low = spec.num_agents > 1 ? 0.0 : -1.0;  // MPE's Box(0, 1); classic: [-1, 1]
+  return at::rand(shape, gen) * (1 - low) + low;
+}
+
+// "Tag-v0" or "Tag-v0:continuous" (the continuous=1 option).
+std::unique_ptr<BatchEnv> make_param(const std::string& param, int64_t n, Device device,
+                                     uint64_t seed) {
+  const auto colon = param.find(':');
+  if (colon == std::string::npos) return make(param, n, device, seed);
+  return make(param.substr(0, colon), n, device, seed, {{"continuous", 1}});
 }
 
 TEST_P(CudaAgreement, SameSeedSameRollout) {
   constexpr int64_t kN = 4096;
-  auto cpu = make(GetParam(), kN, Device::kCpu, 42);
-  auto gpu = make(GetParam(), kN, Device::kCuda, 42);
+  auto cpu = make_param(GetParam(), kN, Device::kCpu, 42);
+  auto gpu = make_param(GetParam(), kN, Device::kCuda, 42);
   EXPECT_TRUE(at::allclose(cpu->buffers().obs, gpu->buffers().obs.cpu(), 1e-5, 1e-5));
   auto gen = at::make_generator<at::CPUGeneratorImpl>(7);
   int64_t agree = 0, total = 0;
@@ -35,7 +51,8 @@ TEST_P(CudaAgreement, SameSeedSameRollout) {
     const at::Tensor a = random_actions(cpu->spec(), kN, gen);
     cpu->step(a);
     gpu->step(a.cuda());
-    const at::Tensor close = (cpu->buffers().obs - gpu->buffers().obs.cpu()).abs().amax(1).le(1e-3);
+    const at::Tensor close =
+        (cpu->buffers().obs - gpu->buffers().obs.cpu()).abs().flatten(1).amax(1).le(1e-3);
     agree += close.sum().item<int64_t>();
     total += kN;
   }
@@ -45,8 +62,8 @@ TEST_P(CudaAgreement, SameSeedSameRollout) {
 
 TEST_P(CudaAgreement, SameStateSameTransition) {
   constexpr int64_t kN = 4096;
-  auto cpu = make(GetParam(), kN, Device::kCpu, 3);
-  auto gpu = make(GetParam(), kN, Device::kCuda, 3);
+  auto cpu = make_param(GetParam(), kN, Device::kCpu, 3);
+  auto gpu = make_param(GetParam(), kN, Device::kCuda, 3);
   gpu->set_state(cpu->get_state().cuda());
   auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
   const at::Tensor a = random_actions(cpu->spec(), kN, gen);
@@ -58,11 +75,13 @@ TEST_P(CudaAgreement, SameStateSameTransition) {
 
 INSTANTIATE_TEST_SUITE_P(Envs, CudaAgreement,
                          ::testing::Values("CartPole-v1", "Pendulum-v1", "Acrobot-v1",
-                                           "MountainCar-v0", "MountainCarContinuous-v0"),
+                                           "MountainCar-v0", "MountainCarContinuous-v0",
+                                           "Spread-v0", "Spread-v0:continuous", "Tag-v0",
+                                           "Tag-v0:continuous", "Sumo-v0", "Sumo-v0:continuous"),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (char& c : s)
-                             if (c == '-') c = '_';
+                             if (c == '-' || c == ':') c = '_';
                            return s;
                          });
 
