@@ -218,6 +218,31 @@ def api_cases():
         add(f"step_pendulum_{name}", lambda a=actions: step(a, "Pendulum-v1"),
             "finite|float|shape|expected")
 
+    def step_tag(actions, **options):
+        return myriad.make("Tag-v0", num_envs=3, seed=0, **options).step(actions)
+
+    for name, actions in [("flat", np.zeros(3, np.int64)), ("too_few_agents", np.zeros((3, 3), np.int64)),
+                          ("too_many_agents", np.zeros((3, 5), np.int64)),
+                          ("action_5", np.full((3, 4), 5, np.int64)),
+                          ("action_negative", np.full((3, 4), -1, np.int8)),
+                          ("action_2_32", np.full((3, 4), 2**32, np.int64)),
+                          ("floats", np.zeros((3, 4), np.float32))]:
+        add(f"step_tag_{name}", lambda a=actions: step_tag(a),
+            "shape|outside|integer|expected|action")
+    for name, actions in [("nan", np.full((3, 4, 5), np.nan, np.float32)),
+                          ("inf", np.full((3, 4, 5), np.inf, np.float32)),
+                          ("shape", np.zeros((3, 4), np.float32))]:
+        add(f"step_tag_continuous_{name}", lambda a=actions: step_tag(a, continuous=1),
+            "finite|shape|expected")
+    for opt, val in (("continuous", 2), ("continuous", 0.5), ("local_ratio", 1.5),
+                     ("local_ratio", float("nan")), ("nosuch", 1)):
+        add(f"make_spread_{opt}={val!r}",
+            lambda o=opt, v=val: myriad.make("Spread-v0", num_envs=2, **{o: v}),
+            "continuous|local_ratio|nosuch|option|finite")
+    add("train_multi_agent", lambda: myriad.train({"env": {"id": "Tag-v0", "num_envs": 2}},
+                                                  out=tempfile.mkdtemp() + "/run"),
+        "multi-agent")
+
     def closed(call):
         env = make()
         env.close()

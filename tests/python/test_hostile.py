@@ -44,4 +44,4 @@ def test_every_hostile_case_is_refused_clearly(category):
     print(f"\nhostile {category}: {len(results)} cases, {dict(counts)}")
     bad = [r for r in results if r["verdict"] != "refused"]
     assert not bad, "\n".join(json.dumps(r) for r in bad[:20])
-    assert len(results) >= {"config": 400, "api": 60, "file": 10, "checkpoint": 200}[category]
+    assert len(results) >= {"config": 400, "api": 80, "file": 10, "checkpoint": 200}[category]
