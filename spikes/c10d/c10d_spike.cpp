@@ -2,14 +2,16 @@
 // double scalar), barrier; timings; optional fault injection (SPIKE_FAULT=kill|stop on rank
 // SPIKE_FAULT_RANK before the timed loop) to see whether the survivors' collectives fail.
 #include <torch/torch.h>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <unistd.h>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <unistd.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
 #include "gloo_backend.hpp"
 #ifdef SPIKE_HAVE_NCCL
 #include "nccl_backend.hpp"
@@ -67,20 +69,22 @@ static int run() {
     pg = spike::make_gloo_backend(store, rank, world, timeout);
   }
   double t_pg = ms_since(t0);
-  std::printf("[rank %d/%d] backend=%s store %.1f ms, store+gloo rendezvous %.1f ms\n", rank,
-              world, pg->getBackendName().c_str(), t_store, t_pg);
+  std::printf("[rank %d/%d] backend=%s store %.1f ms, store+gloo rendezvous %.1f ms\n", rank, world,
+              pg->getBackendName().c_str(), t_store, t_pg);
 
   try {
     // 1. broadcast parameters from rank 0.
-    std::vector<at::Tensor> b{rank == 0 ? torch::arange(8, torch::dtype(torch::kFloat32).device(dev))
-                                        : torch::zeros({8}, torch::dtype(torch::kFloat32).device(dev))};
+    std::vector<at::Tensor> b{rank == 0
+                                  ? torch::arange(8, torch::dtype(torch::kFloat32).device(dev))
+                                  : torch::zeros({8}, torch::dtype(torch::kFloat32).device(dev))};
     c10d::BroadcastOptions bo;
     bo.rootRank = 0;
     pg->broadcast(b, bo)->wait();
     std::printf("[rank %d] broadcast -> sum %.1f (expect 28)\n", rank, b[0].sum().item<float>());
 
     // 2. flat float all-reduce (sum), then average.
-    std::vector<at::Tensor> g{torch::full({n}, float(rank + 1), torch::TensorOptions().device(dev))};
+    std::vector<at::Tensor> g{
+        torch::full({n}, float(rank + 1), torch::TensorOptions().device(dev))};
     c10d::AllreduceOptions ao;
     ao.reduceOp = c10d::ReduceOp::SUM;
     pg->allreduce(g, ao)->wait();
@@ -88,7 +92,8 @@ static int run() {
                 g[0][0].item<float>(), world * (world + 1) / 2.0);
 
     // 3. double scalar (e.g. KL) all-reduce.
-    std::vector<at::Tensor> kl{torch::tensor({0.01 * (rank + 1)}, torch::dtype(torch::kFloat64).device(dev))};
+    std::vector<at::Tensor> kl{
+        torch::tensor({0.01 * (rank + 1)}, torch::dtype(torch::kFloat64).device(dev))};
     pg->allreduce(kl, ao)->wait();
     std::printf("[rank %d] allreduce double -> %.6f\n", rank, kl[0].item<double>());
 
@@ -111,7 +116,9 @@ static int run() {
       const int64_t D = 3;
       torch::manual_seed(7);  // the same "all data" on every rank; each takes its own rows
       auto all_x = torch::randn({world * 50 + world * (world - 1) / 2, D},
-                                torch::TensorOptions().dtype(torch::kFloat64).device(dev)) * 3 + 5;
+                                torch::TensorOptions().dtype(torch::kFloat64).device(dev)) *
+                       3 +
+                   5;
       const int64_t begin = rank * 50 + rank * (rank - 1) / 2, rows = 50 + rank;  // unequal shares
       auto x = all_x.slice(0, begin, begin + rows);
       auto mine = torch::cat({torch::full({1}, double(rows), x.options()), x.mean(0),
@@ -156,8 +163,10 @@ static int run() {
     }
     double per = ms_since(t1) / iters;
     std::sort(lat.begin(), lat.end());
-    std::printf("[rank %d] allreduce float[%d]: %.1f us/op mean, p50 %.1f, p90 %.1f, p99 %.1f us over %d ops\n",
-                rank, n, per * 1e3, lat[iters / 2], lat[iters * 9 / 10], lat[iters * 99 / 100], iters);
+    std::printf(
+        "[rank %d] allreduce float[%d]: %.1f us/op mean, p50 %.1f, p90 %.1f, p99 %.1f us over %d "
+        "ops\n",
+        rank, n, per * 1e3, lat[iters / 2], lat[iters * 9 / 10], lat[iters * 99 / 100], iters);
     pg->barrier()->wait();
   } catch (const std::exception& e) {
     std::printf("[rank %d] collective failed after %.0f ms: %s\n", rank, ms_since(t0),

@@ -3,6 +3,7 @@
 // that mention gloo types are shared_ptrs, so the class layout does not depend on the gloo
 // version; the code that touches gloo objects lives in libtorch_cpu.so (which bundles gloo).
 #include "gloo_backend.hpp"
+
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 namespace spike {

@@ -10,6 +10,7 @@
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

@@ -4,6 +4,7 @@
 // ProcessGroupNCCL::Options (ncclConfig_t) on NCCL_VERSION_CODE, so a different nccl.h could
 // change the class layout.
 #include "nccl_backend.hpp"
+
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 
 namespace spike {
