@@ -15,6 +15,7 @@
 
 #include "envs/action_checks.h"
 #include "envs/backend.h"
+#include "envs/batch_env_checks.h"
 #include "envs/classic/drawing.h"
 #include "myriad/batch_env.h"
 #include "myriad/host_memory.h"
@@ -28,35 +29,11 @@ class ClassicBatchEnv final : public BatchEnv {
  public:
   ClassicBatchEnv(int64_t num_envs, DeviceId device, uint64_t seed, const EnvOptions& options)
       : spec_(Env::spec()), n_(num_envs), device_(device), seed_(seed) {
-    if (num_envs <= 0)
-      throw std::invalid_argument("num_envs must be positive, got " + std::to_string(num_envs));
-    if (num_envs > (int64_t{1} << 31))
-      throw std::invalid_argument("num_envs must be at most 2^31, got " + std::to_string(num_envs));
-    if (device.is_cpu()) {
-      // Every [N, ...] buffer of the env, counted before the first is allocated.
-      constexpr int64_t kBytesPerEnv =
-          4 * (Env::kStateDim + 2 * Env::kObsDim + 8) + 2 + 4 * Env::kActionDim;
-      check_host_allocation(checked_product(num_envs, kBytesPerEnv),
-                            spec_.id + " with num_envs=" + std::to_string(num_envs));
-    }
+    check_batch_size(spec_, num_envs, device.is_cpu(),
+                     4 * (Env::kStateDim + 2 * Env::kObsDim + 8) + 2 + 4 * Env::kActionDim);
+    for (const auto& [key, value] : options)
+      if (!take_common_option(spec_, key, value)) Env::set_option(params_, key, value);
     max_steps_ = spec_.max_episode_steps;
-    for (const auto& [key, value] : options) {
-      if (!std::isfinite(value))
-        throw std::invalid_argument(spec_.id + " option " + key + " must be finite, got " +
-                                    std::to_string(value));
-      if (key == "max_episode_steps") {
-        if (!(value >= 1 && value <= std::numeric_limits<int32_t>::max()) ||
-            value != std::floor(value))
-          throw std::invalid_argument(
-              "env option max_episode_steps must be an integer in [1, "
-              "2147483647], got " +
-              std::to_string(value));
-        max_steps_ = static_cast<int>(value);
-        spec_.max_episode_steps = max_steps_;
-      } else {
-        Env::set_option(params_, key, value);
-      }
-    }
     backend_ = device.is_cpu() ? cpu_backend<Env>() : cuda_backend<Env>();
     const auto f32 = at::TensorOptions().dtype(at::kFloat).device(torch_device());
     const auto i32 = f32.dtype(at::kInt);
@@ -83,9 +60,7 @@ class ClassicBatchEnv final : public BatchEnv {
 
   void reset(std::optional<uint64_t> seed) override {
     if (seed) {
-      if (*seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-        throw std::invalid_argument(spec_.id + " reset: seed must lie in [0, 2**63-1], got " +
-                                    std::to_string(*seed));
+      check_seed(spec_, *seed);
       seed_ = *seed;
       episode_.zero_();
     } else {
@@ -106,24 +81,7 @@ class ClassicBatchEnv final : public BatchEnv {
   at::Tensor get_state() const override { return state_.clone(); }
 
   void set_state(const at::Tensor& state, const at::Tensor& env_ids) override {
-    const int64_t rows = env_ids.defined() ? env_ids.numel() : n_;
-    if (state.dim() != 2 || state.size(0) != rows || state.size(1) != Env::kStateDim)
-      throw std::invalid_argument("set_state: expected state of shape [" + std::to_string(rows) +
-                                  ", " + std::to_string(Env::kStateDim) + "] (" + spec_.id +
-                                  " state), got " + shape_string(state.sizes()));
-    const at::Tensor values = state.to(state_.options());
-    if (!at::isfinite(values).all().item<bool>())
-      throw std::invalid_argument("set_state: state contains NaN or infinity");
-    if (env_ids.defined()) {
-      const at::Tensor ids =
-          env_ids.to(at::TensorOptions().dtype(at::kLong).device(torch_device()));
-      if (rows > 0 && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= n_))
-        throw std::invalid_argument("set_state: env_ids must lie in [0, " + std::to_string(n_) +
-                                    ")");
-      state_.index_copy_(0, ids, values);
-    } else {
-      state_.copy_(values);
-    }
+    write_state_rows(spec_, state_, state, env_ids);
     backend_.observe(view(nullptr), device_, stream());
   }
 
@@ -142,40 +100,19 @@ class ClassicBatchEnv final : public BatchEnv {
   }
 
   std::map<std::string, at::Tensor> save_rollout_state() const override {
-    // Copies, also on the CPU, so the snapshot does not move on with the env.
-    auto snap = [](const at::Tensor& t) { return t.to(at::kCPU, false, /*copy=*/true); };
-    return {{"state", snap(state_)},
-            {"elapsed", snap(elapsed_)},
-            {"episode", snap(episode_)},
-            {"running_return", snap(running_return_)},
-            {"diverged", snap(diverged_)},
-            {"obs", snap(buf_.obs)},
-            {"seed", at::tensor({static_cast<int64_t>(seed_)}, at::kLong)}};
+    return save_rollout(rollout_tensors(), seed_);
   }
 
   void load_rollout_state(const std::map<std::string, at::Tensor>& saved) override {
-    auto take = [&](const char* key, at::Tensor& into) {
-      auto it = saved.find(key);
-      if (it == saved.end()) throw std::invalid_argument(std::string("rollout state lacks ") + key);
-      if (!it->second.sizes().equals(into.sizes()))
-        throw std::invalid_argument(std::string("rollout state '") + key + "' has shape " +
-                                    shape_string(it->second.sizes()) + ", expected " +
-                                    shape_string(into.sizes()));
-      into.copy_(it->second);
-    };
-    take("state", state_);
-    take("elapsed", elapsed_);
-    take("episode", episode_);
-    take("running_return", running_return_);
-    take("diverged", diverged_);
-    take("obs", buf_.obs);
-    const auto seed = saved.find("seed");
-    if (seed == saved.end() || seed->second.numel() != 1)
-      throw std::invalid_argument("rollout state lacks its seed");
-    seed_ = static_cast<uint64_t>(seed->second.item<int64_t>());
+    seed_ = load_rollout(saved, rollout_tensors());
   }
 
  private:
+  RolloutTensors rollout_tensors() const {
+    return {{"state", &state_},       {"elapsed", &elapsed_},
+            {"episode", &episode_},   {"running_return", &running_return_},
+            {"diverged", &diverged_}, {"obs", &buf_.obs}};
+  }
   at::Device torch_device() const { return myriad::torch_device(device_); }
   // LibTorch's current stream of the env's GPU, read at each launch (a caller may switch
   // streams between steps); nullptr on the CPU.
