@@ -56,6 +56,7 @@ class MultiAgentBatchEnv final : public BatchEnv {
     buf_.truncated = at::zeros({n_}, u8);
     buf_.episode_return = at::zeros({n_, kAgents}, f32);
     buf_.episode_length = at::zeros({n_}, i32);
+    if constexpr (HasWinner<Env>::value) buf_.winner = at::full({n_}, -1, i32);
     reset(seed);
   }
 
@@ -195,6 +196,7 @@ class MultiAgentBatchEnv final : public BatchEnv {
     b.episode_return = buf_.episode_return.data_ptr<float>();
     b.episode_length = buf_.episode_length.data_ptr<int32_t>();
     b.diverged = diverged_.data_ptr<int32_t>();
+    if constexpr (HasWinner<Env>::value) b.winner = buf_.winner.data_ptr<int32_t>();
     return b;
   }
 

@@ -36,7 +36,17 @@ struct MultiAgentView {
   float* episode_return = nullptr;    // [N, A] each agent's return of the last finished episode
   int32_t* episode_length = nullptr;  // [N] length of the last finished episode
   int32_t* diverged = nullptr;        // [N] episodes cut because the state went non-finite
+  int32_t* winner = nullptr;          // [N] winning team of the last finished episode, -1: draw
+                                      //     (envs with Env::winner only)
 };
+
+// Whether Env decides matches: `static int winner(const float* state)` gives the winning team of
+// a finished episode's last state, -1 for a draw (an episode cut by the time limit included).
+template <class Env, class = void>
+struct HasWinner : std::false_type {};
+template <class Env>
+struct HasWinner<Env, std::void_t<decltype(Env::winner(static_cast<const float*>(nullptr)))>>
+    : std::true_type {};
 
 // The view type the kernels of Env take: MultiAgentView for envs that declare kAgents.
 template <class Env, class = void>
@@ -111,6 +121,7 @@ MYRIAD_HD void finish_one(const MultiAgentView<Env>& b, int64_t i) {
   MYRIAD_UNROLL
   for (int a = 0; a < A; ++a) b.episode_return[i * A + a] = b.running_return[i * A + a];
   b.episode_length[i] = b.elapsed[i];
+  if constexpr (HasWinner<Env>::value) b.winner[i] = Env::winner(row);
   b.episode[i] += 1;
   start_episode(b, i, row);
 }

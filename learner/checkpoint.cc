@@ -1,5 +1,6 @@
 #include "learner/checkpoint.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -200,21 +201,35 @@ void Trainer::save_checkpoint(const std::string& path) const {
   write_string(a, "config_yaml", to_yaml(cfg_));
   write_string(a, "spaces.observation", env_->spec().observation_space.describe());
   write_string(a, "spaces.action", env_->spec().action_space.describe());
-  torch::serialize::OutputArchive model;
-  policy_->save(model);
-  a.write("policy", model);
-  const std::vector<torch::Tensor> adam = optimizer_.state();
-  for (size_t k = 0; k < adam.size(); ++k) write_tensor(a, "adam." + std::to_string(k), adam[k]);
-  write_rms(a, "obs_rms", obs_rms_);
-  write_rms(a, "ret_rms", ret_rms_);
-  write_tensor(a, "discounted_return", discounted_return_);
+  for (const TeamLearner& l : teams_) {
+    const std::string p = checkpoint_prefix(l.team);
+    if (l.team.learns) {
+      torch::serialize::OutputArchive model;
+      l.policy->save(model);
+      a.write(p + "policy", model);
+      const std::vector<torch::Tensor> adam = l.optimizer.state();
+      for (size_t k = 0; k < adam.size(); ++k)
+        write_tensor(a, p + "adam." + std::to_string(k), adam[k]);
+      write_rms(a, p + "obs_rms", l.obs_rms);
+      write_rms(a, p + "ret_rms", l.ret_rms);
+      write_tensor(a, p + "discounted_return", l.discounted_return);
+    }
+    write_tensor(a, p + "episodes.values", l.episodes.values());
+    write_tensor(a, p + "episodes.count", l.episodes.count());
+    if (env_->spec().decides_winner) {
+      write_tensor(a, p + "wins.values", l.wins.values());
+      write_tensor(a, p + "wins.count", l.wins.count());
+    }
+  }
+  if (env_->spec().decides_winner) {
+    write_tensor(a, "draws.values", draws_.values());
+    write_tensor(a, "draws.count", draws_.count());
+  }
   write_tensor(a, "generator", gen_.get_state());
   write_string(a, "generator_device", gen_.device().is_cpu() ? "cpu" : "cuda");
   write_tensor(a, "counters", torch::tensor({env_steps_, updates_}));
   write_tensor(a, "scalars",
                torch::tensor({seconds(), solved_seconds_.value_or(-1.0)}, torch::kFloat64));
-  write_tensor(a, "episodes.values", episodes_.values());
-  write_tensor(a, "episodes.count", episodes_.count());
   for (const auto& [key, t] : env_->save_rollout_state()) write_tensor(a, "env." + key, t);
   save_archive_atomically(a, path);
 }
@@ -253,6 +268,14 @@ void Trainer::load_checkpoint(const std::string& path) {
   check("ppo.activation", saved.ppo.activation, cfg_.ppo.activation);
   check("ppo.normalize_obs", flag(saved.ppo.normalize_obs), flag(cfg_.ppo.normalize_obs));
   check("ppo.normalize_reward", flag(saved.ppo.normalize_reward), flag(cfg_.ppo.normalize_reward));
+  check("agents.agent_id", flag(saved.agents.agent_id), flag(cfg_.agents.agent_id));
+  check("agents.central_value", flag(saved.agents.central_value), flag(cfg_.agents.central_value));
+  const auto names = [](const std::vector<std::string>& v) {
+    std::string s = "[";
+    for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + v[k];
+    return s + "]";
+  };
+  check("agents.random_teams", names(saved.agents.random_teams), names(cfg_.agents.random_teams));
   // Format 3 records the env's spaces: an MJCF file changed in place is caught here too.
   c10::IValue space;
   if (a.try_read("spaces.observation", space))
@@ -264,17 +287,27 @@ void Trainer::load_checkpoint(const std::string& path) {
     for (size_t k = 0; k < mismatches.size(); ++k) msg += (k ? "; " : "") + mismatches[k];
     throw std::invalid_argument(msg);
   }
-  torch::serialize::InputArchive model;
-  a.read("policy", model);
-  policy_->load(model);  // host tensors: Module::load replaces the parameters' storage
-  policy_->to(device_);
-  optimizer_.rebind(policy_->parameters());
-  std::vector<torch::Tensor> adam;
-  for (int k = 0; k < 4; ++k) adam.push_back(read_tensor(a, "adam." + std::to_string(k)));
-  optimizer_.load_state(adam);
-  read_rms(a, "obs_rms", obs_rms_, device_);
-  read_rms(a, "ret_rms", ret_rms_, device_);
-  discounted_return_ = read_tensor(a, "discounted_return").to(device_);
+  for (TeamLearner& l : teams_) {
+    const std::string p = checkpoint_prefix(l.team);
+    if (l.team.learns) {
+      torch::serialize::InputArchive model;
+      a.read(p + "policy", model);
+      l.policy->load(model);  // host tensors: Module::load replaces the parameters' storage
+      l.policy->to(device_);
+      l.optimizer.rebind(l.policy->parameters());
+      std::vector<torch::Tensor> adam;
+      for (int k = 0; k < 4; ++k) adam.push_back(read_tensor(a, p + "adam." + std::to_string(k)));
+      l.optimizer.load_state(adam);
+      read_rms(a, p + "obs_rms", l.obs_rms, device_);
+      read_rms(a, p + "ret_rms", l.ret_rms, device_);
+      l.discounted_return = read_tensor(a, p + "discounted_return").to(device_);
+    }
+    l.episodes.load(read_tensor(a, p + "episodes.values"), read_tensor(a, p + "episodes.count"));
+    if (env_->spec().decides_winner)
+      l.wins.load(read_tensor(a, p + "wins.values"), read_tensor(a, p + "wins.count"));
+  }
+  if (env_->spec().decides_winner)
+    draws_.load(read_tensor(a, "draws.values"), read_tensor(a, "draws.count"));
   const torch::Tensor counters = read_tensor(a, "counters");
   env_steps_ = counters[0].item<int64_t>();
   updates_ = counters[1].item<int64_t>();
@@ -292,7 +325,6 @@ void Trainer::load_checkpoint(const std::string& path) {
   const torch::Tensor scalars = read_tensor(a, "scalars");
   elapsed_before_ = scalars[0].item<double>();
   if (scalars[1].item<double>() >= 0) solved_seconds_ = scalars[1].item<double>();
-  episodes_.load(read_tensor(a, "episodes.values"), read_tensor(a, "episodes.count"));
   std::map<std::string, torch::Tensor> env_state;
   for (const auto& [key, _] : env_->save_rollout_state())
     env_state[key] = read_tensor(a, "env." + key);
@@ -323,15 +355,30 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
                                 space.toStringRef() + " but its env now has " +
                                 spec.action_space.describe());
   const auto& c = p.config;
-  p.policy = ActorCritic(spec.observation_space.flat_size(), spec.action_space, c.ppo.hidden_sizes,
-                         c.ppo.activation, c.ppo.init_log_std);
-  torch::serialize::InputArchive model;
-  a.read("policy", model);
-  p.policy->load(model);
   const torch::Device td = torch_device(p.config.env.device);
-  p.policy->to(td);
-  read_rms(a, "obs_rms", p.obs_rms, td);
-  read_rms(a, "ret_rms", p.ret_rms, td);
+  for (Team& team : make_teams(spec, c.agents, td)) {
+    TeamPolicy t;
+    t.team = std::move(team);
+    if (t.team.learns) {
+      const std::string prefix = checkpoint_prefix(t.team);
+      t.policy = ActorCritic(t.team.input_dim(), spec.action_space, c.ppo.hidden_sizes,
+                             c.ppo.activation, c.ppo.init_log_std, t.team.actor_dim());
+      torch::serialize::InputArchive model;
+      a.read(prefix + "policy", model);
+      t.policy->load(model);
+      t.policy->to(td);
+      read_rms(a, prefix + "obs_rms", t.obs_rms, td);
+      if (!p.policy) {
+        p.policy = t.policy;
+        p.obs_rms = t.obs_rms;
+        read_rms(a, prefix + "ret_rms", p.ret_rms, td);
+      }
+    }
+    p.teams.push_back(std::move(t));
+  }
+  p.random_gen = td.is_cpu() ? at::make_generator<at::CPUGeneratorImpl>(c.run.seed)
+                             : at::globalContext().defaultGenerator(td).clone();
+  p.random_gen.set_current_seed(c.run.seed);
   return p;
 }
 

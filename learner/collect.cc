@@ -17,34 +17,62 @@ torch::Tensor ActionAdapter::operator()(const torch::Tensor& action) const {
   return torch::clamp(action, low_, high_);
 }
 
-void collect_rollout(const CollectInputs& in, Rollout& r) {
+void collect_rollout(const CollectInputs& in) {
   torch::NoGradGuard no_grad;
-  ActorCritic policy = in.policy;  // shares the module
-  policy->eval();
+  for (TeamCollect c : in.teams)  // copies share the module
+    if (c.policy) c.policy->eval();
   const StepBuffers& buf = in.env->buffers();
+  const EnvSpec& spec = in.env->spec();
+  const int64_t T = in.teams.front().rollout->T, n = in.env->num_envs();
   const auto run_seconds = [&in] {
     return in.seconds_before +
            std::chrono::duration<double>(std::chrono::steady_clock::now() - in.clock_start).count();
   };
-  for (int64_t t = 0; t < r.T; ++t) {
-    Rollout::Step& s = r.step[t];
-    r.step_seconds[t] = run_seconds();
-    if (in.obs_norm.enabled) s.raw_obs.copy_(buf.obs);
-    in.obs_norm.apply(buf.obs, s.obs);
-    const PolicyOutput out = policy->sample(s.obs, in.gen);
-    s.actions.copy_(out.action);
-    s.logprobs.copy_(out.log_prob);
-    s.values.copy_(out.value);
-    in.env->step(in.to_env(out.action));
-    s.rewards.copy_(buf.reward);
-    s.terminated.copy_(buf.terminated);
-    s.truncated.copy_(buf.truncated);
-    s.final_obs.copy_(buf.final_obs);
-    s.episode_returns.copy_(buf.episode_return);
-    s.episode_lengths.copy_(buf.episode_length);
+  // A multi-agent env takes one action tensor [N, A(, K)] that every team writes its agents into.
+  torch::Tensor env_actions;
+  if (spec.multi_agent()) {
+    const auto opts = buf.obs.options();
+    env_actions = spec.action_space.is_discrete()
+                      ? torch::zeros({n, spec.num_agents}, opts.dtype(torch::kInt))
+                      : torch::zeros({n, spec.num_agents, spec.action_space.flat_size()}, opts);
   }
-  r.step_seconds[r.T] = run_seconds();
-  in.obs_norm.apply(buf.obs, r.next_obs);
+  std::vector<double>& step_seconds = in.teams.front().rollout->step_seconds;
+  for (int64_t t = 0; t < T; ++t) {
+    step_seconds[t] = run_seconds();
+    for (TeamCollect c : in.teams) {
+      Rollout::Step& s = c.rollout->step[t];
+      const torch::Tensor x = c.team->input(buf.obs);
+      if (c.obs_norm.enabled) s.raw_obs.copy_(x);
+      c.obs_norm.apply(x, s.obs);
+      if (c.policy) {
+        const PolicyOutput out = c.policy->sample(s.obs, in.gen);
+        s.actions.copy_(out.action);
+        s.logprobs.copy_(out.log_prob);
+        s.values.copy_(out.value);
+      } else {
+        s.actions.copy_(
+            random_actions(spec.action_space, s.actions.size(0), in.gen, s.actions.device()));
+      }
+      c.team->put_actions(c.to_env(s.actions), env_actions);
+    }
+    in.env->step(env_actions);
+    for (const TeamCollect& c : in.teams) {
+      Rollout::Step& s = c.rollout->step[t];
+      const Team& team = *c.team;
+      s.rewards.copy_(team.rows(buf.reward));
+      s.terminated.copy_(team.per_env(buf.terminated));
+      s.truncated.copy_(team.per_env(buf.truncated));
+      s.final_obs.copy_(team.input(buf.final_obs));
+      s.episode_returns.copy_(team.rows(buf.episode_return));
+      s.episode_lengths.copy_(team.per_env(buf.episode_length));
+      if (s.winner.defined()) s.winner.copy_(team.per_env(buf.winner));
+    }
+  }
+  step_seconds[T] = run_seconds();
+  for (const TeamCollect& c : in.teams) {
+    c.obs_norm.apply(c.team->input(buf.obs), c.rollout->next_obs);
+    if (&c != &in.teams.front()) c.rollout->step_seconds = step_seconds;
+  }
 }
 
 }  // namespace myriad::learner

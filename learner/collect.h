@@ -9,6 +9,7 @@
 #include "learner/normalizer.h"
 #include "learner/policy.h"
 #include "learner/rollout.h"
+#include "learner/teams.h"
 #include "myriad/batch_env.h"
 
 namespace myriad::learner {
@@ -26,18 +27,27 @@ class ActionAdapter {
   torch::Tensor low_, high_;
 };
 
-struct CollectInputs {
-  ActorCritic policy;
-  BatchEnv* env = nullptr;
+// One team's part of the collection: its policy (undefined for a team acting at random), the
+// observation statistics it acts under, and the rollout its rows [T, N * a] go to.
+struct TeamCollect {
+  const Team* team = nullptr;
+  ActorCritic policy{nullptr};
   Standardizer obs_norm;  // frozen for the rollout (statistics move after it)
   ActionAdapter to_env;
+  Rollout* rollout = nullptr;
+};
+
+struct CollectInputs {
+  std::vector<TeamCollect> teams;  // in team order: the order of the generator's draws
+  BatchEnv* env = nullptr;
   torch::Generator* gen = nullptr;  // of the env's device
   std::chrono::steady_clock::time_point clock_start;
   double seconds_before = 0;  // wall seconds of earlier sessions (resume)
 };
 
-// (policy, env's current obs) => rollout.{obs, raw_obs, actions, logprobs, values, rewards,
-// terminated, truncated, final_obs, episode_returns, episode_lengths, next_obs, step_seconds}
-void collect_rollout(const CollectInputs& in, Rollout& rollout);
+// (policies, env's current obs) => each team's rollout.{obs, raw_obs, actions, logprobs,
+// values, rewards, terminated, truncated, final_obs, episode_returns, episode_lengths,
+// winner, next_obs, step_seconds}; per-env flags repeated for each agent of a team.
+void collect_rollout(const CollectInputs& in);
 
 }  // namespace myriad::learner

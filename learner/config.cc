@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -147,6 +148,29 @@ Field int_list(const std::string& path, std::vector<int64_t>* target) {
           }};
 }
 
+Field text_list(const std::string& path, std::vector<std::string>* target) {
+  return {path,
+          [=](const YAML::Node& n) {
+            if (n.IsNull()) return target->clear();
+            if (!n.IsSequence()) fail(path, "expected a list of names, got " + scalar_text(n));
+            std::vector<std::string> v;
+            for (size_t k = 0; k < n.size(); ++k) {
+              const auto item = path + "[" + std::to_string(k) + "]";
+              const auto name = read_as<std::string>(n[k], item, "a name");
+              if (std::find(v.begin(), v.end(), name) != v.end())
+                fail(item, "'" + name + "' appears twice in the list");
+              v.push_back(name);
+            }
+            *target = v;
+          },
+          [=] {
+            YAML::Node list(YAML::NodeType::Sequence);
+            for (const auto& x : *target) list.push_back(x);
+            list.SetStyle(YAML::EmitterStyle::Flow);
+            return list;
+          }};
+}
+
 Field number_map(const std::string& path, std::map<std::string, double>* target) {
   return {path,
           [=](const YAML::Node& n) {
@@ -199,6 +223,9 @@ std::vector<Field> fields(TrainConfig& c) {
       int_list("ppo.hidden_sizes", &c.ppo.hidden_sizes),
       text("ppo.activation", &c.ppo.activation, {"tanh", "relu"}),
       number("ppo.init_log_std", &c.ppo.init_log_std),
+      flag("agents.agent_id", &c.agents.agent_id),
+      flag("agents.central_value", &c.agents.central_value),
+      text_list("agents.random_teams", &c.agents.random_teams),
       number("run.total_env_steps", &c.run.total_env_steps, positive()),
       number("run.seed", &c.run.seed),
       number("run.threads", &c.run.threads, non_negative()),

@@ -62,9 +62,18 @@ struct EvalConfig {
   int64_t record_episodes = 1;  // episodes per env
 };
 
+// Multi-agent envs (learner/teams.h): one policy per team, its parameters shared by the team's
+// agents. Ignored by single-agent envs (a random_teams entry there is an error).
+struct AgentsConfig {
+  bool agent_id = true;                   // one-hot agent index (within its team) in the input
+  bool central_value = false;             // the critic also sees every agent's observation
+  std::vector<std::string> random_teams;  // teams that act uniformly at random, not trained
+};
+
 struct TrainConfig {
   EnvConfig env;
   PpoConfig ppo;
+  AgentsConfig agents;
   RunConfig run;
   EvalConfig eval;
 };

@@ -44,12 +44,16 @@ constexpr double kHalfLog2Pi = 0.9189385332046727;  // 0.5 * log(2 pi)
 
 ActorCriticImpl::ActorCriticImpl(int64_t obs_dim, const Space& action_space,
                                  const std::vector<int64_t>& hidden, const std::string& activation,
-                                 double init_log_std)
-    : discrete_(action_space.is_discrete()) {
+                                 double init_log_std, int64_t actor_dim)
+    : discrete_(action_space.is_discrete()), actor_dim_(actor_dim < 0 ? obs_dim : actor_dim) {
   const int64_t out = discrete_ ? action_space.n : action_space.flat_size();
-  actor_ = register_module("actor", mlp(obs_dim, hidden, out, activation, 0.01));
+  actor_ = register_module("actor", mlp(actor_dim_, hidden, out, activation, 0.01));
   critic_ = register_module("critic", mlp(obs_dim, hidden, 1, activation, 1.0));
   if (!discrete_) log_std_ = register_parameter("log_std", torch::full({1, out}, init_log_std));
+}
+
+torch::Tensor ActorCriticImpl::actor_input(const torch::Tensor& obs) const {
+  return actor_dim_ == obs.size(-1) ? obs : obs.narrow(-1, 0, actor_dim_);
 }
 
 torch::Tensor ActorCriticImpl::value(const torch::Tensor& obs) {
@@ -60,7 +64,7 @@ PolicyOutput ActorCriticImpl::act(const torch::Tensor& obs, const torch::Tensor&
                                   torch::Generator* gen) {
   PolicyOutput out;
   out.value = value(obs);
-  const torch::Tensor head = actor_->forward(obs);
+  const torch::Tensor head = actor_->forward(actor_input(obs));
   if (discrete_) {
     const torch::Tensor log_p = torch::log_softmax(head, -1);
     out.action = action.defined()
@@ -89,7 +93,7 @@ PolicyOutput ActorCriticImpl::act(const torch::Tensor& obs, const torch::Tensor&
 PolicyOutput ActorCriticImpl::sample(const torch::Tensor& obs, torch::Generator* gen) {
   PolicyOutput out;
   out.value = value(obs);
-  const torch::Tensor head = actor_->forward(obs);
+  const torch::Tensor head = actor_->forward(actor_input(obs));
   const auto g = gen ? std::optional<at::Generator>(*gen) : std::nullopt;
   if (discrete_) {
     // Exponential race (the algorithm of torch.multinomial's one-sample path): argmax(p / E)
@@ -111,7 +115,7 @@ PolicyOutput ActorCriticImpl::sample(const torch::Tensor& obs, torch::Generator*
 }
 
 torch::Tensor ActorCriticImpl::deterministic_action(const torch::Tensor& obs) {
-  const torch::Tensor head = actor_->forward(obs);
+  const torch::Tensor head = actor_->forward(actor_input(obs));
   return discrete_ ? head.argmax(-1) : head;
 }
 

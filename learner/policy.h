@@ -1,5 +1,7 @@
 // Actor-critic MLPs: a categorical head for Discrete actions, a diagonal Gaussian with a
-// state-independent log-std for Box actions; orthogonal init as in CleanRL's PPO.
+// state-independent log-std for Box actions; orthogonal init as in CleanRL's PPO. The critic
+// reads the whole input row; the actor its first actor_dim columns (all by default), so a
+// centralised critic can see more than the actor (learner/teams.h).
 #pragma once
 
 #include <torch/torch.h>
@@ -21,7 +23,7 @@ struct PolicyOutput {
 class ActorCriticImpl : public torch::nn::Module {
  public:
   ActorCriticImpl(int64_t obs_dim, const Space& action_space, const std::vector<int64_t>& hidden,
-                  const std::string& activation, double init_log_std);
+                  const std::string& activation, double init_log_std, int64_t actor_dim = -1);
 
   torch::Tensor value(const torch::Tensor& obs);
   // Samples an action (or evaluates `action` when given) and returns its log-prob and entropy.
@@ -36,7 +38,10 @@ class ActorCriticImpl : public torch::nn::Module {
   bool discrete() const { return discrete_; }
 
  private:
+  torch::Tensor actor_input(const torch::Tensor& obs) const;
+
   bool discrete_;
+  int64_t actor_dim_;
   torch::nn::Sequential actor_{nullptr}, critic_{nullptr};
   torch::Tensor log_std_;
 };

@@ -8,7 +8,7 @@
 namespace myriad::learner {
 
 Rollout::Rollout(int64_t num_steps, int64_t num_envs, int64_t obs_dim, const Space& action_space,
-                 torch::Device device)
+                 torch::Device device, bool winners)
     : T(num_steps), N(num_envs) {
   const auto f32 = torch::TensorOptions().dtype(torch::kFloat).device(device);
   if (device.is_cpu()) {
@@ -33,15 +33,25 @@ Rollout::Rollout(int64_t num_steps, int64_t num_envs, int64_t obs_dim, const Spa
   episode_returns = torch::zeros({T, N}, f32);
   episode_lengths = torch::zeros({T, N}, f32.dtype(torch::kInt));
   next_obs = torch::zeros({N, obs_dim}, f32);
+  if (winners) winner = torch::full({T, N}, -1, f32.dtype(torch::kInt));
   dones = torch::zeros({T, N}, f32);
   advantages = torch::zeros({T, N}, f32);
   returns = torch::zeros({T, N}, f32);
   step_seconds.assign(T + 1, 0.0);
   step.resize(T);
   for (int64_t t = 0; t < T; ++t)
-    step[t] = {obs[t],       raw_obs[t],         actions[t],        logprobs[t],
-               values[t],    rewards[t],         terminated[t],     truncated[t],
-               final_obs[t], episode_returns[t], episode_lengths[t]};
+    step[t] = {obs[t],
+               raw_obs[t],
+               actions[t],
+               logprobs[t],
+               values[t],
+               rewards[t],
+               terminated[t],
+               truncated[t],
+               final_obs[t],
+               episode_returns[t],
+               episode_lengths[t],
+               winners ? winner[t] : torch::Tensor()};
 }
 
 }  // namespace myriad::learner

@@ -14,7 +14,7 @@ namespace myriad::learner {
 struct Rollout {
   Rollout() = default;
   Rollout(int64_t num_steps, int64_t num_envs, int64_t obs_dim, const Space& action_space,
-          torch::Device device);
+          torch::Device device, bool winners = false);
 
   int64_t T = 0, N = 0;
   // Filled by collect_rollout, step by step:
@@ -30,6 +30,8 @@ struct Rollout {
   torch::Tensor episode_returns;  // [T, N] float32     finished episode's return, where it ended
   torch::Tensor episode_lengths;  // [T, N] int32
   torch::Tensor next_obs;         // [N, D] float32     the policy's input after step T-1
+  torch::Tensor winner;           // [T, N] int32       winning team where an episode ended, -1 a
+                                  //                    draw (only for envs that decide winners)
   // Filled by compute_returns:
   torch::Tensor dones;       // [T, N] float32  1 where the episode ended at step t
   torch::Tensor advantages;  // [T, N] float32  GAE
@@ -41,7 +43,7 @@ struct Rollout {
   // Row t of a [T, ...] buffer, as views made once (one dispatch per copy in the hot loop).
   struct Step {
     torch::Tensor obs, raw_obs, actions, logprobs, values, rewards, terminated, truncated,
-        final_obs, episode_returns, episode_lengths;
+        final_obs, episode_returns, episode_lengths, winner;
   };
   std::vector<Step> step;
 };

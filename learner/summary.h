@@ -11,8 +11,17 @@ namespace myriad::learner {
 
 // The summary as JSON. Keys (always present; null where there is no value): env_steps, updates,
 // wall_seconds, solved_seconds, eval_return_mean, eval_return_std, eval_length_mean,
-// eval_episodes, diverged_episodes, checkpoint, run_dir, replay.
+// eval_episodes, diverged_episodes, checkpoint, run_dir, replay; multi-agent envs add
+// eval_teams (eval_teams_json) and, where the env decides winners, eval_draw_rate.
 nlohmann::json summary_json(const TrainSummary& s);
+
+// A multi-agent evaluation's teams: [{name, learns, return_mean, return_std, win_rate}] (win_rate
+// null unless the env decides winners).
+nlohmann::json eval_teams_json(const EvalResult& r);
+
+// One line per team ("  adversaries (trained): mean return 12.30 +- 4.00, win rate 0.55"), for
+// the terminal; "" for a single-agent evaluation.
+std::string eval_teams_text(const EvalResult& r);
 
 // Writes run_dir/summary.json atomically (a temporary file renamed over it), so a reader never
 // sees a partial file. Throws std::runtime_error when the file cannot be written.

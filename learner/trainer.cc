@@ -18,9 +18,9 @@
 namespace myriad::learner {
 namespace {
 
-ActorCritic make_policy(const TrainConfig& c, const EnvSpec& spec) {
-  return ActorCritic(spec.observation_space.flat_size(), spec.action_space, c.ppo.hidden_sizes,
-                     c.ppo.activation, c.ppo.init_log_std);
+ActorCritic make_policy(const TrainConfig& c, const EnvSpec& spec, const Team& team) {
+  return ActorCritic(team.input_dim(), spec.action_space, c.ppo.hidden_sizes, c.ppo.activation,
+                     c.ppo.init_log_std, team.actor_dim());
 }
 
 // A generator of the trainer's own on the env's device, seeded from the run's seed. On CUDA it
@@ -44,19 +44,29 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
                     cfg_.run.seed, cfg_.env.options, env_text_options(cfg_.env));
   device_ = env_->buffers().obs.device();
   const EnvSpec& spec = env_->spec();
-  const int64_t obs_dim = spec.observation_space.flat_size();
   torch::manual_seed(cfg_.run.seed);
-  policy_ = make_policy(cfg_, spec);
-  policy_->to(device_);
-  optimizer_ = FlatAdam(policy_->parameters(), cfg_.ppo.learning_rate);
   schedule_ = lr_schedule_from_name(cfg_.ppo.lr_schedule);
-  obs_rms_ = RunningMeanStd(std::vector<int64_t>{obs_dim}, 1e-4, device_);
-  ret_rms_ = RunningMeanStd(std::vector<int64_t>{}, 1e-4, device_);
-  discounted_return_ = torch::zeros({cfg_.env.num_envs}, torch::TensorOptions(device_));
-  to_env_ = ActionAdapter(spec.action_space, device_);
   gen_ = make_generator(device_, cfg_.run.seed);
-  rollout_ = Rollout(cfg_.ppo.num_steps, cfg_.env.num_envs, obs_dim, spec.action_space, device_);
-  episodes_ = EpisodeStats(kEpisodeWindow, device_);
+  for (Team& team : make_teams(spec, cfg_.agents, device_)) {
+    TeamLearner l;
+    l.team = std::move(team);
+    const int64_t rows = cfg_.env.num_envs * l.team.size(), width = l.team.input_dim();
+    if (l.team.learns) {
+      l.policy = make_policy(cfg_, spec, l.team);
+      l.policy->to(device_);
+      l.optimizer = FlatAdam(l.policy->parameters(), cfg_.ppo.learning_rate);
+      l.obs_rms = RunningMeanStd(std::vector<int64_t>{width}, 1e-4, device_);
+      l.ret_rms = RunningMeanStd(std::vector<int64_t>{}, 1e-4, device_);
+      l.discounted_return = torch::zeros({rows}, torch::TensorOptions(device_));
+    }
+    l.to_env = ActionAdapter(spec.action_space, device_);
+    l.rollout =
+        Rollout(cfg_.ppo.num_steps, rows, width, spec.action_space, device_, spec.decides_winner);
+    l.episodes = EpisodeStats(kEpisodeWindow, device_);
+    l.wins = EpisodeStats(kEpisodeWindow, device_);
+    teams_.push_back(std::move(l));
+  }
+  draws_ = EpisodeStats(kEpisodeWindow, device_);
   const bool resumed = !cfg_.run.resume.empty();
   if (resumed) load_checkpoint(cfg_.run.resume);
   if (!run_dir_.empty()) {
@@ -83,9 +93,27 @@ double Trainer::seconds() const {
          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
+Trainer::TeamLearner& Trainer::first_learner() {
+  for (TeamLearner& l : teams_)
+    if (l.team.learns) return l;
+  throw std::logic_error("no team learns");  // make_teams refuses such configs
+}
+const Trainer::TeamLearner& Trainer::first_learner() const {
+  return const_cast<Trainer*>(this)->first_learner();
+}
+
+namespace {
+
+// Per-env rows [T, N] of a team's [T, N * a] rollout buffer (its first agent's rows).
+torch::Tensor env_rows(const torch::Tensor& x, const Team& team) {
+  return x.reshape({x.size(0), -1, team.size()}).select(2, 0);
+}
+
+}  // namespace
+
 UpdateStats Trainer::update() {
   const PpoConfig& c = cfg_.ppo;
-  const int64_t T = rollout_.T, N = rollout_.N;
+  const int64_t T = cfg_.ppo.num_steps, N = cfg_.env.num_envs;
   using clock = std::chrono::steady_clock;
   const auto seconds_since = [](clock::time_point t) {
     return std::chrono::duration<double>(clock::now() - t).count();
@@ -95,61 +123,149 @@ UpdateStats Trainer::update() {
   const c10::DeviceGuard on_device(device_);
   auto mark = clock::now();
   // Schedule: (env steps) => learning rate (kl_adaptive moves it on the device instead).
-  if (schedule_ != LrSchedule::kKlAdaptive)
-    optimizer_.set_lr(
-        scheduled_lr(schedule_, c.learning_rate, env_steps_, cfg_.run.total_env_steps));
+  for (TeamLearner& l : teams_)
+    if (l.team.learns && schedule_ != LrSchedule::kKlAdaptive)
+      l.optimizer.set_lr(
+          scheduled_lr(schedule_, c.learning_rate, env_steps_, cfg_.run.total_env_steps));
 
-  // Collect: (policy, env) => rollout, under observation statistics frozen for the rollout.
-  const Standardizer obs_norm =
-      c.normalize_obs ? Standardizer(obs_rms_, c.obs_clip, torch::kFloat) : Standardizer();
-  collect_rollout({policy_, env_.get(), obs_norm, to_env_, &gen_, start_, elapsed_before_},
-                  rollout_);
+  // Collect: (policies, env) => rollouts, under observation statistics frozen for the rollout.
+  CollectInputs collect{{}, env_.get(), &gen_, start_, elapsed_before_};
+  std::vector<Standardizer> obs_norm;
+  for (TeamLearner& l : teams_) {
+    obs_norm.push_back(c.normalize_obs && l.team.learns
+                           ? Standardizer(l.obs_rms, c.obs_clip, torch::kFloat)
+                           : Standardizer());
+    collect.teams.push_back({&l.team, l.policy, obs_norm.back(), l.to_env, &l.rollout});
+  }
+  collect_rollout(collect);
   s.collect_seconds = seconds_since(mark);
   mark = clock::now();
 
   // Advantages: (rollout, critic) => scaled and bootstrapped rewards, advantages, returns.
-  compute_returns({policy_, obs_norm, c.normalize_reward ? &ret_rms_ : nullptr, &discounted_return_,
-                   c.reward_clip, c.gamma, c.gae_lambda},
-                  rollout_);
+  for (size_t k = 0; k < teams_.size(); ++k) {
+    TeamLearner& l = teams_[k];
+    if (!l.team.learns) continue;
+    compute_returns({l.policy, obs_norm[k], c.normalize_reward ? &l.ret_rms : nullptr,
+                     &l.discounted_return, c.reward_clip, c.gamma, c.gae_lambda},
+                    l.rollout);
+  }
 
-  // Statistics: (rollout) => observation normalizer, episode window, solved step.
-  if (c.normalize_obs) obs_rms_.update(rollout_.raw_obs.reshape({T * N, -1}));
+  // Statistics: (rollouts) => observation normalizers, episode windows, solved step.
   const auto& threshold = env_->spec().reward_threshold;
-  const torch::Tensor solved_step =
-      episodes_.add(rollout_.dones, rollout_.episode_returns, rollout_.episode_lengths,
-                    solved_seconds_ ? std::nullopt : threshold);
+  torch::Tensor solved_step;
+  for (TeamLearner& l : teams_) {
+    Rollout& r = l.rollout;
+    if (l.team.learns && c.normalize_obs) l.obs_rms.update(r.raw_obs.reshape({r.T * r.N, -1}));
+    const torch::Tensor done =
+        l.team.learns ? r.dones : torch::logical_or(r.terminated, r.truncated);
+    const torch::Tensor solved =
+        l.episodes.add(done, r.episode_returns, r.episode_lengths,
+                       solved_seconds_ || l.team.multi_agent() ? std::nullopt : threshold);
+    if (!solved_step.defined()) solved_step = solved;
+    if (r.winner.defined()) {
+      const torch::Tensor env_done = env_rows(done, l.team), winner = env_rows(r.winner, l.team);
+      const torch::Tensor lengths = env_rows(r.episode_lengths, l.team);
+      l.wins.add(env_done, winner.eq(l.team.id), lengths, std::nullopt);
+      if (&l == &teams_.front()) draws_.add(env_done, winner.eq(-1), lengths, std::nullopt);
+    }
+  }
   env_steps_ += T * N;
   s.advantages_seconds = seconds_since(mark);
   mark = clock::now();
 
   // PPO: (rollout) => policy, optimizer; losses stay on the device.
-  const torch::Tensor metrics = ppo_update({policy_, &optimizer_, &c, schedule_, &gen_}, rollout_);
+  const auto f64 = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
+  std::vector<torch::Tensor> parts;  // per team: PPO metrics, mean return, length, win rate
+  for (TeamLearner& l : teams_) {
+    parts.push_back(l.team.learns
+                        ? ppo_update({l.policy, &l.optimizer, &c, schedule_, &gen_}, l.rollout)
+                        : torch::full({kNumPpoMetrics}, NAN, f64));
+    parts.push_back(
+        torch::stack({l.episodes.mean_return(), l.episodes.mean_length(), l.wins.mean_return()})
+            .to(f64));
+  }
   s.ppo_seconds = seconds_since(mark);
   mark = clock::now();
 
-  // The update's one host read: losses, episode window, solved step, learning rate.
-  const auto f64 = metrics.options();
-  const torch::Tensor host = read_to_host(torch::cat(
-      {metrics, torch::stack({episodes_.mean_return(), episodes_.mean_length(),
-                              solved_step.to(torch::kFloat64), optimizer_.lr().to(torch::kFloat64),
-                              optimizer_.flat_params().isfinite().all().to(torch::kFloat64)})
-                    .to(f64)}));
+  // The update's one host read: losses, episode windows, solved step, learning rate, finiteness.
+  TeamLearner& first = first_learner();
+  torch::Tensor finite = torch::ones({}, f64);
+  for (TeamLearner& l : teams_)
+    if (l.team.learns) finite = finite * l.optimizer.flat_params().isfinite().all().to(f64);
+  parts.push_back(
+      torch::stack({solved_step.to(torch::kFloat64), first.optimizer.lr().to(torch::kFloat64),
+                    finite, draws_.mean_return()})
+          .to(f64));
+  const torch::Tensor host = read_to_host(torch::cat(parts));
   const double* h = host.data_ptr<double>();
   s.read_seconds = seconds_since(mark);
-  s.pg_loss = h[kPolicyLoss];
-  s.v_loss = h[kValueLoss];
-  s.entropy = h[kEntropy];
-  s.approx_kl = h[kApproxKl];
-  s.clipfrac = h[kClipFrac];
-  s.episode_return = h[kNumPpoMetrics];
-  s.episode_length = h[kNumPpoMetrics + 1];
-  const auto solved_at = static_cast<int64_t>(h[kNumPpoMetrics + 2]);
-  if (!solved_seconds_ && solved_at < T) solved_seconds_ = rollout_.step_seconds[solved_at + 1];
-  s.lr = h[kNumPpoMetrics + 3];
+  constexpr int64_t kPerTeam = kNumPpoMetrics + 3;
+  for (size_t k = 0; k < teams_.size(); ++k) {
+    const double* t = h + k * kPerTeam;
+    TeamStats ts;
+    ts.name = teams_[k].team.name;
+    ts.learns = teams_[k].team.learns;
+    ts.pg_loss = t[kPolicyLoss];
+    ts.v_loss = t[kValueLoss];
+    ts.entropy = t[kEntropy];
+    ts.approx_kl = t[kApproxKl];
+    ts.clipfrac = t[kClipFrac];
+    ts.episode_return = t[kNumPpoMetrics];
+    ts.win_rate = env_->spec().decides_winner ? t[kNumPpoMetrics + 2] : NAN;
+    if (&teams_[k] == &first) {
+      s.pg_loss = ts.pg_loss;
+      s.v_loss = ts.v_loss;
+      s.entropy = ts.entropy;
+      s.approx_kl = ts.approx_kl;
+      s.clipfrac = ts.clipfrac;
+      s.episode_return = ts.episode_return;
+      s.episode_length = t[kNumPpoMetrics + 1];
+    }
+    if (env_->spec().multi_agent()) s.teams.push_back(ts);
+  }
+  const double* tail = h + teams_.size() * kPerTeam;
+  const auto solved_at = static_cast<int64_t>(tail[0]);
+  if (!solved_seconds_ && solved_at < T)
+    solved_seconds_ = teams_.front().rollout.step_seconds[solved_at + 1];
+  s.lr = tail[1];
+  if (env_->spec().decides_winner) s.draw_rate = tail[3];
   ++updates_;
-  check_finite(s, h[kNumPpoMetrics + 4] != 0);
+  check_finite(s, tail[2] != 0);
   last_ = s;
   return s;
+}
+
+std::map<std::string, double> update_scalars(const UpdateStats& s, double sps, double wall) {
+  std::map<std::string, double> m = {{"charts/learning_rate", s.lr},
+                                     {"charts/steps_per_second", sps},
+                                     {"charts/wall_seconds", wall},
+                                     {"perf/collect_seconds", s.collect_seconds},
+                                     {"perf/advantages_seconds", s.advantages_seconds},
+                                     {"perf/ppo_seconds", s.ppo_seconds},
+                                     {"perf/read_seconds", s.read_seconds}};
+  const auto put_losses = [&m](const std::string& prefix, const auto& t) {
+    m["losses/" + prefix + "policy_loss"] = t.pg_loss;
+    m["losses/" + prefix + "value_loss"] = t.v_loss;
+    m["losses/" + prefix + "entropy"] = t.entropy;
+    m["losses/" + prefix + "approx_kl"] = t.approx_kl;
+    m["losses/" + prefix + "clipfrac"] = t.clipfrac;
+  };
+  // One team (every single-agent env, Spread-v0): the plain keys. Several: a set per team.
+  if (s.teams.size() <= 1) {
+    m["charts/episode_return"] = s.episode_return;
+    m["charts/episode_length"] = s.episode_length;
+    put_losses("", s);
+  } else {
+    m["charts/episode_length"] = s.episode_length;
+    for (const TeamStats& t : s.teams) {
+      m["charts/" + t.name + "/episode_return"] = t.episode_return;
+      if (std::isfinite(t.win_rate) || std::isfinite(s.draw_rate))
+        m["charts/" + t.name + "/win_rate"] = t.win_rate;
+      if (t.learns) put_losses(t.name + "/", t);
+    }
+    if (std::isfinite(s.draw_rate)) m["charts/draw_rate"] = s.draw_rate;
+  }
+  return m;
 }
 
 void Trainer::check_finite(const UpdateStats& s, bool params_finite) const {
@@ -161,6 +277,16 @@ void Trainer::check_finite(const UpdateStats& s, bool params_finite) const {
   for (const auto& [name, value] : losses)
     if (!std::isfinite(value))
       bad += (bad.empty() ? "" : ", ") + std::string(name) + " = " + std::to_string(value);
+  for (const TeamStats& t : s.teams) {
+    if (!t.learns || !bad.empty()) continue;
+    for (const auto& [name, value] : {std::pair<const char*, double>{"policy_loss", t.pg_loss},
+                                      {"value_loss", t.v_loss},
+                                      {"entropy", t.entropy},
+                                      {"approx_kl", t.approx_kl}})
+      if (!std::isfinite(value))
+        bad += (bad.empty() ? "" : ", ") + std::string("losses/") + t.name + "/" + name + " = " +
+               std::to_string(value);
+  }
   if (!params_finite) bad += (bad.empty() ? "" : ", ") + std::string("a network parameter");
   if (bad.empty()) return;
   // Nothing of this update is logged or checkpointed: the last checkpoint predates it.
@@ -181,20 +307,7 @@ TrainSummary Trainer::train() {
     const UpdateStats s = update();
     const double wall = since();
     const double sps = (env_steps_ - steps_at_start) / std::max(wall, 1e-9);
-    logs_->log(env_steps_, {{"charts/episode_return", s.episode_return},
-                            {"charts/episode_length", s.episode_length},
-                            {"charts/learning_rate", s.lr},
-                            {"charts/steps_per_second", sps},
-                            {"charts/wall_seconds", elapsed_before_ + wall},
-                            {"losses/policy_loss", s.pg_loss},
-                            {"losses/value_loss", s.v_loss},
-                            {"losses/entropy", s.entropy},
-                            {"losses/approx_kl", s.approx_kl},
-                            {"losses/clipfrac", s.clipfrac},
-                            {"perf/collect_seconds", s.collect_seconds},
-                            {"perf/advantages_seconds", s.advantages_seconds},
-                            {"perf/ppo_seconds", s.ppo_seconds},
-                            {"perf/read_seconds", s.read_seconds}});
+    logs_->log(env_steps_, update_scalars(s, sps, elapsed_before_ + wall));
     logs_->progress(env_steps_, sps, s.episode_return, cfg_.run.log_every_seconds);
     if (!ckpt_dir.empty() && cfg_.run.checkpoint_every > 0 &&
         updates_ % cfg_.run.checkpoint_every == 0)
@@ -239,12 +352,8 @@ TrainSummary Trainer::train() {
 }
 
 void check_trainable(const TrainConfig& c) {
-  // PPO here trains one policy over [N, obs] observations; multi-agent PPO is a later part.
-  const EnvSpec s = envs::spec_of(c.env.id);
-  if (s.multi_agent())
-    throw std::invalid_argument("multi-agent PPO is not implemented yet: " + s.id + " has " +
-                                std::to_string(s.num_agents) +
-                                " agents (env.id must name a single-agent env)");
+  // Team names and counts depend only on the env's id: check them without building the env.
+  make_teams(envs::spec_of(c.env.id), c.agents, torch::kCPU);
 }
 
 EnvSpec configured_spec(const TrainConfig& c) {
@@ -258,16 +367,29 @@ LoadedPolicy Trainer::snapshot() const {
   LoadedPolicy p;
   p.config = cfg_;
   p.spec = env_->spec();
-  p.policy = make_policy(cfg_, env_->spec());
-  p.policy->to(device_);
-  {
-    torch::NoGradGuard no_grad;
-    const auto src = policy_->parameters();
-    auto dst = p.policy->parameters();
-    for (size_t k = 0; k < src.size(); ++k) dst[k].copy_(src[k]);
+  for (const TeamLearner& l : teams_) {
+    TeamPolicy t;
+    t.team = l.team;
+    if (l.team.learns) {
+      t.policy = make_policy(cfg_, env_->spec(), l.team);
+      t.policy->to(device_);
+      torch::NoGradGuard no_grad;
+      const auto src = l.policy->parameters();
+      auto dst = t.policy->parameters();
+      for (size_t k = 0; k < src.size(); ++k) dst[k].copy_(src[k]);
+      t.obs_rms = l.obs_rms;
+    }
+    p.teams.push_back(t);
   }
-  p.obs_rms = obs_rms_;
-  p.ret_rms = ret_rms_;
+  const TeamLearner& first = first_learner();
+  for (const TeamPolicy& t : p.teams)
+    if (t.policy) {
+      p.policy = t.policy;
+      break;
+    }
+  p.obs_rms = first.obs_rms;
+  p.ret_rms = first.ret_rms;
+  p.random_gen = make_generator(device_, cfg_.run.seed);
   return p;
 }
 
@@ -284,12 +406,44 @@ torch::Tensor LoadedPolicy::network_input(const torch::Tensor& obs) const {
 
 torch::Tensor LoadedPolicy::act(const torch::Tensor& obs) {
   torch::NoGradGuard no_grad;
-  policy->eval();
-  const torch::Tensor a = policy->deterministic_action(network_input(obs));
-  return ActionAdapter(spec.action_space, a.device())(a);
+  if (!spec.multi_agent()) {
+    policy->eval();
+    const torch::Tensor a = policy->deterministic_action(network_input(obs));
+    return ActionAdapter(spec.action_space, a.device())(a);
+  }
+  const int64_t agents = spec.num_agents, width = spec.observation_space.flat_size();
+  if (obs.dim() != 3 || obs.size(1) != agents || obs.size(2) != width)
+    throw std::invalid_argument("policy: expected observations of shape [B, " +
+                                std::to_string(agents) + ", " + std::to_string(width) +
+                                "] (envs, agents, padded obs), got " +
+                                envs::shape_string(obs.sizes()));
+  const torch::Tensor x = obs.to(torch::kFloat);
+  const int64_t b = x.size(0);
+  const ActionAdapter to_env(spec.action_space, x.device());
+  torch::Tensor actions =
+      spec.action_space.is_discrete()
+          ? torch::zeros({b, agents}, x.options().dtype(torch::kInt))
+          : torch::zeros({b, agents, spec.action_space.flat_size()}, x.options());
+  for (TeamPolicy& t : teams) {
+    torch::Tensor a;
+    if (t.policy) {
+      t.policy->eval();
+      torch::Tensor in = t.team.input(x);
+      if (config.ppo.normalize_obs)
+        in = Standardizer(t.obs_rms, config.ppo.obs_clip, torch::kFloat)(in);
+      a = t.policy->deterministic_action(in);
+    } else {
+      a = random_actions(spec.action_space, b * t.team.size(), &random_gen, x.device());
+    }
+    t.team.put_actions(to_env(a), actions);
+  }
+  return actions;
 }
 
 torch::Tensor LoadedPolicy::value(const torch::Tensor& obs) {
+  if (spec.multi_agent())
+    throw std::invalid_argument("policy: value() is for single-agent envs; " + spec.id +
+                                " has a critic per team");
   torch::NoGradGuard no_grad;
   policy->eval();
   torch::Tensor v = policy->value(network_input(obs));
@@ -303,6 +457,18 @@ LearnerThreads::LearnerThreads(const TrainConfig& config) : previous_(torch::get
 }
 LearnerThreads::~LearnerThreads() { torch::set_num_threads(previous_); }
 
+namespace {
+
+// Mean and standard deviation of xs.
+std::pair<double, double> mean_std(const std::vector<double>& xs) {
+  double sum = 0, sq = 0;
+  for (double x : xs) sum += x, sq += x * x;
+  const double n = static_cast<double>(xs.size()), mean = sum / n;
+  return {mean, std::sqrt(std::max(sq / n - mean * mean, 0.0))};
+}
+
+}  // namespace
+
 EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   EvalResult result;
   if (episodes <= 0) return result;
@@ -310,34 +476,65 @@ EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   const DeviceId device = resolve_device_id(p.config.env.device);
   auto env = envs::make(p.config.env.id, episodes, device, seed, p.config.env.options,
                         env_text_options(p.config.env));
+  if (p.random_gen.defined()) p.random_gen.set_current_seed(seed);
   const auto& buf = env->buffers();
-  std::vector<double> returns(episodes, NAN), lengths(episodes, 0);
+  const int64_t agents = env->spec().num_agents;
+  // returns[i * A + k]: agent k's return of env i's first episode (A = 1: the env's return).
+  std::vector<double> returns(episodes * agents, NAN), lengths(episodes, 0);
+  std::vector<int> winners(episodes, -1);
+  std::vector<bool> finished(episodes, false);
   int64_t remaining = episodes;
   // Every env runs exactly its first episode; the limit bounds the loop.
   for (int64_t t = 0; t < env->spec().max_episode_steps && remaining > 0; ++t) {
     env->step(p.act(buf.obs));
     const torch::Tensor done = torch::logical_or(buf.terminated, buf.truncated).cpu();
-    const torch::Tensor rets = buf.episode_return.cpu(), lens = buf.episode_length.cpu();
+    const torch::Tensor rets = buf.episode_return.cpu().contiguous(),
+                        lens = buf.episode_length.cpu();
+    const torch::Tensor wins = buf.winner.defined() ? buf.winner.cpu() : torch::Tensor();
     const bool* d = done.data_ptr<bool>();
     for (int64_t i = 0; i < episodes; ++i) {
-      if (d[i] && std::isnan(returns[i])) {
-        returns[i] = rets.data_ptr<float>()[i];
-        lengths[i] = lens.data_ptr<int32_t>()[i];
-        --remaining;
-      }
+      if (!d[i] || finished[i]) continue;
+      finished[i] = true;
+      for (int64_t k = 0; k < agents; ++k)
+        returns[i * agents + k] = rets.data_ptr<float>()[i * agents + k];
+      lengths[i] = lens.data_ptr<int32_t>()[i];
+      if (wins.defined()) winners[i] = wins.data_ptr<int32_t>()[i];
+      --remaining;
     }
   }
-  double sum = 0, sq = 0, len = 0;
-  for (int64_t i = 0; i < episodes; ++i) {
-    sum += returns[i];
-    sq += returns[i] * returns[i];
-    len += lengths[i];
-  }
   result.episodes = episodes;
-  result.return_mean = sum / episodes;
-  result.return_std =
-      std::sqrt(std::max(sq / episodes - result.return_mean * result.return_mean, 0.0));
+  double len = 0;
+  for (double l : lengths) len += l;
   result.length_mean = len / episodes;
+  if (!env->spec().multi_agent()) {
+    std::tie(result.return_mean, result.return_std) = mean_std(returns);
+    return result;
+  }
+  const bool decides = env->spec().decides_winner;
+  bool first = true;
+  for (const TeamPolicy& t : p.teams) {
+    std::vector<double> team_returns;  // per episode, the mean over the team's agents
+    int64_t won = 0;
+    for (int64_t i = 0; i < episodes; ++i) {
+      double sum = 0;
+      for (int64_t k : t.team.agents) sum += returns[i * agents + k];
+      team_returns.push_back(sum / t.team.size());
+      won += winners[i] == t.team.id;
+    }
+    TeamEval e;
+    e.name = t.team.name;
+    e.learns = t.team.learns;
+    std::tie(e.return_mean, e.return_std) = mean_std(team_returns);
+    if (decides) e.win_rate = static_cast<double>(won) / episodes;
+    if (e.learns && first) {
+      result.return_mean = e.return_mean, result.return_std = e.return_std;
+      first = false;
+    }
+    result.teams.push_back(e);
+  }
+  if (decides)
+    result.draw_rate =
+        static_cast<double>(std::count(winners.begin(), winners.end(), -1)) / episodes;
   return result;
 }
 

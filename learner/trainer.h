@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -19,6 +20,7 @@
 #include "learner/rollout.h"
 #include "learner/run_logger.h"
 #include "learner/schedule.h"
+#include "learner/teams.h"
 #include "myriad/batch_env.h"
 
 namespace myriad::learner {
@@ -28,15 +30,38 @@ namespace myriad::learner {
 constexpr int64_t kEpisodeWindow = 100;
 constexpr uint64_t kEvalSeedOffset = 1000003;
 
+// A team's evaluation in a multi-agent env: the mean over its agents of their episode returns.
+struct TeamEval {
+  std::string name;
+  bool learns = true;
+  double return_mean = 0, return_std = 0;
+  double win_rate = NAN;  // envs that decide winners: the fraction of episodes it won
+};
+
 struct EvalResult {
+  // The env's return (multi-agent: the first learning team's, per agent).
   double return_mean = 0, return_std = 0, length_mean = 0;
   int64_t episodes = 0;
+  std::vector<TeamEval> teams;  // multi-agent envs only, in team order
+  double draw_rate = NAN;       // envs that decide winners
+};
+
+// One team's figures of an update (multi-agent envs), as UpdateStats' own for one team.
+struct TeamStats {
+  std::string name;
+  bool learns = true;
+  double pg_loss = NAN, v_loss = NAN, entropy = NAN, approx_kl = NAN, clipfrac = NAN;
+  double episode_return = NAN;  // per agent, over the last 100 agent-episodes
+  double win_rate = NAN;        // over the last 100 episodes (envs that decide winners)
 };
 
 // One update's figures, read from the device once at its end.
 struct UpdateStats {
+  // The env's (multi-agent: the first learning team's) losses.
   double pg_loss = 0, v_loss = 0, entropy = 0, approx_kl = 0, clipfrac = 0, lr = 0;
   double episode_return = NAN, episode_length = NAN;  // means over the last 100 episodes
+  std::vector<TeamStats> teams;                       // multi-agent envs only
+  double draw_rate = NAN;                             // envs that decide winners
   // Host wall seconds of the parts (on CUDA: time to launch, until the read at the end waits).
   double collect_seconds = 0, advantages_seconds = 0, ppo_seconds = 0, read_seconds = 0;
 };
@@ -56,15 +81,28 @@ struct TrainSummary {
   std::string replay;  // eval.replay when eval.record
 };
 
+// One team's trained policy in a multi-agent env (undefined policy: the team acts at random).
+struct TeamPolicy {
+  Team team;
+  ActorCritic policy{nullptr};
+  RunningMeanStd obs_rms;
+};
+
 // A trained policy with what it needs to act: its config, network and observation statistics.
 struct LoadedPolicy {
   TrainConfig config;
-  EnvSpec spec;  // of the configured env (for MJCF-v0, of its model)
-  ActorCritic policy{nullptr};
+  EnvSpec spec;                 // of the configured env (for MJCF-v0, of its model)
+  ActorCritic policy{nullptr};  // the policy (multi-agent envs: the first learning team's)
   RunningMeanStd obs_rms;
-  RunningMeanStd ret_rms;  // the reward scale (used when config.ppo.normalize_reward)
-  torch::Tensor act(const torch::Tensor& obs);  // deterministic, clipped to the action space
+  RunningMeanStd ret_rms;         // the reward scale (used when config.ppo.normalize_reward)
+  std::vector<TeamPolicy> teams;  // every team, in team order (single-agent envs: one)
+  // Draws of the teams that act at random (agents.random_teams); evaluate reseeds it.
+  at::Generator random_gen;
+  // Deterministic, clipped to the action space: obs [B, obs...] => actions [B(, K)];
+  // multi-agent envs: obs [B, A, D] => [B, A(, K)], each team by its own policy.
+  torch::Tensor act(const torch::Tensor& obs);
   // The critic's estimate V(obs) [B], in the env's reward units (undoing reward scaling).
+  // Single-agent envs only.
   torch::Tensor value(const torch::Tensor& obs);
 
  private:
@@ -75,8 +113,8 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
 // The spec of the env a config describes (MJCF-v0's spaces come from its model file).
 EnvSpec configured_spec(const TrainConfig& config);
 
-// Throws std::invalid_argument when env.id names an env this learner cannot train: a
-// multi-agent env (multi-agent PPO is not implemented yet). Checked before a run dir is claimed.
+// Throws std::invalid_argument when the config cannot train its env (e.g. agents.random_teams
+// names a team the env lacks). Checked before a run dir is claimed.
 void check_trainable(const TrainConfig& config);
 
 // While alive, LibTorch runs on the config's run.learner_threads (its OpenMP pool would
@@ -90,7 +128,14 @@ class LearnerThreads {
   int previous_;
 };
 
-// Runs K episodes (one per env, K envs in parallel) with deterministic actions.
+// The scalars an update logs to metrics.csv and TensorBoard: the plain CleanRL keys for one team
+// (every single-agent env), "charts/<team>/episode_return", "losses/<team>/..." and, where the
+// env decides winners, "charts/<team>/win_rate" and "charts/draw_rate" for several.
+std::map<std::string, double> update_scalars(const UpdateStats& s, double steps_per_second,
+                                             double wall_seconds);
+
+// Runs K episodes (one per env, K envs in parallel) with deterministic actions (a team that acts
+// at random, at random); multi-agent envs report every team's return and win rate.
 EvalResult evaluate(LoadedPolicy& policy, int64_t episodes, uint64_t seed);
 
 // PPO in named parts, one update at a time (CleanRL's ppo.py, in files):
@@ -115,14 +160,29 @@ class Trainer {
   void load_checkpoint(const std::string& path);
   LoadedPolicy snapshot() const;  // the current policy as load_policy would return it
 
-  // The network being trained. Its parameters are views into the optimizer's flat buffer: do not
-  // move (->to) or load (->load) it from outside, or Adam would update a buffer nobody reads;
-  // resume through load_checkpoint, copy weights out through snapshot().
-  ActorCritic& policy() { return policy_; }
+  // The network being trained (multi-agent: the first learning team's). Its parameters are views
+  // into the optimizer's flat buffer: do not move (->to) or load (->load) it from outside, or
+  // Adam would update a buffer nobody reads; resume through load_checkpoint, copy weights out
+  // through snapshot().
+  ActorCritic& policy() { return first_learner().policy; }
   int64_t env_steps() const { return env_steps_; }
   int64_t updates() const { return updates_; }
 
  private:
+  // One team's learner: a single-agent env has one, a multi-agent env one per team.
+  struct TeamLearner {
+    Team team;
+    ActorCritic policy{nullptr};  // undefined when the team acts at random
+    FlatAdam optimizer;
+    RunningMeanStd obs_rms, ret_rms;
+    torch::Tensor discounted_return;  // [N * a] for reward scaling
+    ActionAdapter to_env;
+    Rollout rollout;
+    EpisodeStats episodes, wins;  // wins: envs that decide winners
+  };
+  TeamLearner& first_learner();
+  const TeamLearner& first_learner() const;
+
   double seconds() const;  // wall seconds of the run, earlier sessions included
   // Throws NonFiniteTraining when the update's losses or (params_finite false) parameters are
   // NaN or infinite.
@@ -132,15 +192,10 @@ class Trainer {
   std::string run_dir_;
   std::unique_ptr<BatchEnv> env_;
   torch::Device device_{torch::kCPU};
-  ActorCritic policy_{nullptr};
-  FlatAdam optimizer_;
+  std::vector<TeamLearner> teams_;
   LrSchedule schedule_ = LrSchedule::kLinear;
-  RunningMeanStd obs_rms_, ret_rms_;
-  torch::Tensor discounted_return_;  // [N] for reward scaling
-  ActionAdapter to_env_;
-  at::Generator gen_;  // action sampling and minibatch shuffling, on the env's device
-  Rollout rollout_;
-  EpisodeStats episodes_;
+  at::Generator gen_;   // action sampling and minibatch shuffling, on the env's device
+  EpisodeStats draws_;  // envs that decide winners: draws among the last 100 episodes
   int64_t env_steps_ = 0, updates_ = 0;
   double elapsed_before_ = 0;  // wall seconds of earlier sessions (resume)
   std::optional<double> solved_seconds_;

@@ -11,6 +11,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -142,6 +143,20 @@ py::dict eval_dict(const learner::EvalResult& r) {
   d["return_std"] = r.return_std;
   d["length_mean"] = r.length_mean;
   d["episodes"] = r.episodes;
+  if (!r.teams.empty()) {
+    py::list teams;
+    for (const learner::TeamEval& t : r.teams) {
+      py::dict e;
+      e["name"] = t.name;
+      e["learns"] = t.learns;
+      e["return_mean"] = t.return_mean;
+      e["return_std"] = t.return_std;
+      e["win_rate"] = std::isfinite(t.win_rate) ? py::object(py::float_(t.win_rate)) : py::none();
+      teams.append(e);
+    }
+    d["teams"] = teams;
+  }
+  if (std::isfinite(r.draw_rate)) d["draw_rate"] = r.draw_rate;
   return d;
 }
 
@@ -208,6 +223,7 @@ class Env {
         {"episode_return", &b.episode_return},
         {"episode_length", &b.episode_length}};
     for (const auto& [name, t] : named) out[name] = export_tensor(*t);
+    if (b.winner.defined()) out["winner"] = export_tensor(b.winner);
     return out;
   }
 
@@ -299,6 +315,8 @@ py::dict spec_dict(const EnvSpec& s) {
   d["num_agents"] = s.num_agents;
   d["agent_names"] = s.agent_names;
   d["team_ids"] = s.team_ids;
+  d["team_names"] = s.team_names;
+  d["decides_winner"] = s.decides_winner;
   d["agent_obs_sizes"] = s.agent_obs_sizes;
   return d;
 }

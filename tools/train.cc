@@ -1,5 +1,6 @@
 // myriad train / myriad eval.
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -38,7 +39,8 @@ void run_train(const TrainOptions& o) {
   std::cout << std::fixed << std::setprecision(1) << "evaluation: mean return "
             << s.eval.return_mean << " +- " << s.eval.return_std << " over " << s.eval.episodes
             << " episodes (deterministic policy)\n"
-            << "trained " << s.env_steps << " env steps in " << s.wall_seconds << " s; solved at "
+            << learner::eval_teams_text(s.eval) << "trained " << s.env_steps << " env steps in "
+            << s.wall_seconds << " s; solved at "
             << (s.solved_seconds ? std::to_string(*s.solved_seconds) + " s" : "n/a") << "\n"
             << "run written to " << dir << " (summary.json, metrics.csv, checkpoints/)\n";
   if (!s.replay.empty())
@@ -76,12 +78,15 @@ void run_eval(const EvalOptions& o) {
                         {"return_mean", r.return_mean},
                         {"return_std", r.return_std},
                         {"length_mean", r.length_mean}};
+    if (!r.teams.empty()) j["teams"] = learner::eval_teams_json(r);
+    if (std::isfinite(r.draw_rate)) j["draw_rate"] = r.draw_rate;
     if (!o.record.empty()) j["replay"] = o.record;
     std::cout << j.dump() << std::endl;
   } else {
     std::cout << std::fixed << std::setprecision(2) << p.config.env.id << ": mean return "
               << r.return_mean << " +- " << r.return_std << ", mean length " << r.length_mean
-              << " over " << r.episodes << " episodes (deterministic policy)\n";
+              << " over " << r.episodes << " episodes (deterministic policy)\n"
+              << learner::eval_teams_text(r);
   }
 }
 

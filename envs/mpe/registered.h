@@ -16,6 +16,7 @@
 #include "envs/mpe/spread.h"
 #include "envs/mpe/sumo.h"
 #include "envs/mpe/tag.h"
+#include "envs/multi_agent_kernels.h"
 #include "myriad/env_spec.h"
 
 namespace myriad::envs {
@@ -45,6 +46,8 @@ EnvSpec mpe_spec(const std::string& id, const std::string& landmark,
     s.agent_obs_sizes.push_back(S::obs_size(i));
     entities.push_back(S::agent_name(i));
   }
+  for (int t = 0; t < S::kTeams; ++t) s.team_names.push_back(S::team_name(t));
+  s.decides_winner = HasWinner<S>::value;
   for (int l = 0; l < S::kEntities - S::kAgents; ++l)
     entities.push_back(landmark + "_" + std::to_string(l));
   for (const std::string& e : entities)

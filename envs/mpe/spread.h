@@ -48,6 +48,7 @@ struct Spread {
   MYRIAD_HD static constexpr int team(int) { return 0; }
   MYRIAD_HD static constexpr int obs_size(int) { return kObsDim; }
   static std::string agent_name(int i) { return "agent_" + std::to_string(i); }
+  static std::string team_name(int) { return "agents"; }
 
   // reset_world: agents and landmarks uniform in [-1, 1]^2, at rest.
   MYRIAD_HD static void reset(const Params&, float* s, Rng& rng) {

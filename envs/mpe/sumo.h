@@ -47,6 +47,7 @@ struct Sumo {
   MYRIAD_HD static constexpr int team(int i) { return i; }
   MYRIAD_HD static constexpr int obs_size(int) { return kObsDim; }
   static std::string agent_name(int i) { return "wrestler_" + std::to_string(i); }
+  static std::string team_name(int t) { return agent_name(t); }
 
   MYRIAD_HD static void reset(const Params&, float* s, Rng& rng) {
     float sn, cs;
@@ -75,6 +76,13 @@ struct Sumo {
     World<kEntities> w;
     w.load(s);
     return outcome(w);
+  }
+
+  // The winning agent (its team) of the episode ending in state s, -1 for a draw (both out, or
+  // both still in when the time limit or a divergence cut ended it).
+  MYRIAD_HD static int winner(const float* s) {
+    const SumoOutcome o = outcome(s);
+    return o == SumoOutcome::kWin0 ? 0 : (o == SumoOutcome::kWin1 ? 1 : -1);
   }
 
   // One step under actions [2, kActionDim]: rewards [2] (+1/-1 on a win, else 0).

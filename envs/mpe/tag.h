@@ -44,6 +44,7 @@ struct Tag {
   MYRIAD_HD static constexpr bool adversary(int i) { return i < kAdversaries; }
   MYRIAD_HD static constexpr int team(int i) { return adversary(i) ? 0 : 1; }
   MYRIAD_HD static constexpr int obs_size(int i) { return adversary(i) ? kObsDim : kObsDim - 2; }
+  static std::string team_name(int t) { return t == 0 ? "adversaries" : "good"; }
   static std::string agent_name(int i) {
     return adversary(i) ? "adversary_" + std::to_string(i)
                         : "agent_" + std::to_string(i - kAdversaries);

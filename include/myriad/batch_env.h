@@ -26,6 +26,10 @@
 //   episode_return [N, A]      float32  each agent's return of the finished episode
 //   episode_length [N]         int32
 // and step takes actions [N, A] integer (Discrete) or [N, A, K] float (Box of K per agent).
+// Envs that decide matches (spec().decides_winner, e.g. Sumo-v0) also fill
+//   winner         [N]         int32    the team that won the finished episode, -1 for a draw;
+//                                       valid where terminated | truncated
+// (undefined tensor for every other env).
 #pragma once
 
 #include <ATen/Tensor.h>
@@ -44,6 +48,7 @@ namespace myriad {
 
 struct StepBuffers {
   at::Tensor obs, reward, terminated, truncated, final_obs, episode_return, episode_length;
+  at::Tensor winner;  // [N] int32, only where spec().decides_winner
 };
 
 class BatchEnv {

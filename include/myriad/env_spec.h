@@ -29,6 +29,8 @@ struct EnvSpec {
   std::vector<std::string> agent_names;    // [A] (multi-agent envs), e.g. "adversary_0"
   std::vector<int> team_ids;               // [A] team of each agent, 0..teams-1
   std::vector<int64_t> agent_obs_sizes;    // [A] unpadded observation size of each agent
+  std::vector<std::string> team_names;     // [teams] (multi-agent envs), e.g. "adversaries"
+  bool decides_winner = false;             // buffers().winner names each episode's winning team
 
   bool multi_agent() const { return num_agents > 1; }
 };

@@ -39,6 +39,10 @@ class ExportedPolicy(torch.nn.Module):
 
 
 def export_torchscript(checkpoint: str, info: dict, path) -> str:
+    spec = info["spec"]
+    if spec.get("num_agents", 1) > 1:
+        raise ValueError(f"export: {spec['id']} is a multi-agent env; exporting its per-team "
+                         "policies is not implemented (use myriad.load_policy to act)")
     # Myriad's checkpoints are TorchScript archives: plain torch.jit.load reads them.
     ckpt = torch.jit.load(checkpoint, map_location="cpu")
     params = dict(ckpt.policy.named_parameters())

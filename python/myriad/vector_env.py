@@ -88,7 +88,9 @@ class VectorEnv(_GymVectorEnv):
     integers or [N, A, K] floats. single_observation_space is Box (A, D) and
     single_action_space MultiDiscrete([n] * A) or Box (A, K); agent_observation_space and
     agent_action_space are one agent's. myriad.pettingzoo.ParallelView gives the same data as
-    PettingZoo-style dicts keyed by agent.
+    PettingZoo-style dicts keyed by agent. Envs that decide matches (spec "decides_winner",
+    e.g. Sumo-v0) add info["winner"] [N] int32: the team (index into spec "team_names") that
+    won the episode that ended, -1 for a draw, valid where info["_winner"].
 
     A subclass of gymnasium.vector.VectorEnv when Gymnasium is installed, so Gymnasium's vector
     wrappers accept it; `metadata["autoreset_mode"]` is AutoresetMode.SAME_STEP.
@@ -251,6 +253,9 @@ class VectorEnv(_GymVectorEnv):
             v = {k: _copy_of(x) for k, x in v.items()}
         done = v["done"]
         info = {"final_obs": v["final_obs"], "_final_obs": done}
+        if "winner" in v:  # envs that decide matches (Sumo-v0): the winning team, -1 a draw
+            info["winner"] = v["winner"]
+            info["_winner"] = done
         if self._stats_key is not None:
             key = self._stats_key
             info[key] = {"r": v["episode_return"], "l": v["episode_length"], "_r": done,

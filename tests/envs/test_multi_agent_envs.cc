@@ -287,6 +287,23 @@ TEST(MultiAgentSemantics, SumoTerminatesWithAWinAndRestartsInTheSameStep) {
   EXPECT_GT(x * x + y * y, 1.0f);
   const float nx = b.obs[1][0][2].item<float>(), ny = b.obs[1][0][3].item<float>();
   EXPECT_NEAR(nx * nx + ny * ny, 0.25f, 1e-5f);
+  ASSERT_TRUE(env->spec().decides_winner);
+  EXPECT_EQ(b.winner[1].item<int>(), 0) << "wrestler 0 won";
+  // Env 2: both wrestlers at the edge moving out together: a draw.
+  state = env->get_state();
+  state[2] = at::tensor({-0.99f, 0.0f, 0.99f, 0.0f, -1.0f, 0.0f, 1.0f, 0.0f});
+  env->set_state(state);
+  env->step(at::zeros({n, 2}, at::kLong));
+  EXPECT_TRUE(b.terminated[2].item<bool>());
+  EXPECT_EQ(b.winner[2].item<int>(), -1) << "both out: a draw";
+  EXPECT_EQ(b.reward[2][0].item<float>(), 0.0f);
+  // Time-limit truncation ends undecided: a draw.
+  auto short_env = envs::make("Sumo-v0", 1, Device::kCpu, 1, {{"max_episode_steps", 1}});
+  short_env->step(at::zeros({1, 2}, at::kLong));
+  EXPECT_TRUE(short_env->buffers().truncated[0].item<bool>());
+  EXPECT_EQ(short_env->buffers().winner[0].item<int>(), -1);
+  EXPECT_FALSE(envs::spec_of("Tag-v0").decides_winner);
+  EXPECT_FALSE(envs::make("Tag-v0", 1, Device::kCpu, 0)->buffers().winner.defined());
 }
 
 TEST(MultiAgentSemantics, SetStateWritesRowsAndRecomputesObservations) {

@@ -148,7 +148,38 @@ def test_parallel_view_continuous_and_torch_actions():
         ParallelView(myriad.make("CartPole-v1", num_envs=2))
 
 
-def test_training_a_multi_agent_env_is_refused(tmp_path):
-    with pytest.raises(ValueError, match="multi-agent PPO is not implemented yet: Tag-v0 has 4"):
-        myriad.train({"env": {"id": "Tag-v0"}}, out=tmp_path / "run")
-    assert not (tmp_path / "run").exists()
+def test_training_a_multi_agent_env_reports_every_team(tmp_path):
+    summary = myriad.train({"env": {"id": "Tag-v0", "num_envs": 8},
+                        "ppo": {"num_steps": 25, "num_minibatches": 2, "update_epochs": 1},
+                        "agents": {"random_teams": ["good"]},
+                        "run": {"total_env_steps": 400, "eval_episodes": 4}},
+                       out=tmp_path / "run")
+    teams = summary["eval_teams"]
+    assert [t["name"] for t in teams] == ["adversaries", "good"]
+    assert [t["learns"] for t in teams] == [True, False]
+    assert summary["eval_return_mean"] == teams[0]["return_mean"]
+    policy = myriad.load_policy(summary["checkpoint"])
+    actions = policy(np.zeros((5, 4, 16), np.float32))
+    assert actions.shape == (5, 4)
+    assert [t["name"] for t in policy.evaluate(episodes=4)["teams"]] == ["adversaries", "good"]
+    with pytest.raises(ValueError, match="multi-agent"):
+        policy.export(tmp_path / "policy.pt")
+    header = (tmp_path / "run" / "metrics.csv").read_text().splitlines()[0].split(",")
+    assert "charts/adversaries/episode_return" in header and "losses/good/policy_loss" not in header
+    with pytest.raises(ValueError, match="Tag-v0 has no team 'prey'"):
+        myriad.train({"env": {"id": "Tag-v0"}, "agents": {"random_teams": ["prey"]}},
+                     out=tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
+
+
+def test_sumo_reports_the_winner_in_info():
+    env = myriad.make("Sumo-v0", num_envs=2, seed=0)
+    assert env.spec["decides_winner"] and env.spec["team_names"] == ["wrestler_0", "wrestler_1"]
+    env.reset(seed=0)
+    state = env.get_state()
+    state[1] = [-0.5, 0.0, 0.99, 0.0, 0.0, 0.0, 1.0, 0.0]  # wrestler 1 leaves the ring
+    env.set_state(state)
+    _, reward, terminated, _, info = env.step(np.zeros((2, 2), dtype=np.int64))
+    assert terminated.tolist() == [False, True] and info["_winner"].tolist() == [False, True]
+    assert info["winner"][1] == 0 and reward[1].tolist() == [1.0, -1.0]
+    assert "winner" not in myriad.make("Tag-v0", num_envs=1).step(np.zeros((1, 4), int))[4]

@@ -66,7 +66,8 @@ def test_bench_json():
     (["train", "{cfg}", "env.num_envs=-3"], "env.num_envs"),
     (["train", "{cfg}", "env.id=Nope-v0", "run.total_env_steps=64"], "registered"),
     (["eval", "{cfg}"], "checkpoint"),
-    (["train", "{cfg}", "env.id=Tag-v0"], "multi-agent PPO is not implemented yet: Tag-v0 has 4"),
+    (["train", "{cfg}", "env.id=Tag-v0", "agents.random_teams=[prey]"],
+     "Tag-v0 has no team 'prey' (its teams: adversaries, good)"),
 ])
 def test_bad_input_is_a_clear_error(args, needle, tmp_path):
     args = [str(SRC / "configs/cartpole_ppo.yaml") if a == "{cfg}" else a for a in args]
