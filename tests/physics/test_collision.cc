@@ -364,6 +364,10 @@ struct PairCase {
   int a, b;
 };
 
+void PrintTo(const PairCase& c, std::ostream* os) {
+  *os << geom_type_name(c.a) << "-" << geom_type_name(c.b);
+}
+
 class PairFunctions : public ::testing::TestWithParam<PairCase> {};
 
 TEST_P(PairFunctions, MatchLibmujocoOnRandomAndDegeneratePoses) {
