@@ -1,0 +1,182 @@
+// Collision for one env: libmujoco 2.2.2's mj_collideGeoms over the model's candidate pairs
+// (filter.h): bounding-sphere and plane-height tests, the pair function, removal of repeated
+// box-box contacts, and the contact parameters (margin, gap, condim, friction, solref, solimp)
+// mixed from the two geoms or taken from the explicit pair.
+#pragma once
+
+#include "physics/collision/box.h"
+#include "physics/collision/filter.h"
+
+namespace myriad::physics::collision {
+
+// Runs the pair function for (geom types) type1 <= type2; returns the contact count, 0 for an
+// unsupported pair.
+template <class T>
+MYRIAD_HD int collide_primitives(int type1, int type2, Contact<T>* con, T margin, const T* pos1,
+                                 const T* mat1, const T* size1, const T* pos2, const T* mat2,
+                                 const T* size2) {
+#define MYRIAD_PAIR(fn) return fn(con, margin, pos1, mat1, size1, pos2, mat2, size2)
+  if (type1 == kPlane) {
+    if (type2 == kSphere) MYRIAD_PAIR(plane_sphere);
+    if (type2 == kCapsule) MYRIAD_PAIR(plane_capsule);
+    if (type2 == kBox) MYRIAD_PAIR(plane_box);
+  } else if (type1 == kSphere) {
+    if (type2 == kSphere) MYRIAD_PAIR(sphere_sphere);
+    if (type2 == kCapsule) MYRIAD_PAIR(sphere_capsule);
+    if (type2 == kBox) MYRIAD_PAIR(sphere_box);
+  } else if (type1 == kCapsule) {
+    if (type2 == kCapsule) MYRIAD_PAIR(capsule_capsule);
+    if (type2 == kBox) MYRIAD_PAIR(capsule_box);
+  } else if (type1 == kBox && type2 == kBox) {
+    MYRIAD_PAIR(box_box);
+  }
+#undef MYRIAD_PAIR
+  return 0;
+}
+
+// The parameters every contact of one pair shares (mj_collideGeoms' mixing rules).
+template <class T>
+struct PairParams {
+  T margin, gap;
+  int32_t condim;
+  T friction[5], solref[kNRef], solimp[kNImp];
+};
+
+// Explicit pair: its compiled values. Dynamic pair: margin and gap the larger of the two; a
+// higher-priority geom supplies condim, friction, solref, solimp; at equal priority condim and
+// friction are the element-wise max, solimp is mixed by mix = solmix1 / (solmix1 + solmix2)
+// (0.5 if both are below kMinVal, 0 or 1 if one is), solref too when both solref[0] > 0 (else
+// the element-wise min). Friction becomes [slide, slide, torsion, roll, roll], each >= kMinMu.
+// With the override flag margin, solref and solimp are opt.o_*.
+template <class T>
+MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionPair& pr) {
+  PairParams<T> o;
+  const int g1 = pr.geom1, g2 = pr.geom2;
+  if (pr.pair >= 0) {
+    const int p = pr.pair;
+    o.margin = m.pair_margin[p];
+    o.gap = m.pair_gap[p];
+    o.condim = m.pair_dim[p];
+    for (int i = 0; i < 5; ++i) o.friction[i] = m.pair_friction[5 * p + i];
+    for (int i = 0; i < kNRef; ++i) o.solref[i] = m.pair_solref[kNRef * p + i];
+    for (int i = 0; i < kNImp; ++i) o.solimp[i] = m.pair_solimp[kNImp * p + i];
+  } else {
+    o.margin = m.geom_margin[g1] > m.geom_margin[g2] ? m.geom_margin[g1] : m.geom_margin[g2];
+    o.gap = m.geom_gap[g1] > m.geom_gap[g2] ? m.geom_gap[g1] : m.geom_gap[g2];
+    T fric[3];
+    if (m.geom_priority[g1] != m.geom_priority[g2]) {
+      const int gp = m.geom_priority[g1] > m.geom_priority[g2] ? g1 : g2;
+      o.condim = m.geom_condim[gp];
+      for (int i = 0; i < 3; ++i) fric[i] = m.geom_friction[3 * gp + i];
+      for (int i = 0; i < kNRef; ++i) o.solref[i] = m.geom_solref[kNRef * gp + i];
+      for (int i = 0; i < kNImp; ++i) o.solimp[i] = m.geom_solimp[kNImp * gp + i];
+    } else {
+      o.condim = m.geom_condim[g1] > m.geom_condim[g2] ? m.geom_condim[g1] : m.geom_condim[g2];
+      for (int i = 0; i < 3; ++i) {
+        const T f1 = m.geom_friction[3 * g1 + i], f2 = m.geom_friction[3 * g2 + i];
+        fric[i] = f1 > f2 ? f1 : f2;
+      }
+      const T s1 = m.geom_solmix[g1], s2 = m.geom_solmix[g2];
+      T mix;
+      if (s1 >= T(kMinVal) && s2 >= T(kMinVal)) {
+        mix = s1 / (s1 + s2);
+      } else if (s1 < T(kMinVal) && s2 < T(kMinVal)) {
+        mix = T(0.5);
+      } else {
+        mix = s1 < T(kMinVal) ? T(0) : T(1);
+      }
+      const T* r1 = m.geom_solref + kNRef * g1;
+      const T* r2 = m.geom_solref + kNRef * g2;
+      for (int i = 0; i < kNRef; ++i) {
+        if (r1[0] > T(0) && r2[0] > T(0)) {
+          o.solref[i] = mix * r1[i] + (1 - mix) * r2[i];
+        } else {
+          o.solref[i] = r1[i] < r2[i] ? r1[i] : r2[i];
+        }
+      }
+      const T* i1 = m.geom_solimp + kNImp * g1;
+      const T* i2 = m.geom_solimp + kNImp * g2;
+      for (int i = 0; i < kNImp; ++i) o.solimp[i] = i1[i] * mix + i2[i] * (1 - mix);
+    }
+    o.friction[0] = o.friction[1] = fric[0];
+    o.friction[2] = fric[1];
+    o.friction[3] = o.friction[4] = fric[2];
+  }
+  for (int i = 0; i < 5; ++i)
+    if (o.friction[i] < T(kMinMu)) o.friction[i] = T(kMinMu);
+  if (m.enableflags & kEnableOverride) {
+    o.margin = m.o_margin;
+    for (int i = 0; i < kNRef; ++i) o.solref[i] = m.o_solref[i];
+    for (int i = 0; i < kNImp; ++i) o.solimp[i] = m.o_solimp[i];
+  }
+  return o;
+}
+
+// Collides one env's geoms: geom_xpos [ngeom, 3] and geom_xmat [ngeom, 9] are the world poses
+// (mj_kinematics' output), pairs/npair the model's candidate list (collision_pairs). Contacts go
+// to out in libmujoco's order; the first `capacity` are written and the return value is the
+// number found (more than capacity means contacts were dropped, as libmujoco drops those beyond
+// nconmax). A capacity of max_contacts(m, pairs, npair) never drops any.
+template <class T>
+MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, int npair,
+                      const T* geom_xpos, const T* geom_xmat, Contact<T>* out, int capacity) {
+  int ncon = 0;
+  Contact<T> scratch[kMaxContactsPerPair];
+  for (int ip = 0; ip < npair; ++ip) {
+    const CollisionPair& pr = pairs[ip];
+    const int g1 = pr.geom1, g2 = pr.geom2;
+    const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
+    if (max_pair_contacts(type1, type2) == 0) continue;
+    const T* pos1 = geom_xpos + 3 * g1;
+    const T* pos2 = geom_xpos + 3 * g2;
+    const T* mat1 = geom_xmat + 9 * g1;
+    const T* mat2 = geom_xmat + 9 * g2;
+    const PairParams<T> prm = pair_params(m, pr);
+    const T rb1 = m.geom_rbound[g1], rb2 = m.geom_rbound[g2];
+
+    // Bounding spheres, then the height of the other geom's center above a plane.
+    if (rb1 > T(0) && rb2 > T(0)) {
+      const T d[3] = {pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2]};
+      if (sqrt(dot3(d, d)) > rb1 + rb2 + prm.margin) continue;
+    }
+    if (type1 == kPlane && rb2 > T(0)) {
+      const T d[3] = {pos2[0] - pos1[0], pos2[1] - pos1[1], pos2[2] - pos1[2]};
+      const T n[3] = {mat1[2], mat1[5], mat1[8]};
+      if (dot3(d, n) > prm.margin + rb2) continue;
+    }
+
+    int num = collide_primitives(type1, type2, scratch, prm.margin, pos1, mat1,
+                                 m.geom_size + 3 * g1, pos2, mat2, m.geom_size + 3 * g2);
+    if (type1 == kBox && type2 == kBox) {
+      // Drop a contact when a later one sits at the same position.
+      int kept = 0;
+      for (int i = 0; i < num; ++i) {
+        bool repeated = false;
+        for (int j = i + 1; j < num && !repeated; ++j)
+          repeated = scratch[i].pos[0] == scratch[j].pos[0] &&
+                     scratch[i].pos[1] == scratch[j].pos[1] &&
+                     scratch[i].pos[2] == scratch[j].pos[2];
+        if (!repeated) scratch[kept++] = scratch[i];
+      }
+      num = kept;
+    }
+
+    for (int i = 0; i < num; ++i, ++ncon) {
+      if (ncon >= capacity) continue;
+      Contact<T>& c = out[ncon];
+      c = scratch[i];
+      c.dim = prm.condim;
+      c.geom1 = g1;
+      c.geom2 = g2;
+      c.includemargin = prm.margin - prm.gap;
+      for (int k = 0; k < 5; ++k) c.friction[k] = prm.friction[k];
+      for (int k = 0; k < kNRef; ++k) c.solref[k] = prm.solref[k];
+      for (int k = 0; k < kNImp; ++k) c.solimp[k] = prm.solimp[k];
+      c.exclude = c.dist < c.includemargin ? 0 : 1;
+      make_frame(c.frame);
+    }
+  }
+  return ncon;
+}
+
+}  // namespace myriad::physics::collision

@@ -1,0 +1,127 @@
+// Contacts as MuJoCo 2.2.2's collision stage produces them (mjContact, mju_makeFrame), the geom
+// types, and how many contacts each pair function can return. MYRIAD_HD; templated on the scalar.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "myriad/hd.h"
+#include "physics/spatial.h"
+
+namespace myriad::physics::collision {
+
+using std::fabs;
+
+// mjtGeom, in MuJoCo's order: the pair functions expect type1 <= type2.
+enum GeomType : int32_t {
+  kPlane = 0,
+  kHField = 1,
+  kSphere = 2,
+  kCapsule = 3,
+  kEllipsoid = 4,
+  kCylinder = 5,
+  kBox = 6,
+  kMesh = 7,
+  kNumGeomTypes = 8,
+};
+
+// mjMINVAL: below this a length or determinant counts as zero.
+constexpr double kMinVal = 1e-15;
+// mjMINMU: every friction coefficient is at least this.
+constexpr double kMinMu = 1e-5;
+// mjNREF, mjNIMP: solver reference and impedance parameter counts.
+constexpr int kNRef = 2;
+constexpr int kNImp = 5;
+// Most contacts box_box can write (its clipping loops give at most 16 edge points, 4 corners of
+// the reference face and 4 corners of the incident face); every other pair function writes <= 4.
+constexpr int kMaxBoxBoxContacts = 24;
+// Scratch a caller passes to one pair function call.
+constexpr int kMaxContactsPerPair = kMaxBoxBoxContacts;
+
+// MuJoCo's name of a geom type ("plane", "box", ...), "unknown" outside the enum.
+MYRIAD_HD const char* geom_type_name(int type) {
+  switch (type) {
+    case kPlane:
+      return "plane";
+    case kHField:
+      return "hfield";
+    case kSphere:
+      return "sphere";
+    case kCapsule:
+      return "capsule";
+    case kEllipsoid:
+      return "ellipsoid";
+    case kCylinder:
+      return "cylinder";
+    case kBox:
+      return "box";
+    case kMesh:
+      return "mesh";
+    default:
+      return "unknown";
+  }
+}
+
+// The types with a pair function here; hfield, ellipsoid, cylinder and mesh (libccd's MPR or the
+// height-field collider in libmujoco) are not supported and must be refused at import.
+MYRIAD_HD bool geom_type_supported(int type) {
+  return type == kPlane || type == kSphere || type == kCapsule || type == kBox;
+}
+
+// Most contacts the pair function for (type1, type2) returns (order-free); 0 where MuJoCo has
+// no function (plane-plane) or the pair is not supported here.
+MYRIAD_HD int max_pair_contacts(int type1, int type2) {
+  if (type1 > type2) {
+    const int t = type1;
+    type1 = type2;
+    type2 = t;
+  }
+  if (!geom_type_supported(type1) || !geom_type_supported(type2)) return 0;
+  if (type1 == kPlane) {
+    if (type2 == kSphere) return 1;
+    if (type2 == kCapsule) return 2;
+    if (type2 == kBox) return 4;
+    return 0;  // plane-plane
+  }
+  if (type1 == kSphere) return 1;   // sphere-sphere, sphere-capsule, sphere-box
+  if (type1 == kCapsule) return 2;  // capsule-capsule, capsule-box
+  return kMaxBoxBoxContacts;        // box-box
+}
+
+// One contact (mjContact without the solver's scratch: mu, H, efc_address).
+template <class T>
+struct Contact {
+  T dist;                // signed distance between the surfaces; negative: penetration
+  T pos[3];              // world position, midway between the surfaces
+  T frame[9];            // rows: normal (from geom1 to geom2), tangent 1, tangent 2
+  T includemargin;       // margin - gap: the contact is active when dist < includemargin
+  T friction[5];         // tangent 1, tangent 2, torsion, rolling 1, rolling 2 (each >= kMinMu)
+  T solref[kNRef];       // solver reference (mixed from the two geoms, or the pair's)
+  T solimp[kNImp];       // solver impedance
+  int32_t dim;           // condim: 1, 3, 4 or 6
+  int32_t geom1, geom2;  // geom ids; type(geom1) <= type(geom2)
+  int32_t exclude;       // 0: active (dist < includemargin), 1: in the gap
+};
+
+// mju_makeFrame: normalizes the normal (row 0); if the first tangent (row 1) is unset (squared
+// norm < 0.25) picks (0,1,0), or (0,0,1) when |normal_y| >= 0.5; makes it orthogonal to the
+// normal and unit; row 2 = row 0 x row 1.
+template <class T>
+MYRIAD_HD void make_frame(T* frame) {
+  normalize3(frame);
+  T* y = frame + 3;
+  if (dot3(y, y) < T(0.25)) {
+    y[0] = y[1] = y[2] = 0;
+    if (frame[1] < T(0.5) && frame[1] > T(-0.5)) {
+      y[1] = 1;
+    } else {
+      y[2] = 1;
+    }
+  }
+  const T proj = dot3(frame, y);
+  for (int k = 0; k < 3; ++k) y[k] -= frame[k] * proj;
+  normalize3(y);
+  cross3(frame + 6, frame, y);
+}
+
+}  // namespace myriad::physics::collision

@@ -1,0 +1,194 @@
+// Which geom pairs are collided, in which order, and how many contacts they can make: libmujoco
+// 2.2.2's mj_collision / mj_broadphase / mj_contactFilter, with the pose-dependent broad phase
+// replaced by its static superset (see docs/architecture.md, "Collision").
+//
+// Everything the filter looks at is in the model (contype/conaffinity, weld bodies, parents,
+// <exclude>, <pair>, option flags), so the list of candidate pairs is built once per model and
+// every env walks the same list: the order is fixed and the contact count per env is bounded by
+// max_contacts(). The per-env tests that depend on the pose (bounding spheres, plane height) run
+// in collide() (collide.h).
+#pragma once
+
+#include <cstdint>
+
+#include "physics/collision/contact.h"
+
+namespace myriad::physics::collision {
+
+// mjtDisableBit / mjtEnableBit / mjtCollision values the collision stage reads.
+constexpr int32_t kDisableConstraint = 1 << 0;
+constexpr int32_t kDisableContact = 1 << 4;
+constexpr int32_t kDisableFilterParent = 1 << 9;
+constexpr int32_t kEnableOverride = 1 << 0;
+enum CollisionMode : int32_t { kCollideAll = 0, kCollidePairs = 1, kCollideDynamic = 2 };
+
+// The model fields collision reads: raw pointers with mjModel's names, shapes and meaning (so a
+// CollisionModel<double> can point straight into an mjModel). Bodies and geoms are numbered as in
+// mjModel; body 0 is the world.
+template <class T>
+struct CollisionModel {
+  int32_t nbody = 0, ngeom = 0, npair = 0, nexclude = 0;
+  int32_t disableflags = 0, enableflags = 0;  // opt.disableflags, opt.enableflags
+  int32_t collision = kCollideAll;            // opt.collision
+  T o_margin = 0;                             // opt.o_margin, o_solref, o_solimp (override)
+  T o_solref[kNRef] = {0, 0};
+  T o_solimp[kNImp] = {0, 0, 0, 0, 0};
+  const int32_t *body_parentid = nullptr, *body_weldid = nullptr;  // [nbody]
+  const int32_t *body_geomadr = nullptr, *body_geomnum = nullptr;  // [nbody]
+  const int32_t *geom_type = nullptr, *geom_contype = nullptr, *geom_conaffinity = nullptr,
+                *geom_condim = nullptr, *geom_bodyid = nullptr,
+                *geom_priority = nullptr;  // [ngeom]
+  const T* geom_size = nullptr;            // [ngeom, 3]
+  const T* geom_rbound = nullptr;          // [ngeom]; 0: no bounding sphere (planes)
+  const T *geom_margin = nullptr, *geom_gap = nullptr, *geom_solmix = nullptr;  // [ngeom]
+  const T* geom_friction = nullptr;                                             // [ngeom, 3]
+  const T* geom_solref = nullptr;                                               // [ngeom, kNRef]
+  const T* geom_solimp = nullptr;                                               // [ngeom, kNImp]
+  const int32_t *pair_dim = nullptr, *pair_geom1 = nullptr, *pair_geom2 = nullptr,
+                *pair_signature = nullptr;  // [npair]; signature (b1+1)<<16 + b2+1, sorted
+  const T *pair_margin = nullptr, *pair_gap = nullptr;  // [npair]
+  const T* pair_friction = nullptr;                     // [npair, 5]
+  const T* pair_solref = nullptr;                       // [npair, kNRef]
+  const T* pair_solimp = nullptr;                       // [npair, kNImp]
+  const int32_t* exclude_signature = nullptr;           // [nexclude]
+};
+
+// One candidate pair: geom1's type <= geom2's type (MuJoCo's order); pair >= 0 for an explicit
+// <contact><pair> (its parameters replace the mixed geom ones), -1 for a dynamic pair.
+struct CollisionPair {
+  int32_t geom1, geom2, pair;
+};
+
+// mj_contactFilter: true rejects. Rejects geoms whose contype/conaffinity do not match, geoms on
+// the same weld body, and (filterparent) geoms where one weld body is the other's weld parent.
+MYRIAD_HD bool contact_filter(int contype1, int conaffinity1, int weld1, int weldparent1,
+                              int contype2, int conaffinity2, int weld2, int weldparent2,
+                              bool filterparent) {
+  if (!(contype1 & conaffinity2) && !(contype2 & conaffinity1)) return true;
+  if (weld1 == weld2) return true;
+  return filterparent && (weld1 == weldparent2 || weld2 == weldparent1);
+}
+
+// Whether MuJoCo has a collision function for the two types (none for plane-plane and for
+// pairs of planes and height fields).
+MYRIAD_HD bool has_collision_function(int type1, int type2) {
+  const bool flat1 = type1 == kPlane || type1 == kHField;
+  const bool flat2 = type2 == kPlane || type2 == kHField;
+  return !(flat1 && flat2);
+}
+
+namespace detail {
+
+template <class T>
+MYRIAD_HD bool dynamic_pair_passes(const CollisionModel<T>& m, int g1, int g2) {
+  const int w1 = m.body_weldid[m.geom_bodyid[g1]];
+  const int w2 = m.body_weldid[m.geom_bodyid[g2]];
+  const bool filterparent = !(m.disableflags & kDisableFilterParent) && w1 != 0 && w2 != 0;
+  return !contact_filter(m.geom_contype[g1], m.geom_conaffinity[g1], w1,
+                         m.body_weldid[m.body_parentid[w1]], m.geom_contype[g2],
+                         m.geom_conaffinity[g2], w2, m.body_weldid[m.body_parentid[w2]],
+                         filterparent);
+}
+
+// Appends (g1, g2) ordered by type if MuJoCo has a function for it; returns the new count.
+template <class T>
+MYRIAD_HD int push_pair(const CollisionModel<T>& m, int g1, int g2, int pair, CollisionPair* out,
+                        int cap, int n) {
+  if (m.geom_type[g1] > m.geom_type[g2]) {
+    const int t = g1;
+    g1 = g2;
+    g2 = t;
+  }
+  if (!has_collision_function(m.geom_type[g1], m.geom_type[g2])) return n;
+  if (n < cap) out[n] = CollisionPair{g1, g2, pair};
+  return n + 1;
+}
+
+template <class T>
+MYRIAD_HD bool excluded(const CollisionModel<T>& m, int signature) {
+  for (int e = 0; e < m.nexclude; ++e)
+    if (m.exclude_signature[e] == signature) return true;
+  return false;
+}
+
+}  // namespace detail
+
+// The candidate pairs of mj_collision, in its order: body pairs (b1 < b2) by signature
+// ((b1+1)<<16) + (b2+1), within one the geom pairs by index, with the explicit pairs merged in
+// by signature (an explicit pair comes before the dynamic pairs of its body pair, and a dynamic
+// geom pair that is also an explicit pair is not repeated). Dynamic pairs pass contact_filter
+// and skip excluded body pairs; explicit pairs are not filtered. opt.collision selects both,
+// explicit only or dynamic only; disabled contacts (or constraints) give no pairs. Writes up to
+// cap pairs to out and returns the full count (call with cap = 0 to size out). Pairs of types
+// without a pair function here (geom_type_supported) are listed too, so that an importer can
+// refuse them by name (first_unsupported_pair).
+template <class T>
+MYRIAD_HD int collision_pairs(const CollisionModel<T>& m, CollisionPair* out, int cap) {
+  using detail::push_pair;
+  int n = 0;
+  if ((m.disableflags & (kDisableConstraint | kDisableContact)) || m.nbody < 2) return 0;
+  if (m.collision == kCollidePairs) {
+    for (int p = 0; p < m.npair; ++p)
+      n = push_pair(m, m.pair_geom1[p], m.pair_geom2[p], p, out, cap, n);
+    return n;
+  }
+  const bool merge = m.collision == kCollideAll && m.npair > 0;
+  int next_pair = 0;
+  for (int b1 = 0; b1 < m.nbody; ++b1) {
+    for (int b2 = b1 + 1; b2 < m.nbody; ++b2) {
+      const int signature = ((b1 + 1) << 16) + (b2 + 1);
+      const int first_pair = next_pair;
+      bool merged = false;
+      if (merge) {
+        while (next_pair < m.npair && m.pair_signature[next_pair] <= signature) {
+          if (m.pair_signature[next_pair] == signature) merged = true;
+          n = push_pair(m, m.pair_geom1[next_pair], m.pair_geom2[next_pair], next_pair, out, cap,
+                        n);
+          ++next_pair;
+        }
+      }
+      if (detail::excluded(m, signature)) continue;
+      const int end1 = m.body_geomadr[b1] + m.body_geomnum[b1];
+      const int end2 = m.body_geomadr[b2] + m.body_geomnum[b2];
+      for (int g1 = m.body_geomadr[b1]; g1 < end1; ++g1) {
+        for (int g2 = m.body_geomadr[b2]; g2 < end2; ++g2) {
+          if (!detail::dynamic_pair_passes(m, g1, g2)) continue;
+          bool repeated = false;
+          for (int p = first_pair; merged && p < next_pair; ++p)
+            if ((m.pair_geom1[p] == g1 && m.pair_geom2[p] == g2) ||
+                (m.pair_geom1[p] == g2 && m.pair_geom2[p] == g1))
+              repeated = true;
+          if (!repeated) n = push_pair(m, g1, g2, -1, out, cap, n);
+        }
+      }
+    }
+  }
+  if (merge)
+    for (; next_pair < m.npair; ++next_pair)
+      n = push_pair(m, m.pair_geom1[next_pair], m.pair_geom2[next_pair], next_pair, out, cap, n);
+  return n;
+}
+
+// Index of the first pair with a geom type that has no pair function here, or -1. An importer
+// refuses the model naming geom_type_name(type) of the offending geom.
+template <class T>
+MYRIAD_HD int first_unsupported_pair(const CollisionModel<T>& m, const CollisionPair* pairs,
+                                     int n) {
+  for (int i = 0; i < n; ++i)
+    if (!geom_type_supported(m.geom_type[pairs[i].geom1]) ||
+        !geom_type_supported(m.geom_type[pairs[i].geom2]))
+      return i;
+  return -1;
+}
+
+// Upper bound on the contacts of one env: the sum over the candidate pairs of the most contacts
+// their pair function returns.
+template <class T>
+MYRIAD_HD int max_contacts(const CollisionModel<T>& m, const CollisionPair* pairs, int n) {
+  int total = 0;
+  for (int i = 0; i < n; ++i)
+    total += max_pair_contacts(m.geom_type[pairs[i].geom1], m.geom_type[pairs[i].geom2]);
+  return total;
+}
+
+}  // namespace myriad::physics::collision
