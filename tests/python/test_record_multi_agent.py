@@ -5,10 +5,15 @@ rewards (docs/replay-format.md, "Multi-agent envs").
 
 Run: PYTHONPATH=build/python .venv/bin/python -m pytest -q tests/python/test_record_multi_agent.py
 """
+import subprocess
+
 import numpy as np
 import pytest
 
 import myriad
+from conftest import BUILD_DIR
+
+CHECK = BUILD_DIR / "tests" / "replay" / "replay_check"  # the C++ reader (target replay_check)
 
 # id: (agents, bodies: the world + agents + landmarks, episode limit)
 ENVS = {"Tag-v0": (4, 7, 25), "Sumo-v0": (2, 3, 100)}
@@ -120,3 +125,13 @@ def test_wrong_action_shape_is_refused(tmp_path):
     envs = myriad.make("Tag-v0", num_envs=2, seed=0)
     with pytest.raises(ValueError, match=r"expected actions of shape \(2, 4\)"):
         myriad.record(envs, lambda obs: np.zeros(2, np.int64), tmp_path / "x.replay")
+
+
+@pytest.mark.skipif(not CHECK.exists(), reason=f"{CHECK} is not built (target replay_check)")
+def test_the_cpp_reader_accepts_the_file(tmp_path):
+    envs = myriad.make("Sumo-v0", num_envs=2, seed=0, continuous=1)
+    path = tmp_path / "sumo.replay"
+    myriad.record(envs, lambda obs: envs.action_space.sample(), path, episodes=1)
+    out = subprocess.run([str(CHECK)], input=f"{path}\n", capture_output=True, text=True,
+                         timeout=60).stdout
+    assert " ok " in out and "agent_reward:float32:2x" in out, out  # "SECONDS ok ARRAYS"
