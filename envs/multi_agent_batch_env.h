@@ -18,6 +18,7 @@
 #include "envs/action_checks.h"
 #include "envs/backend.h"
 #include "envs/batch_env_checks.h"
+#include "envs/mpe/drawing.h"
 #include "myriad/batch_env.h"
 #include "myriad/host_memory.h"
 #include "myriad/registry.h"
@@ -29,6 +30,7 @@ template <class Env>
 class MultiAgentBatchEnv final : public BatchEnv {
  public:
   static constexpr int kAgents = Env::kAgents;
+  using Drawing = mpe::Drawing<typename Env::Scenario>;
 
   // options: max_episode_steps and the env's own (Env::set_option); see myriad/batch_env.h.
   MultiAgentBatchEnv(int64_t num_envs, DeviceId device, uint64_t seed, const EnvOptions& options)
@@ -94,10 +96,22 @@ class MultiAgentBatchEnv final : public BatchEnv {
 
   int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }
 
-  // Replays of multi-agent envs are a later part of the multi-agent work (issue 11).
-  Scene scene() const override { throw std::invalid_argument(no_drawing()); }
-  at::Tensor body_poses(const at::Tensor&) const override {
-    throw std::invalid_argument(no_drawing());
+  // Drawing: Env::Scenario's mpe::Drawing (envs/mpe/drawing.h); poses from observations
+  // [B, A, kObsDim] alone.
+  Scene scene() const override { return Drawing::scene(); }
+  at::Tensor body_poses(const at::Tensor& obs) const override {
+    if (obs.dim() != 3 || obs.size(1) != kAgents || obs.size(2) != Env::kObsDim)
+      throw std::invalid_argument(spec_.id + " body_poses: expected observations of shape [B, " +
+                                  std::to_string(kAgents) + ", " + std::to_string(Env::kObsDim) +
+                                  "], got " + shape_string(obs.sizes()));
+    const at::Tensor o = obs.to(at::kCPU, at::kFloat).contiguous();
+    const int64_t rows = o.size(0), bodies = Env::kEntities + 1;
+    at::Tensor poses = at::empty({rows, bodies, 7}, at::kFloat);
+    const float* src = o.data_ptr<float>();
+    float* dst = poses.data_ptr<float>();
+    for (int64_t i = 0; i < rows; ++i)
+      Drawing::pose(src + i * kAgents * Env::kObsDim, dst + i * bodies * 7);
+    return poses;
   }
 
   std::map<std::string, at::Tensor> save_rollout_state() const override {
@@ -116,9 +130,6 @@ class MultiAgentBatchEnv final : public BatchEnv {
   }
   at::Device torch_device() const { return myriad::torch_device(device_); }
   void* stream() const { return current_stream(device_); }
-  std::string no_drawing() const {
-    return spec_.id + ": replays of multi-agent envs are not implemented yet";
-  }
 
   // Validates shape and device, converts dtype; returns a contiguous tensor the kernel can read:
   // [N, A] integers (Discrete) or [N, A, K] floats (Box).

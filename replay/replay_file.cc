@@ -528,6 +528,7 @@ void add_scene(Replay& r, const Scene& s) {
       {"geoms", geoms},
       {"lines", lines},
       {"camera", {{"target", to_json(s.camera_target)}, {"distance", s.camera_distance}}}};
+  if (s.camera_direction) j["camera"]["direction"] = to_json(*s.camera_direction);
   j["ground"] = s.ground_z ? nlohmann::json({{"z", *s.ground_z}}) : nlohmann::json();
   if (!s.meshes.empty()) {
     j["meshes"] = meshes;

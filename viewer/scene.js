@@ -457,6 +457,14 @@
       return view.extents.box.getCenter(new THREE.Vector3());
     }
 
+    /** The scene's camera.direction (e.g. from above for the 2D particle worlds), or CAMERA_DIR. */
+    function cameraDirection(cam) {
+      const d = Array.isArray(cam.direction) && cam.direction.length === 3
+        ? new THREE.Vector3(+cam.direction[0] || 0, +cam.direction[1] || 0, +cam.direction[2] || 0)
+        : null;
+      return d && d.lengthSq() > 0 ? d.normalize() : CAMERA_DIR;
+    }
+
     /** Puts the camera back where the scene says (single env) or over the whole grid. */
     view.resetCamera = function () {
       const cam = (view.replay && view.replay.scene.camera) || {};
@@ -473,7 +481,7 @@
         dist = Math.max(dist, 0.9 * Math.hypot(cols * sx, rows * sy));
       }
       controls.target.copy(t);
-      camera.position.copy(t).addScaledVector(CAMERA_DIR, dist);
+      camera.position.copy(t).addScaledVector(cameraDirection(cam), dist);
       camera.near = Math.max(0.005, dist / 500);
       camera.far = Math.max(100, dist * 50, view.floorSize * 2);
       camera.updateProjectionMatrix();

@@ -59,6 +59,7 @@ EnvSpec mpe_spec(const std::string& id, const std::string& landmark,
 
 template <class Actions>
 struct SpreadEnv : mpe::Spread<3, Actions> {
+  using Scenario = mpe::Spread<3, Actions>;  // drawn by mpe::Drawing<Scenario> (envs/mpe/drawing.h)
   static EnvSpec spec() {
     return mpe_spec<SpreadEnv>("Spread-v0", "landmark", {"continuous", "local_ratio"});
   }
@@ -73,6 +74,7 @@ struct SpreadEnv : mpe::Spread<3, Actions> {
 
 template <class Actions>
 struct TagEnv : mpe::Tag<1, 3, 2, Actions> {
+  using Scenario = mpe::Tag<1, 3, 2, Actions>;
   static EnvSpec spec() { return mpe_spec<TagEnv>("Tag-v0", "obstacle", {"continuous"}); }
   static void set_option(typename TagEnv::Params&, const std::string& key, double) {
     unknown_option(spec(), key);
@@ -81,6 +83,7 @@ struct TagEnv : mpe::Tag<1, 3, 2, Actions> {
 
 template <class Actions>
 struct SumoEnv : mpe::Sumo<Actions> {
+  using Scenario = mpe::Sumo<Actions>;
   static EnvSpec spec() { return mpe_spec<SumoEnv>("Sumo-v0", "landmark", {"continuous"}); }
   static void set_option(typename SumoEnv::Params&, const std::string& key, double) {
     unknown_option(spec(), key);

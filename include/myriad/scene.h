@@ -44,6 +44,8 @@ struct Scene {
   std::optional<float> ground_z;  // a ground grid at this height, if any
   std::array<float, 3> camera_target{0, 0, 0};
   float camera_distance = 4;
+  // From the target toward the camera (any length); unset: the viewer's own, from -y and above.
+  std::optional<std::array<float, 3>> camera_direction;
   double frame_dt = 0;  // simulated seconds per env step
 };
 

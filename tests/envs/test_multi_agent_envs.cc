@@ -466,7 +466,11 @@ TEST(MultiAgentErrors, OptionsAreCheckedByName) {
       {"max_episode_steps"});
   auto env = envs::make("Sumo-v0", 4, Device::kCpu, 0, {{"max_episode_steps", 7}});
   EXPECT_EQ(env->spec().max_episode_steps, 7);
-  expect_invalid_argument([&] { env->scene(); }, {"Sumo-v0", "not implemented"});
+  expect_invalid_argument(
+      [&] {
+        env->body_poses(at::zeros({4, 16}));
+      },
+      {"Sumo-v0", "body_poses", "[B, 2, 8]"});
 }
 
 // Spread's local_ratio mixes the shared coverage term with each agent's collisions.
