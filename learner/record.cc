@@ -13,22 +13,23 @@ namespace {
 constexpr uint8_t kFirst = 1, kTerminated = 2, kTruncated = 4;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-// One env's frames, appended as it runs.
+// One env's frames, appended as it runs. Rewards and values are per agent (A = 1 for a
+// single-agent env), actions A * adim per frame.
 struct Track {
   std::vector<float> pose, reward, value, action;
   std::vector<int32_t> episode;
   std::vector<uint8_t> flags;
-  std::vector<float> returns;  // of finished episodes
+  std::vector<float> returns;  // of finished episodes, A per episode
   int32_t episodes_done = 0;
-  float reward_in = 0;  // reward of the step into the next frame
-  bool first = true;    // the next frame starts an episode
+  std::vector<float> reward_in;  // [A] reward of the step into the next frame
+  bool first = true;             // the next frame starts an episode
 
-  int64_t frames() const { return static_cast<int64_t>(reward.size()); }
-  void add(const float* p, int64_t pose_size, float r, float v, const float* a, int64_t adim,
-           uint8_t f) {
+  int64_t frames() const { return static_cast<int64_t>(episode.size()); }
+  void add(const float* p, int64_t pose_size, const float* r, const float* v, int64_t agents,
+           const float* a, int64_t adim, uint8_t f) {
     pose.insert(pose.end(), p, p + pose_size);
-    reward.push_back(r);
-    value.push_back(v);
+    reward.insert(reward.end(), r, r + agents);
+    value.insert(value.end(), v, v + agents);
     for (int64_t k = 0; k < adim; ++k) action.push_back(a ? a[k] : kNaN);
     episode.push_back(episodes_done);
     flags.push_back(f);
@@ -39,14 +40,26 @@ torch::Tensor cpu_float(const torch::Tensor& t) {
   return t.to(torch::kCPU, torch::kFloat).contiguous();
 }
 
-// The driver's value estimates [M] as float32 on the CPU, NaN where it has none.
-torch::Tensor values_of(const Driver& d, const torch::Tensor& obs, int64_t M) {
-  if (!d.value) return torch::full({M}, kNaN);
+// The driver's value estimates as [M, A] float32 on the CPU (a multi-agent driver may give one
+// per env, [M], shared by its agents), NaN where it has none.
+torch::Tensor values_of(const Driver& d, const torch::Tensor& obs, int64_t M, int64_t agents) {
+  if (!d.value) return torch::full({M, agents}, kNaN);
   torch::Tensor v = cpu_float(d.value(obs)).reshape({-1});
-  if (v.numel() != M)
+  if (v.numel() == M && agents > 1) return v.reshape({M, 1}).expand({M, agents}).contiguous();
+  if (v.numel() != M * agents)
     throw std::invalid_argument("record: expected " + std::to_string(M) +
+                                (agents > 1 ? " or " + std::to_string(M * agents) : std::string()) +
                                 " value estimates per step, got " + std::to_string(v.numel()));
-  return v;
+  return v.reshape({M, agents});
+}
+
+// Mean and standard deviation of xs (0, 0 when empty).
+std::pair<double, double> mean_std(const std::vector<double>& xs) {
+  if (xs.empty()) return {0.0, 0.0};
+  double sum = 0, sq = 0;
+  for (double x : xs) sum += x, sq += x * x;
+  const double n = static_cast<double>(xs.size()), mean = sum / n;
+  return {mean, std::sqrt(std::max(sq / n - mean * mean, 0.0))};
 }
 
 }  // namespace
@@ -60,27 +73,33 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
   const EnvSpec& spec = env->spec();
   const Scene scene = env->scene();
   const int64_t M = env->num_envs(), nbody = static_cast<int64_t>(scene.bodies.size());
+  const int64_t A = spec.num_agents;
   const int64_t pose_size = nbody * 7;
   const bool discrete = spec.action_space.is_discrete();
-  const int64_t adim = discrete ? 1 : spec.action_space.flat_size();
+  const int64_t agent_adim = discrete ? 1 : spec.action_space.flat_size();
+  const int64_t adim = A * agent_adim;
   const auto& buf = env->buffers();
   std::vector<Track> tracks(M);
+  for (Track& tr : tracks) tr.reward_in.assign(A, 0.0f);
   int64_t active = M;
   // Every env finishes K episodes within K * max_episode_steps steps; the bound guards the loop.
   const int64_t max_steps = o.episodes * std::max(spec.max_episode_steps, 1) + 1;
   for (int64_t t = 0; t < max_steps && active > 0; ++t) {
     const torch::Tensor action = driver.act(buf.obs);
     const torch::Tensor poses = env->body_poses(buf.obs);
-    const torch::Tensor values = values_of(driver, buf.obs, M), actions = cpu_float(action);
-    if (actions.numel() != M * adim)
-      throw std::invalid_argument("record: expected " + std::to_string(M * adim) +
-                                  " action values per step, got " +
-                                  std::to_string(actions.numel()));
+    const torch::Tensor values = values_of(driver, buf.obs, M, A), actions = cpu_float(action);
+    if (actions.numel() != M * adim) {
+      std::string expected = "[" + std::to_string(M);
+      if (A > 1) expected += ", " + std::to_string(A);
+      if (!discrete) expected += ", " + std::to_string(agent_adim);
+      throw std::invalid_argument("record: expected actions of shape " + expected + "], got " +
+                                  envs::shape_string(action.sizes()));
+    }
     for (int64_t i = 0; i < M; ++i) {
       Track& tr = tracks[i];
       if (tr.episodes_done >= o.episodes) continue;
-      tr.add(poses.data_ptr<float>() + i * pose_size, pose_size, tr.reward_in,
-             values.data_ptr<float>()[i], actions.data_ptr<float>() + i * adim, adim,
+      tr.add(poses.data_ptr<float>() + i * pose_size, pose_size, tr.reward_in.data(),
+             values.data_ptr<float>() + i * A, A, actions.data_ptr<float>() + i * adim, adim,
              tr.first ? kFirst : 0);
       tr.first = false;
     }
@@ -94,22 +113,23 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
     if (any_done) {
       // The terminal state is drawn from final_obs: the env has already auto-reset.
       final_poses = env->body_poses(buf.final_obs);
-      final_values = values_of(driver, buf.final_obs, M);
+      final_values = values_of(driver, buf.final_obs, M, A);
     }
     for (int64_t i = 0; i < M; ++i) {
       Track& tr = tracks[i];
       if (tr.episodes_done >= o.episodes) continue;
-      const float r = rewards.data_ptr<float>()[i];
+      const float* r = rewards.data_ptr<float>() + i * A;
       if (!te[i] && !tu[i]) {
-        tr.reward_in = r;
+        tr.reward_in.assign(r, r + A);
         continue;
       }
       const uint8_t f = (te[i] ? kTerminated : 0) | (tu[i] ? kTruncated : 0);
       tr.add(final_poses.data_ptr<float>() + i * pose_size, pose_size, r,
-             final_values.data_ptr<float>()[i], nullptr, adim, f);
-      tr.returns.push_back(rets.data_ptr<float>()[i]);
+             final_values.data_ptr<float>() + i * A, A, nullptr, adim, f);
+      const float* ret = rets.data_ptr<float>() + i * A;
+      tr.returns.insert(tr.returns.end(), ret, ret + A);
       tr.episodes_done += 1;
-      tr.reward_in = 0;
+      tr.reward_in.assign(A, 0.0f);
       tr.first = true;
       if (tr.episodes_done == o.episodes) --active;
     }
@@ -132,9 +152,9 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
     flags.insert(flags.end(), tr.flags.begin(), tr.flags.end());
     for (int64_t f = n; f < F; ++f) {
       pose.insert(pose.end(), tr.pose.end() - pose_size, tr.pose.end());
-      reward.push_back(0);
-      value.push_back(kNaN);
-      for (int64_t k = 0; k < adim; ++k) act.push_back(kNaN);
+      reward.insert(reward.end(), A, 0.0f);
+      value.insert(value.end(), A, kNaN);
+      act.insert(act.end(), adim, kNaN);
       episode.push_back(-1);
       flags.push_back(0);
     }
@@ -143,12 +163,21 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
   Recording rec;
   replay::Replay& r = rec.replay;
   nlohmann::json returns = nlohmann::json::array();
-  double sum = 0, sq = 0, len = 0;
-  int64_t count = 0;
+  std::vector<std::vector<double>> agent_returns(A);  // every finished episode's, per agent
   for (const Track& tr : tracks) {
-    returns.push_back(tr.returns);
-    for (float x : tr.returns) sum += x, sq += double(x) * x, ++count;
+    nlohmann::json env_returns = nlohmann::json::array();
+    for (size_t e = 0; e * A < tr.returns.size(); ++e) {
+      const auto first = tr.returns.begin() + static_cast<std::ptrdiff_t>(e * A);
+      if (A == 1) {
+        env_returns.push_back(*first);
+      } else {
+        env_returns.push_back(std::vector<float>(first, first + A));
+      }
+      for (int64_t k = 0; k < A; ++k) agent_returns[k].push_back(first[k]);
+    }
+    returns.push_back(env_returns);
   }
+  double len = 0;
   for (int32_t n : episode) len += n >= 0;
   r.header = {{"env", spec.id},
               {"env_options", o.env_options.is_null() ? nlohmann::json::object() : o.env_options},
@@ -162,20 +191,52 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
               {"episode_returns", returns}};
   replay::add_scene(r, scene);
   r.arrays["body_pose"] = replay::make_array({M, F, nbody, 7}, pose);
-  r.arrays["reward"] = replay::make_array({M, F}, reward);
-  r.arrays["value"] = replay::make_array({M, F}, value);
   r.arrays["action"] = replay::make_array({M, F, adim}, act);
   r.arrays["episode"] = replay::make_array({M, F}, episode);
   r.arrays["flags"] = replay::make_array({M, F}, flags);
   r.arrays["num_frames"] = replay::make_array({M}, num_frames);
+  if (A == 1) {
+    r.arrays["reward"] = replay::make_array({M, F}, reward);
+    r.arrays["value"] = replay::make_array({M, F}, value);
+  } else {
+    // Multi-agent (docs/replay-format.md): every agent's series, and agent 0's as the plain
+    // reward and value every reader plots.
+    r.header["num_agents"] = A;
+    r.header["agent_names"] = spec.agent_names;
+    r.header["team_ids"] = spec.team_ids;
+    r.header["agent_action_dim"] = agent_adim;
+    std::vector<float> reward0, value0;
+    for (size_t k = 0; k < reward.size(); k += A) reward0.push_back(reward[k]);
+    for (size_t k = 0; k < value.size(); k += A) value0.push_back(value[k]);
+    r.arrays["reward"] = replay::make_array({M, F}, reward0);
+    r.arrays["value"] = replay::make_array({M, F}, value0);
+    r.arrays["agent_reward"] = replay::make_array({M, F, A}, reward);
+    r.arrays["agent_value"] = replay::make_array({M, F, A}, value);
+  }
 
+  // Statistics: the env's return (multi-agent: team 0's, per agent, as evaluate() gives it).
+  const int64_t count = static_cast<int64_t>(agent_returns[0].size());
   rec.eval.episodes = count;
-  if (count > 0) {
-    rec.eval.return_mean = sum / count;
-    rec.eval.return_std =
-        std::sqrt(std::max(sq / count - rec.eval.return_mean * rec.eval.return_mean, 0.0));
-    // Frames per episode minus the reset frame is the episode's length.
-    rec.eval.length_mean = (len - count) / count;
+  // Frames per episode minus the reset frame is the episode's length.
+  if (count > 0) rec.eval.length_mean = (len - count) / count;
+  if (A == 1) {
+    std::tie(rec.eval.return_mean, rec.eval.return_std) = mean_std(agent_returns[0]);
+    return rec;
+  }
+  for (size_t team = 0; team < spec.team_names.size(); ++team) {
+    std::vector<double> team_returns(count, 0.0);
+    int64_t size = 0;
+    for (int64_t k = 0; k < A; ++k) {
+      if (spec.team_ids[k] != static_cast<int>(team)) continue;
+      ++size;
+      for (int64_t e = 0; e < count; ++e) team_returns[e] += agent_returns[k][e];
+    }
+    for (double& x : team_returns) x /= static_cast<double>(std::max<int64_t>(size, 1));
+    TeamEval te;
+    te.name = spec.team_names[team];
+    std::tie(te.return_mean, te.return_std) = mean_std(team_returns);
+    if (team == 0) rec.eval.return_mean = te.return_mean, rec.eval.return_std = te.return_std;
+    rec.eval.teams.push_back(te);
   }
   return rec;
 }
@@ -186,12 +247,14 @@ Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
   const LearnerThreads threads(p.config);
   auto env = envs::make(p.config.env.id, o.envs, resolve_device_id(p.config.env.device), o.seed,
                         p.config.env.options, env_text_options(p.config.env));
+  if (p.random_gen.defined()) p.random_gen.set_current_seed(o.seed);  // random teams' draws
   RecordOptions named = o;
   named.env_options = p.config.env.options;
   for (const auto& [k, v] : env_text_options(p.config.env)) named.env_options[k] = v;
   Driver driver;
   driver.act = [&p](const torch::Tensor& obs) { return p.act(obs); };
-  driver.value = [&p](const torch::Tensor& obs) { return p.value(obs); };
+  // Multi-agent envs: no values (each team has its own critic over its own input).
+  if (!p.spec.multi_agent()) driver.value = [&p](const torch::Tensor& obs) { return p.value(obs); };
   return record_episodes(*env, driver, named);
 }
 

@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "envs/async_stepper.h"
@@ -271,38 +270,6 @@ class Env {
     return d;
   }
 
-  // Drawing, for recorders written in Python (python/myriad/recording.py): the scene as the
-  // replay header's "scene" JSON text, its frame_dt and its mesh arrays; and the world poses
-  // [B, nbody, 7] (float32, CPU) that observations obs [B, obs...] put the bodies in.
-  py::dict scene() {
-    const Scene s = stepper_.env().scene();
-    replay::Replay r;
-    replay::add_scene(r, s);
-    py::dict arrays;
-    for (const auto& [name, a] : r.arrays) {
-      std::vector<py::ssize_t> shape(a.shape.begin(), a.shape.end());
-      if (a.dtype == "float32")
-        arrays[py::str(name)] = py::array_t<float>(shape, a.data<float>());
-      else
-        arrays[py::str(name)] = py::array_t<int32_t>(shape, a.data<int32_t>());
-    }
-    py::dict d;
-    d["scene"] = r.header["scene"].dump();
-    d["frame_dt"] = s.frame_dt;
-    d["arrays"] = arrays;
-    return d;
-  }
-  py::array body_poses(const py::handle& obs) {
-    py::object keep;
-    const at::Tensor o = input_tensor(obs, keep);
-    at::Tensor poses;
-    {
-      py::gil_scoped_release release;
-      poses = stepper_.env().body_poses(o);
-    }
-    return numpy_view(poses.contiguous());
-  }
-
   int64_t num_envs() const { return stepper_.num_envs(); }
   std::string device() const { return device_name(stepper_.device()); }
   int64_t diverged_count() { return stepper_.env().diverged_count(); }
@@ -370,37 +337,6 @@ std::string train(const std::string& yaml_text, const std::vector<std::string>& 
     if (!out_dir.empty()) learner::write_summary(s, out_dir);
   }
   return learner::summary_json(s).dump();
-}
-
-// Writes a replay file (docs/replay-format.md) from a header (JSON text, without "arrays" and
-// "payload_bytes") and named C-contiguous arrays of dtype float32, int32 or uint8 (bool as uint8).
-void write_replay(const std::string& path, const std::string& header,
-                  const std::map<std::string, py::array>& arrays) {
-  replay::Replay r;
-  r.header = nlohmann::json::parse(header);
-  for (const auto& [name, given] : arrays) {
-    const py::array a = py::array::ensure(given, py::array::c_style);
-    const py::dtype d = a.dtype();
-    const char kind = d.kind();
-    const int64_t size = d.itemsize();
-    replay::Array out;
-    if (kind == 'f' && size == 4)
-      out.dtype = "float32";
-    else if (kind == 'i' && size == 4)
-      out.dtype = "int32";
-    else if ((kind == 'u' || kind == 'b') && size == 1)
-      out.dtype = "uint8";
-    else
-      throw py::type_error("write_replay: array '" + name + "' has dtype " +
-                           std::string(py::str(py::object(d))) +
-                           "; expected float32, int32 or uint8");
-    out.shape.assign(a.shape(), a.shape() + a.ndim());
-    const auto* bytes = static_cast<const uint8_t*>(a.data());
-    out.bytes.assign(bytes, bytes + a.nbytes());
-    r.arrays[name] = std::move(out);
-  }
-  py::gil_scoped_release release;
-  replay::write_file(path, r);
 }
 
 class Policy {
@@ -471,7 +407,6 @@ PYBIND11_MODULE(_core, m) {
   m.attr("pybind11_version") = std::to_string((PYBIND11_VERSION_HEX >> 24) & 0xff) + "." +
                                std::to_string((PYBIND11_VERSION_HEX >> 16) & 0xff) + "." +
                                std::to_string((PYBIND11_VERSION_HEX >> 8) & 0xff);
-  m.def("write_replay", &write_replay, py::arg("path"), py::arg("header"), py::arg("arrays"));
   m.def("pin_cpu_math", &learner::pin_cpu_math);
   m.def("keep_freed_memory", &learner::keep_freed_memory);
   m.def("cuda_compiled", &cuda_compiled);
@@ -490,8 +425,6 @@ PYBIND11_MODULE(_core, m) {
       .def("step_wait", &Env::step_wait)
       .def("record", &Env::record, py::arg("path"), py::arg("act"), py::arg("value"),
            py::arg("episodes"), py::arg("seed"))
-      .def("scene", &Env::scene)
-      .def("body_poses", &Env::body_poses, py::arg("obs"))
       .def("buffers", &Env::buffers)
       .def("get_state", &Env::get_state)
       .def("set_state", &Env::set_state, py::arg("state"), py::arg("ids") = py::none())

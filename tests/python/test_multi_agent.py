@@ -152,8 +152,12 @@ def test_training_a_multi_agent_env_reports_every_team(tmp_path):
     summary = myriad.train({"env": {"id": "Tag-v0", "num_envs": 8},
                         "ppo": {"num_steps": 25, "num_minibatches": 2, "update_epochs": 1},
                         "agents": {"random_teams": ["good"]},
-                        "run": {"total_env_steps": 400, "eval_episodes": 4}},
+                        "run": {"total_env_steps": 400, "eval_episodes": 4},
+                        "eval": {"record": True, "record_envs": 2}},
                        out=tmp_path / "run")
+    replay = myriad.load_replay(summary["replay"])  # recorded by the trained adversaries
+    assert replay.header["num_agents"] == 4 and replay.header["team_ids"] == [0, 0, 0, 1]
+    assert replay.agent_reward.shape[::2] == (2, 4) and np.isnan(replay.value).all()
     teams = summary["eval_teams"]
     assert [t["name"] for t in teams] == ["adversaries", "good"]
     assert [t["learns"] for t in teams] == [True, False]
@@ -162,6 +166,8 @@ def test_training_a_multi_agent_env_reports_every_team(tmp_path):
     actions = policy(np.zeros((5, 4, 16), np.float32))
     assert actions.shape == (5, 4)
     assert [t["name"] for t in policy.evaluate(episodes=4)["teams"]] == ["adversaries", "good"]
+    stats = policy.record(tmp_path / "again.replay", envs=2, episodes=1)
+    assert [t["name"] for t in stats["teams"]] == ["adversaries", "good"]
     with pytest.raises(ValueError, match="multi-agent"):
         policy.export(tmp_path / "policy.pt")
     header = (tmp_path / "run" / "metrics.csv").read_text().splitlines()[0].split(",")

@@ -56,7 +56,8 @@ def test_random_actions_record_every_entity(tmp_path, env_id):
     assert len(r.scene["bodies"]) == bodies and len(r.scene["geoms"]) == bodies - 1
     assert r.action.shape == (M, F, agents) and r.agent_reward.shape == (M, F, agents)
     assert r.reward.shape == r.value.shape == r.episode.shape == (M, F)
-    assert stats["episodes"] == M * K and len(stats["return_mean"]) == agents
+    assert stats["episodes"] == M * K
+    assert [t["name"] for t in stats["teams"]] == envs.spec["team_names"]
     # Frames: K episodes per env, each its reset frame plus one per step (at most the limit).
     assert r.num_frames.max() == F
     for env in range(M):
@@ -117,13 +118,14 @@ def test_sumo_scripted_wrestlers_with_values(tmp_path):
             pose = r.body_pose[env, start:end, 1:]
             radius = np.hypot(pose[..., 0], pose[..., 1])
             assert (radius[:-1] <= 1).all() and radius[-1, 1] > 1 and radius[-1, 0] <= 1
-    assert stats["return_mean"] == [1.0, -1.0]
+    assert [t["return_mean"] for t in stats["teams"]] == [1.0, -1.0]
+    assert stats["return_mean"] == 1.0
     np.testing.assert_array_equal(r.value, r.agent_value[:, :, 0])
 
 
 def test_wrong_action_shape_is_refused(tmp_path):
     envs = myriad.make("Tag-v0", num_envs=2, seed=0)
-    with pytest.raises(ValueError, match=r"expected actions of shape \(2, 4\)"):
+    with pytest.raises(ValueError, match=r"expected actions of shape \[2, 4\], got \[2\]"):
         myriad.record(envs, lambda obs: np.zeros(2, np.int64), tmp_path / "x.replay")
 
 
