@@ -239,9 +239,17 @@ def api_cases():
         add(f"make_spread_{opt}={val!r}",
             lambda o=opt, v=val: myriad.make("Spread-v0", num_envs=2, **{o: v}),
             "continuous|local_ratio|nosuch|option|finite")
-    add("train_multi_agent", lambda: myriad.train({"env": {"id": "Tag-v0", "num_envs": 2}},
-                                                  out=tempfile.mkdtemp() + "/run"),
-        "multi-agent")
+    for env_id, teams, needle in [("Tag-v0", ["prey"], "no team 'prey'.*adversaries, good"),
+                                  ("Sumo-v0", ["wrestler_0", "wrestler_1"], "at least one"),
+                                  ("CartPole-v1", ["good"], "single-agent env"),
+                                  ("Tag-v0", "good", "expected a list"),
+                                  ("Tag-v0", [3], "no team '3'"),
+                                  ("Tag-v0", ["good", "good"], "appears twice")]:
+        add(f"train_{env_id}_random_teams={teams!r}",
+            lambda e=env_id, t=teams: myriad.train(
+                {"env": {"id": e, "num_envs": 2}, "agents": {"random_teams": t}},
+                out=tempfile.mkdtemp() + "/run"),
+            needle)
 
     def closed(call):
         env = make()
