@@ -203,21 +203,17 @@ UpdateStats Trainer::update() {
   for (size_t k = 0; k < teams_.size(); ++k) {
     const double* t = h + k * kPerTeam;
     TeamStats ts;
-    ts.name = teams_[k].team.name;
-    ts.learns = teams_[k].team.learns;
     ts.pg_loss = t[kPolicyLoss];
     ts.v_loss = t[kValueLoss];
     ts.entropy = t[kEntropy];
     ts.approx_kl = t[kApproxKl];
     ts.clipfrac = t[kClipFrac];
+    ts.name = teams_[k].team.name;
+    ts.learns = teams_[k].team.learns;
     ts.episode_return = t[kNumPpoMetrics];
     ts.win_rate = env_->spec().decides_winner ? t[kNumPpoMetrics + 2] : NAN;
     if (&teams_[k] == &first) {
-      s.pg_loss = ts.pg_loss;
-      s.v_loss = ts.v_loss;
-      s.entropy = ts.entropy;
-      s.approx_kl = ts.approx_kl;
-      s.clipfrac = ts.clipfrac;
+      static_cast<PpoLosses&>(s) = ts;
       s.episode_return = ts.episode_return;
       s.episode_length = t[kNumPpoMetrics + 1];
     }
@@ -243,7 +239,7 @@ std::map<std::string, double> update_scalars(const UpdateStats& s, double sps, d
                                      {"perf/advantages_seconds", s.advantages_seconds},
                                      {"perf/ppo_seconds", s.ppo_seconds},
                                      {"perf/read_seconds", s.read_seconds}};
-  const auto put_losses = [&m](const std::string& prefix, const auto& t) {
+  const auto put_losses = [&m](const std::string& prefix, const PpoLosses& t) {
     m["losses/" + prefix + "policy_loss"] = t.pg_loss;
     m["losses/" + prefix + "value_loss"] = t.v_loss;
     m["losses/" + prefix + "entropy"] = t.entropy;

@@ -46,19 +46,23 @@ struct EvalResult {
   double draw_rate = NAN;       // envs that decide winners
 };
 
-// One team's figures of an update (multi-agent envs), as UpdateStats' own for one team.
-struct TeamStats {
+// A PPO update's mean losses (learner/ppo.h), NaN for a team that does not learn.
+struct PpoLosses {
+  double pg_loss = NAN, v_loss = NAN, entropy = NAN, approx_kl = NAN, clipfrac = NAN;
+};
+
+// One team's figures of an update (multi-agent envs).
+struct TeamStats : PpoLosses {
   std::string name;
   bool learns = true;
-  double pg_loss = NAN, v_loss = NAN, entropy = NAN, approx_kl = NAN, clipfrac = NAN;
   double episode_return = NAN;  // per agent, over the last 100 agent-episodes
   double win_rate = NAN;        // over the last 100 episodes (envs that decide winners)
 };
 
 // One update's figures, read from the device once at its end.
-struct UpdateStats {
-  // The env's (multi-agent: the first learning team's) losses.
-  double pg_loss = 0, v_loss = 0, entropy = 0, approx_kl = 0, clipfrac = 0, lr = 0;
+// The losses are the env's (multi-agent: the first learning team's).
+struct UpdateStats : PpoLosses {
+  double lr = 0;
   double episode_return = NAN, episode_length = NAN;  // means over the last 100 episodes
   std::vector<TeamStats> teams;                       // multi-agent envs only
   double draw_rate = NAN;                             // envs that decide winners
