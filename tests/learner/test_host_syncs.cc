@@ -53,7 +53,10 @@ TEST_P(SyncsPerUpdate, OnePlannedReadAndNoStraySync) {
 INSTANTIATE_TEST_SUITE_P(Configs, SyncsPerUpdate,
                          ::testing::Values(std::make_tuple("CartPole-v1", false, "linear"),
                                            std::make_tuple("Pendulum-v1", true, "kl_adaptive"),
-                                           std::make_tuple("Acrobot-v1", false, "constant")));
+                                           std::make_tuple("Acrobot-v1", false, "constant"),
+                                           // Multi-agent PPO: teams, agent rows, win rates.
+                                           std::make_tuple("Tag-v0", true, "kl_adaptive"),
+                                           std::make_tuple("Sumo-v0", false, "linear")));
 
 // Sampling draws only from the generator it is given: the same seed, the same actions (this is
 // what lets the trainer keep its generator on the env's device and save it in checkpoints).
