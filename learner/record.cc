@@ -255,7 +255,10 @@ Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
   driver.act = [&p](const torch::Tensor& obs) { return p.act(obs); };
   // Multi-agent envs: no values (each team has its own critic over its own input).
   if (!p.spec.multi_agent()) driver.value = [&p](const torch::Tensor& obs) { return p.value(obs); };
-  return record_episodes(*env, driver, named);
+  Recording rec = record_episodes(*env, driver, named);
+  for (size_t k = 0; k < rec.eval.teams.size() && k < p.teams.size(); ++k)
+    rec.eval.teams[k].learns = p.teams[k].team.learns;
+  return rec;
 }
 
 EvalResult record_to_file(LoadedPolicy& policy, const RecordOptions& options,

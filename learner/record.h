@@ -29,7 +29,9 @@ struct Driver {
 
 struct Recording {
   replay::Replay replay;
-  EvalResult eval;  // over the M * K recorded episodes
+  // Over the M * K recorded episodes; multi-agent envs: every team's return per agent (its
+  // `learns` set by the LoadedPolicy version only).
+  EvalResult eval;
 };
 
 // Resets env with options.seed and records K episodes in each of its num_envs envs.

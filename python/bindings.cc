@@ -266,6 +266,10 @@ class Env {
     stepper_.refresh_done();
     replay::write_file(path, rec.replay);
     py::dict d = eval_dict(rec.eval);
+    // Driven by a Python callable: whether a team "learns" means nothing here.
+    if (d.contains("teams"))
+      for (py::handle team : d["teams"].cast<py::list>())
+        PyDict_DelItemString(team.ptr(), "learns");
     d["path"] = path;
     return d;
   }

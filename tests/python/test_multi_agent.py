@@ -167,7 +167,8 @@ def test_training_a_multi_agent_env_reports_every_team(tmp_path):
     assert actions.shape == (5, 4)
     assert [t["name"] for t in policy.evaluate(episodes=4)["teams"]] == ["adversaries", "good"]
     stats = policy.record(tmp_path / "again.replay", envs=2, episodes=1)
-    assert [t["name"] for t in stats["teams"]] == ["adversaries", "good"]
+    assert [(t["name"], t["learns"]) for t in stats["teams"]] == [("adversaries", True),
+                                                                  ("good", False)]
     with pytest.raises(ValueError, match="multi-agent"):
         policy.export(tmp_path / "policy.pt")
     header = (tmp_path / "run" / "metrics.csv").read_text().splitlines()[0].split(",")

@@ -58,6 +58,7 @@ def test_random_actions_record_every_entity(tmp_path, env_id):
     assert r.reward.shape == r.value.shape == r.episode.shape == (M, F)
     assert stats["episodes"] == M * K
     assert [t["name"] for t in stats["teams"]] == envs.spec["team_names"]
+    assert all("learns" not in t for t in stats["teams"])  # a Python driver, not a learner
     # Frames: K episodes per env, each its reset frame plus one per step (at most the limit).
     assert r.num_frames.max() == F
     for env in range(M):
