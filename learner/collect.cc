@@ -41,15 +41,16 @@ void collect_rollout(const CollectInputs& in) {
     step_seconds[t] = run_seconds();
     for (TeamCollect c : in.teams) {
       Rollout::Step& s = c.rollout->step[t];
-      const torch::Tensor x = c.team->input(buf.obs);
-      if (c.obs_norm.enabled) s.raw_obs.copy_(x);
-      c.obs_norm.apply(x, s.obs);
       if (c.policy) {
+        const torch::Tensor x = c.team->input(buf.obs);
+        if (c.obs_norm.enabled) s.raw_obs.copy_(x);
+        c.obs_norm.apply(x, s.obs);
         const PolicyOutput out = c.policy->sample(s.obs, in.gen);
         s.actions.copy_(out.action);
         s.logprobs.copy_(out.log_prob);
         s.values.copy_(out.value);
       } else {
+        // A team acting at random needs no observations (its rollout keeps rewards and flags).
         s.actions.copy_(
             random_actions(spec.action_space, s.actions.size(0), in.gen, s.actions.device()));
       }
@@ -62,7 +63,7 @@ void collect_rollout(const CollectInputs& in) {
       s.rewards.copy_(team.rows(buf.reward));
       s.terminated.copy_(team.per_env(buf.terminated));
       s.truncated.copy_(team.per_env(buf.truncated));
-      s.final_obs.copy_(team.input(buf.final_obs));
+      if (c.policy) s.final_obs.copy_(team.input(buf.final_obs));
       s.episode_returns.copy_(team.rows(buf.episode_return));
       s.episode_lengths.copy_(team.per_env(buf.episode_length));
       if (s.winner.defined()) s.winner.copy_(team.per_env(buf.winner));
@@ -70,7 +71,7 @@ void collect_rollout(const CollectInputs& in) {
   }
   step_seconds[T] = run_seconds();
   for (const TeamCollect& c : in.teams) {
-    c.obs_norm.apply(c.team->input(buf.obs), c.rollout->next_obs);
+    if (c.policy) c.obs_norm.apply(c.team->input(buf.obs), c.rollout->next_obs);
     if (&c != &in.teams.front()) c.rollout->step_seconds = step_seconds;
   }
 }
