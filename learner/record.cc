@@ -20,6 +20,7 @@ struct Track {
   std::vector<int32_t> episode;
   std::vector<uint8_t> flags;
   std::vector<float> returns;  // of finished episodes, A per episode
+  std::vector<int> winners;    // of finished episodes (envs that decide winners)
   int32_t episodes_done = 0;
   std::vector<float> reward_in;  // [A] reward of the step into the next frame
   bool first = true;             // the next frame starts an episode
@@ -51,15 +52,6 @@ torch::Tensor values_of(const Driver& d, const torch::Tensor& obs, int64_t M, in
                                 (agents > 1 ? " or " + std::to_string(M * agents) : std::string()) +
                                 " value estimates per step, got " + std::to_string(v.numel()));
   return v.reshape({M, agents});
-}
-
-// Mean and standard deviation of xs (0, 0 when empty).
-std::pair<double, double> mean_std(const std::vector<double>& xs) {
-  if (xs.empty()) return {0.0, 0.0};
-  double sum = 0, sq = 0;
-  for (double x : xs) sum += x, sq += x * x;
-  const double n = static_cast<double>(xs.size()), mean = sum / n;
-  return {mean, std::sqrt(std::max(sq / n - mean * mean, 0.0))};
 }
 
 }  // namespace
@@ -106,6 +98,7 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
     env->step(action);
     const torch::Tensor term = buf.terminated.cpu(), trunc = buf.truncated.cpu();
     const torch::Tensor rewards = cpu_float(buf.reward), rets = cpu_float(buf.episode_return);
+    const torch::Tensor winner = buf.winner.defined() ? buf.winner.cpu() : torch::Tensor();
     const bool* te = term.data_ptr<bool>();
     const bool* tu = trunc.data_ptr<bool>();
     const bool any_done = torch::logical_or(term, trunc).any().item<bool>();
@@ -128,6 +121,7 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
              final_values.data_ptr<float>() + i * A, A, nullptr, adim, f);
       const float* ret = rets.data_ptr<float>() + i * A;
       tr.returns.insert(tr.returns.end(), ret, ret + A);
+      if (winner.defined()) tr.winners.push_back(winner.data_ptr<int32_t>()[i]);
       tr.episodes_done += 1;
       tr.reward_in.assign(A, 0.0f);
       tr.first = true;
@@ -163,7 +157,8 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
   Recording rec;
   replay::Replay& r = rec.replay;
   nlohmann::json returns = nlohmann::json::array();
-  std::vector<std::vector<double>> agent_returns(A);  // every finished episode's, per agent
+  std::vector<double> episode_returns;  // every finished episode's, A per episode
+  std::vector<int> winners;
   for (const Track& tr : tracks) {
     nlohmann::json env_returns = nlohmann::json::array();
     for (size_t e = 0; e * A < tr.returns.size(); ++e) {
@@ -173,8 +168,9 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
       } else {
         env_returns.push_back(std::vector<float>(first, first + A));
       }
-      for (int64_t k = 0; k < A; ++k) agent_returns[k].push_back(first[k]);
     }
+    episode_returns.insert(episode_returns.end(), tr.returns.begin(), tr.returns.end());
+    winners.insert(winners.end(), tr.winners.begin(), tr.winners.end());
     returns.push_back(env_returns);
   }
   double len = 0;
@@ -214,30 +210,12 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
     r.arrays["agent_value"] = replay::make_array({M, F, A}, value);
   }
 
-  // Statistics: the env's return (multi-agent: team 0's, per agent, as evaluate() gives it).
-  const int64_t count = static_cast<int64_t>(agent_returns[0].size());
+  // Statistics, as evaluate() gives them.
+  const int64_t count = static_cast<int64_t>(episode_returns.size()) / A;
   rec.eval.episodes = count;
   // Frames per episode minus the reset frame is the episode's length.
   if (count > 0) rec.eval.length_mean = (len - count) / count;
-  if (A == 1) {
-    std::tie(rec.eval.return_mean, rec.eval.return_std) = mean_std(agent_returns[0]);
-    return rec;
-  }
-  for (size_t team = 0; team < spec.team_names.size(); ++team) {
-    std::vector<double> team_returns(count, 0.0);
-    int64_t size = 0;
-    for (int64_t k = 0; k < A; ++k) {
-      if (spec.team_ids[k] != static_cast<int>(team)) continue;
-      ++size;
-      for (int64_t e = 0; e < count; ++e) team_returns[e] += agent_returns[k][e];
-    }
-    for (double& x : team_returns) x /= static_cast<double>(std::max<int64_t>(size, 1));
-    TeamEval te;
-    te.name = spec.team_names[team];
-    std::tie(te.return_mean, te.return_std) = mean_std(team_returns);
-    if (team == 0) rec.eval.return_mean = te.return_mean, rec.eval.return_std = te.return_std;
-    rec.eval.teams.push_back(te);
-  }
+  set_returns(rec.eval, spec, episode_returns, winners, o.learns);
   return rec;
 }
 
@@ -255,10 +233,8 @@ Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
   driver.act = [&p](const torch::Tensor& obs) { return p.act(obs); };
   // Multi-agent envs: no values (each team has its own critic over its own input).
   if (!p.spec.multi_agent()) driver.value = [&p](const torch::Tensor& obs) { return p.value(obs); };
-  Recording rec = record_episodes(*env, driver, named);
-  for (size_t k = 0; k < rec.eval.teams.size() && k < p.teams.size(); ++k)
-    rec.eval.teams[k].learns = p.teams[k].team.learns;
-  return rec;
+  for (const TeamPolicy& t : p.teams) named.learns.push_back(t.team.learns);
+  return record_episodes(*env, driver, named);
 }
 
 EvalResult record_to_file(LoadedPolicy& policy, const RecordOptions& options,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "learner/trainer.h"
 #include "myriad/replay.h"
@@ -18,6 +19,7 @@ struct RecordOptions {
   uint64_t seed = 12345;
   std::string checkpoint;      // named in the header
   nlohmann::json env_options;  // named in the header
+  std::vector<bool> learns;    // multi-agent: which teams learned (empty: not a trained policy)
 };
 
 // What drives a recording: actions for observations [M, obs...] (on the env's device, as
@@ -29,8 +31,7 @@ struct Driver {
 
 struct Recording {
   replay::Replay replay;
-  // Over the M * K recorded episodes; multi-agent envs: every team's return per agent (its
-  // `learns` set by the LoadedPolicy version only).
+  // Over the M * K recorded episodes, as evaluate() gives them (multi-agent envs: per team).
   EvalResult eval;
 };
 

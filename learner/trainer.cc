@@ -453,17 +453,50 @@ LearnerThreads::LearnerThreads(const TrainConfig& config) : previous_(torch::get
 }
 LearnerThreads::~LearnerThreads() { torch::set_num_threads(previous_); }
 
-namespace {
-
-// Mean and standard deviation of xs.
-std::pair<double, double> mean_std(const std::vector<double>& xs) {
+std::pair<double, double> mean_and_std(const std::vector<double>& xs) {
+  if (xs.empty()) return {0.0, 0.0};
   double sum = 0, sq = 0;
   for (double x : xs) sum += x, sq += x * x;
   const double n = static_cast<double>(xs.size()), mean = sum / n;
   return {mean, std::sqrt(std::max(sq / n - mean * mean, 0.0))};
 }
 
-}  // namespace
+void set_returns(EvalResult& r, const EnvSpec& spec, const std::vector<double>& returns,
+                 const std::vector<int>& winners, const std::vector<bool>& learns) {
+  const int64_t agents = spec.num_agents;
+  const int64_t episodes = static_cast<int64_t>(returns.size()) / agents;
+  if (!spec.multi_agent()) {
+    std::tie(r.return_mean, r.return_std) = mean_and_std(returns);
+    return;
+  }
+  r.teams.clear();
+  bool first = true;
+  for (size_t team = 0; team < spec.team_names.size(); ++team) {
+    std::vector<double> team_returns(episodes, 0.0);  // per episode, the mean over its agents
+    int64_t size = 0;
+    for (int64_t k = 0; k < agents; ++k) {
+      if (spec.team_ids[k] != static_cast<int>(team)) continue;
+      ++size;
+      for (int64_t e = 0; e < episodes; ++e) team_returns[e] += returns[e * agents + k];
+    }
+    for (double& x : team_returns) x /= static_cast<double>(std::max<int64_t>(size, 1));
+    TeamEval t;
+    t.name = spec.team_names[team];
+    t.learns = learns.empty() || learns[team];
+    std::tie(t.return_mean, t.return_std) = mean_and_std(team_returns);
+    if (spec.decides_winner && episodes > 0)
+      t.win_rate = static_cast<double>(std::count(winners.begin(), winners.end(), team)) /
+                   static_cast<double>(episodes);
+    if (t.learns && first) {
+      r.return_mean = t.return_mean, r.return_std = t.return_std;
+      first = false;
+    }
+    r.teams.push_back(t);
+  }
+  if (spec.decides_winner && episodes > 0)
+    r.draw_rate = static_cast<double>(std::count(winners.begin(), winners.end(), -1)) /
+                  static_cast<double>(episodes);
+}
 
 EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   EvalResult result;
@@ -502,35 +535,9 @@ EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   double len = 0;
   for (double l : lengths) len += l;
   result.length_mean = len / episodes;
-  if (!env->spec().multi_agent()) {
-    std::tie(result.return_mean, result.return_std) = mean_std(returns);
-    return result;
-  }
-  const bool decides = env->spec().decides_winner;
-  bool first = true;
-  for (const TeamPolicy& t : p.teams) {
-    std::vector<double> team_returns;  // per episode, the mean over the team's agents
-    int64_t won = 0;
-    for (int64_t i = 0; i < episodes; ++i) {
-      double sum = 0;
-      for (int64_t k : t.team.agents) sum += returns[i * agents + k];
-      team_returns.push_back(sum / t.team.size());
-      won += winners[i] == t.team.id;
-    }
-    TeamEval e;
-    e.name = t.team.name;
-    e.learns = t.team.learns;
-    std::tie(e.return_mean, e.return_std) = mean_std(team_returns);
-    if (decides) e.win_rate = static_cast<double>(won) / episodes;
-    if (e.learns && first) {
-      result.return_mean = e.return_mean, result.return_std = e.return_std;
-      first = false;
-    }
-    result.teams.push_back(e);
-  }
-  if (decides)
-    result.draw_rate =
-        static_cast<double>(std::count(winners.begin(), winners.end(), -1)) / episodes;
+  std::vector<bool> learns;
+  for (const TeamPolicy& t : p.teams) learns.push_back(t.team.learns);
+  set_returns(result, env->spec(), returns, winners, learns);
   return result;
 }
 

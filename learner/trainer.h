@@ -51,6 +51,16 @@ struct PpoLosses {
   double pg_loss = NAN, v_loss = NAN, entropy = NAN, approx_kl = NAN, clipfrac = NAN;
 };
 
+// Mean and (population) standard deviation; (0, 0) for none.
+std::pair<double, double> mean_and_std(const std::vector<double>& xs);
+
+// An evaluation's returns from its E episodes' per-agent returns (returns[e * A + k]): the env's
+// return; for multi-agent envs every team's (the mean over its agents), its win rate from
+// winners [E] (envs that decide winners; -1 a draw) and the draw rate, with return_mean and
+// return_std those of the first team that learns (learns [teams]; empty: every team).
+void set_returns(EvalResult& r, const EnvSpec& spec, const std::vector<double>& returns,
+                 const std::vector<int>& winners, const std::vector<bool>& learns);
+
 // One team's figures of an update (multi-agent envs).
 struct TeamStats : PpoLosses {
   std::string name;
