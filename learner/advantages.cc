@@ -51,7 +51,7 @@ void compute_returns(const ReturnsInputs& in, Rollout& r) {
   torch::Tensor rewards = r.rewards;
   if (in.ret_rms) {
     const torch::Tensor disc = discounted_returns(r.rewards, r.dones, *in.running_return, in.gamma);
-    in.ret_rms->update(disc.reshape({T * N}));
+    in.ret_rms->update(disc.reshape({T * N}), in.comm);
     rewards = (rewards / (in.ret_rms->var.to(rewards.dtype()) + 1e-8).sqrt())
                   .clamp_(-in.reward_clip, in.reward_clip);
   }

@@ -38,6 +38,7 @@ struct ReturnsInputs {
   torch::Tensor* running_return = nullptr;  // [N], with ret_rms
   double reward_clip = 10.0;                // scaled rewards clipped to +-reward_clip
   double gamma = 0.99, lambda = 0.95;
+  Comm* comm = nullptr;  // data-parallel: reward statistics over every rank
 };
 
 // (rollout.{rewards, terminated, truncated, final_obs, values, next_obs}) =>

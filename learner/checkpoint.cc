@@ -315,6 +315,18 @@ void Trainer::load_checkpoint(const std::string& path) {
   // and CUDA (whose generator states differ), it restarts from (seed, updates): the run goes on,
   // but not bitwise as it would have on the first device.
   const std::string saved_gen = read_string(a, "generator_device");
+  const torch::Tensor scalars = read_tensor(a, "scalars");
+  elapsed_before_ = scalars[0].item<double>();
+  if (scalars[1].item<double>() >= 0) solved_seconds_ = scalars[1].item<double>();
+  if (rank_.rank != 0) {
+    // The checkpoint holds rank 0's envs and sampling stream; the other ranks of a resumed
+    // data-parallel job start new episodes from (seed, rank, updates): the job continues, but
+    // not bitwise as it would have without the stop.
+    const uint64_t seed = rank_seed(cfg_.run.seed + static_cast<uint64_t>(updates_), rank_.rank);
+    gen_.set_current_seed(seed);
+    env_->reset(seed);
+    return;
+  }
   if (saved_gen == (gen_.device().is_cpu() ? "cpu" : "cuda")) {
     gen_.set_state(read_tensor(a, "generator"));
   } else {
@@ -322,9 +334,6 @@ void Trainer::load_checkpoint(const std::string& path) {
     std::cerr << "myriad: resuming a " << saved_gen << " run on " << device_.str()
               << ": the sampling generator restarts from (seed, updates)\n";
   }
-  const torch::Tensor scalars = read_tensor(a, "scalars");
-  elapsed_before_ = scalars[0].item<double>();
-  if (scalars[1].item<double>() >= 0) solved_seconds_ = scalars[1].item<double>();
   std::map<std::string, torch::Tensor> env_state;
   for (const auto& [key, _] : env_->save_rollout_state())
     env_state[key] = read_tensor(a, "env." + key);

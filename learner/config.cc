@@ -226,6 +226,7 @@ std::vector<Field> fields(TrainConfig& c) {
       flag("agents.agent_id", &c.agents.agent_id),
       flag("agents.central_value", &c.agents.central_value),
       text_list("agents.random_teams", &c.agents.random_teams),
+      number("distributed.timeout_seconds", &c.distributed.timeout_seconds, positive()),
       number("run.total_env_steps", &c.run.total_env_steps, positive()),
       number("run.seed", &c.run.seed),
       number("run.threads", &c.run.threads, non_negative()),

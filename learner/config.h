@@ -70,10 +70,18 @@ struct AgentsConfig {
   std::vector<std::string> random_teams;  // teams that act uniformly at random, not trained
 };
 
+// Data-parallel training (learner/distributed.h): ranks come from torchrun's or SLURM's
+// variables; env.num_envs and ppo.num_minibatches are per rank, run.total_env_steps is the
+// job's total.
+struct DistributedConfig {
+  double timeout_seconds = 60;  // a collective waiting longer fails the job (a rank died)
+};
+
 struct TrainConfig {
   EnvConfig env;
   PpoConfig ppo;
   AgentsConfig agents;
+  DistributedConfig distributed;
   RunConfig run;
   EvalConfig eval;
 };

@@ -1,5 +1,7 @@
 #include "learner/normalizer.h"
 
+#include "learner/distributed.h"
+
 namespace myriad::learner {
 
 RunningMeanStd::RunningMeanStd(at::IntArrayRef shape, double epsilon, torch::Device device)
@@ -7,12 +9,19 @@ RunningMeanStd::RunningMeanStd(at::IntArrayRef shape, double epsilon, torch::Dev
       var(torch::ones(shape, torch::TensorOptions(torch::kFloat64).device(device))),
       count(torch::full({}, epsilon, torch::TensorOptions(torch::kFloat64).device(device))) {}
 
-void RunningMeanStd::update(const torch::Tensor& batch) {
+void RunningMeanStd::update(const torch::Tensor& batch, Comm* comm) {
   const torch::Tensor x = batch.to(torch::kFloat64);
-  const torch::Tensor batch_mean = x.mean(0);
+  torch::Tensor batch_mean = x.mean(0);
+  double n = static_cast<double>(x.size(0));
+  if (comm && comm->world_size() > 1) {
+    // Every rank's batch has B rows: the job's mean is the mean of the ranks' means, and its
+    // variance the mean over ranks of their squared deviations from it.
+    comm->all_reduce_mean_(batch_mean);
+    n *= comm->world_size();
+  }
   // Written out: LibTorch's CPU var() reads a single-output result on the host (.item()).
-  const torch::Tensor batch_var = (x - batch_mean).square_().mean(0);
-  const double n = static_cast<double>(x.size(0));
+  torch::Tensor batch_var = (x - batch_mean).square_().mean(0);
+  if (comm) comm->all_reduce_mean_(batch_var);
   const torch::Tensor delta = batch_mean - mean;
   const torch::Tensor total = count + n;
   const torch::Tensor m2 = var * count + batch_var * n + delta * delta * count * n / total;

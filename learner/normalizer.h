@@ -6,6 +6,8 @@
 
 namespace myriad::learner {
 
+class Comm;
+
 class RunningMeanStd {
  public:
   RunningMeanStd() = default;
@@ -13,8 +15,9 @@ class RunningMeanStd {
   explicit RunningMeanStd(at::IntArrayRef shape, double epsilon = 1e-4,
                           torch::Device device = torch::kCPU);
 
-  // batch: [B, shape...]
-  void update(const torch::Tensor& batch);
+  // batch: [B, shape...]. With a Comm, every rank's batch (all of B rows) counts: the statistics
+  // stay identical on every rank.
+  void update(const torch::Tensor& batch, Comm* comm = nullptr);
 
   torch::Tensor mean, var, count;  // float64, on the device of the data
 };

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "learner/distributed.h"
+
 namespace myriad::learner {
 
 torch::Tensor normalize_advantages(const torch::Tensor& adv) {
@@ -68,6 +70,8 @@ torch::Tensor ppo_update(const PpoInputs& in, const Rollout& r) {
       const torch::Tensor loss = pg - c.ent_coef * entropy + c.vf_coef * v;
       in.optimizer->zero_grad();
       loss.backward();
+      // Data-parallel: one flat all-reduce; every rank then takes the same step.
+      if (in.comm) in.comm->all_reduce_mean_(in.optimizer->flat_grad());
       in.optimizer->clip_grad_norm(c.max_grad_norm);
       in.optimizer->step();
       torch::NoGradGuard no_grad;
@@ -75,6 +79,7 @@ torch::Tensor ppo_update(const PpoInputs& in, const Rollout& r) {
                                     clip_fraction(ratio, c.clip_coef)})
                           .to(torch::kFloat64));
     }
+    if (in.comm) in.comm->all_reduce_mean_(epoch_sums);  // the same KL, hence lr, on every rank
     sums.add_(epoch_sums);
     if (in.schedule == LrSchedule::kKlAdaptive)
       adapt_lr_to_kl(in.optimizer->lr(), epoch_sums[kApproxKl] / c.num_minibatches, c.target_kl);

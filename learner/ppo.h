@@ -13,6 +13,8 @@
 
 namespace myriad::learner {
 
+class Comm;
+
 // Per-minibatch advantage normalization: (adv - mean) / (std + 1e-8).
 torch::Tensor normalize_advantages(const torch::Tensor& adv);
 // max(-A r, -A clip(r, 1 - c, 1 + c)), averaged.
@@ -35,6 +37,7 @@ struct PpoInputs {
   const PpoConfig* config = nullptr;
   LrSchedule schedule = LrSchedule::kLinear;
   torch::Generator* gen = nullptr;  // minibatch shuffling, of the rollout's device
+  Comm* comm = nullptr;  // data-parallel: gradients and the epoch's KL averaged over ranks
 };
 
 // (rollout.{obs, actions, logprobs, values, advantages, returns}) => policy and optimizer

@@ -53,6 +53,8 @@ nlohmann::json summary_json(const TrainSummary& s) {
       {"eval_length_mean", s.eval.length_mean},
       {"eval_episodes", s.eval.episodes},
       {"diverged_episodes", s.diverged},
+      {"world_size", s.world_size},
+      {"params_crc32c", s.params_crc32c},
       {"checkpoint", s.checkpoint},
       {"run_dir", s.run_dir},
       {"replay", text_or_null(s.replay)}};

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "learner/host_sync.h"
 #include "learner/ppo.h"
 #include "learner/record.h"
+#include "learner/tensorboard.h"
 #include "myriad/registry.h"
 
 namespace myriad::learner {
@@ -40,13 +42,26 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   // Small MLPs run fastest on one LibTorch thread; more would contend with the env threads.
   if (cfg_.run.learner_threads > 0) torch::set_num_threads(cfg_.run.learner_threads);
   check_trainable(cfg_);
-  env_ = envs::make(cfg_.env.id, cfg_.env.num_envs, resolve_device_id(cfg_.env.device),
-                    cfg_.run.seed, cfg_.env.options, env_text_options(cfg_.env));
+  rank_ = rank_from_environment();
+  const DeviceId device_id = resolve_device_id(cfg_.env.device);
+  if (rank_.world_size > 1 && !device_id.is_cpu())
+    throw std::invalid_argument(
+        "distributed training on CUDA (NCCL) is not implemented yet: this job has " +
+        std::to_string(rank_.world_size) + " ranks on env.device=" + cfg_.env.device +
+        "; run it with env.device=cpu (Gloo)");
+  if (rank_.world_size > 1)
+    comm_ = std::make_unique<Comm>(
+        rank_,
+        std::chrono::milliseconds(static_cast<int64_t>(cfg_.distributed.timeout_seconds * 1000.0)));
+  // Each rank's envs and samples come from (seed, rank); rank 0 of any job is the plain run.
+  const uint64_t seed = rank_seed(cfg_.run.seed, rank_.rank);
+  env_ = envs::make(cfg_.env.id, cfg_.env.num_envs, device_id, seed, cfg_.env.options,
+                    env_text_options(cfg_.env));
   device_ = env_->buffers().obs.device();
   const EnvSpec& spec = env_->spec();
   torch::manual_seed(cfg_.run.seed);
   schedule_ = lr_schedule_from_name(cfg_.ppo.lr_schedule);
-  gen_ = make_generator(device_, cfg_.run.seed);
+  gen_ = make_generator(device_, seed);
   for (Team& team : make_teams(spec, cfg_.agents, device_)) {
     TeamLearner l;
     l.team = std::move(team);
@@ -69,6 +84,9 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   draws_ = EpisodeStats(kEpisodeWindow, device_);
   const bool resumed = !cfg_.run.resume.empty();
   if (resumed) load_checkpoint(cfg_.run.resume);
+  // Every rank starts from rank 0's parameters (they already agree: same init seed, same file).
+  for (TeamLearner& l : teams_)
+    if (comm_ && l.team.learns) comm_->broadcast_(l.optimizer.flat_params());
   if (!run_dir_.empty()) {
     std::filesystem::create_directories(std::filesystem::path(run_dir_) / "checkpoints");
     const auto config_path = std::filesystem::path(run_dir_) / "config.yaml";
@@ -146,7 +164,7 @@ UpdateStats Trainer::update() {
     TeamLearner& l = teams_[k];
     if (!l.team.learns) continue;
     compute_returns({l.policy, obs_norm[k], c.normalize_reward ? &l.ret_rms : nullptr,
-                     &l.discounted_return, c.reward_clip, c.gamma, c.gae_lambda},
+                     &l.discounted_return, c.reward_clip, c.gamma, c.gae_lambda, comm_.get()},
                     l.rollout);
   }
 
@@ -155,7 +173,8 @@ UpdateStats Trainer::update() {
   torch::Tensor solved_step;
   for (TeamLearner& l : teams_) {
     Rollout& r = l.rollout;
-    if (l.team.learns && c.normalize_obs) l.obs_rms.update(r.raw_obs.reshape({r.T * r.N, -1}));
+    if (l.team.learns && c.normalize_obs)
+      l.obs_rms.update(r.raw_obs.reshape({r.T * r.N, -1}), comm_.get());
     const torch::Tensor done =
         l.team.learns ? r.dones : torch::logical_or(r.terminated, r.truncated);
     const torch::Tensor solved =
@@ -169,7 +188,7 @@ UpdateStats Trainer::update() {
       if (&l == &teams_.front()) draws_.add(env_done, winner.eq(-1), lengths, std::nullopt);
     }
   }
-  env_steps_ += T * N;
+  env_steps_ += T * N * rank_.world_size;
   s.advantages_seconds = seconds_since(mark);
   mark = clock::now();
 
@@ -177,9 +196,10 @@ UpdateStats Trainer::update() {
   const auto f64 = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
   std::vector<torch::Tensor> parts;  // per team: PPO metrics, mean return, length, win rate
   for (TeamLearner& l : teams_) {
-    parts.push_back(l.team.learns
-                        ? ppo_update({l.policy, &l.optimizer, &c, schedule_, &gen_}, l.rollout)
-                        : torch::full({kNumPpoMetrics}, NAN, f64));
+    parts.push_back(
+        l.team.learns
+            ? ppo_update({l.policy, &l.optimizer, &c, schedule_, &gen_, comm_.get()}, l.rollout)
+            : torch::full({kNumPpoMetrics}, NAN, f64));
     parts.push_back(
         torch::stack({l.episodes.mean_return(), l.episodes.mean_length(), l.wins.mean_return()})
             .to(f64));
@@ -196,7 +216,11 @@ UpdateStats Trainer::update() {
       torch::stack({solved_step.to(torch::kFloat64), first.optimizer.lr().to(torch::kFloat64),
                     finite, draws_.mean_return()})
           .to(f64));
-  const torch::Tensor host = read_to_host(torch::cat(parts));
+  torch::Tensor merged = torch::cat(parts);
+  // Data-parallel: the means over ranks (losses, episode windows), the same on every rank, so
+  // every rank decides alike (stop when solved, non-finite) and rank 0 logs the job's figures.
+  if (comm_) comm_->all_reduce_mean_(merged);
+  const torch::Tensor host = read_to_host(merged);
   const double* h = host.data_ptr<double>();
   s.read_seconds = seconds_since(mark);
   constexpr int64_t kPerTeam = kNumPpoMetrics + 3;
@@ -226,7 +250,7 @@ UpdateStats Trainer::update() {
   s.lr = tail[1];
   if (env_->spec().decides_winner) s.draw_rate = tail[3];
   ++updates_;
-  check_finite(s, tail[2] != 0);
+  check_finite(s, tail[2] == 1.0);
   last_ = s;
   return s;
 }
@@ -304,15 +328,18 @@ TrainSummary Trainer::train() {
     const double wall = since();
     const double sps = (env_steps_ - steps_at_start) / std::max(wall, 1e-9);
     logs_->log(env_steps_, update_scalars(s, sps, elapsed_before_ + wall));
-    logs_->progress(env_steps_, sps, s.episode_return, cfg_.run.log_every_seconds);
+    if (rank_.rank == 0)
+      logs_->progress(env_steps_, sps, s.episode_return, cfg_.run.log_every_seconds);
     if (!ckpt_dir.empty() && cfg_.run.checkpoint_every > 0 &&
         updates_ % cfg_.run.checkpoint_every == 0)
       save_checkpoint(ckpt_dir + "/last.pt");
   }
   const double wall = since();
-  logs_->progress(env_steps_, (env_steps_ - steps_at_start) / std::max(wall, 1e-9),
-                  last_.episode_return, 0, true);
-  logs_->finish_line();
+  if (rank_.rank == 0) {
+    logs_->progress(env_steps_, (env_steps_ - steps_at_start) / std::max(wall, 1e-9),
+                    last_.episode_return, 0, true);
+    logs_->finish_line();
+  }
 
   TrainSummary summary;
   summary.env_steps = env_steps_;
@@ -321,11 +348,14 @@ TrainSummary Trainer::train() {
   summary.solved_seconds = solved_seconds_;
   summary.diverged = env_->diverged_count();
   summary.run_dir = run_dir_;
+  summary.world_size = rank_.world_size;
+  summary.params_crc32c = params_crc32c();  // a collective: every rank, before rank 0 goes on
   if (!ckpt_dir.empty()) {
     summary.checkpoint = ckpt_dir + "/last.pt";
     save_checkpoint(summary.checkpoint);
   }
-  if (cfg_.run.eval_episodes > 0) {
+  // Evaluation and replays: rank 0's job (the others hold the same policy).
+  if (cfg_.run.eval_episodes > 0 && rank_.rank == 0) {
     LoadedPolicy p = snapshot();
     summary.eval = evaluate(p, cfg_.run.eval_episodes, cfg_.run.seed + kEvalSeedOffset);
   }
@@ -345,6 +375,29 @@ TrainSummary Trainer::train() {
     }
   }
   return summary;
+}
+
+std::string Trainer::params_crc32c() {
+  uint32_t crc = 0;
+  for (TeamLearner& l : teams_) {
+    if (!l.team.learns) continue;
+    const torch::Tensor p = l.optimizer.flat_params().to(torch::kCPU).contiguous();
+    crc = crc32c(p.data_ptr(), p.numel() * p.element_size()) ^ (crc * 31u);
+  }
+  if (comm_) {
+    // Every rank's checksum, compared: the means over ranks of its 16-bit halves and of their
+    // squares equal ours only if every rank's are (zero variance); all exact in float64.
+    const double lo = crc & 0xFFFFu, hi = crc >> 16;
+    const torch::Tensor mine = torch::tensor({lo, hi, lo * lo, hi * hi}, torch::kFloat64);
+    torch::Tensor mean = mine.clone();
+    comm_->all_reduce_mean_(mean);
+    if (!torch::equal(mean, mine))
+      throw std::runtime_error("distributed: the ranks' parameters differ after training (rank " +
+                               std::to_string(rank_.rank) + ")");
+  }
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", crc);
+  return hex;
 }
 
 void check_trainable(const TrainConfig& c) {

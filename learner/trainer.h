@@ -13,6 +13,7 @@
 
 #include "learner/collect.h"
 #include "learner/config.h"
+#include "learner/distributed.h"
 #include "learner/episode_stats.h"
 #include "learner/normalizer.h"
 #include "learner/optimizer.h"
@@ -87,7 +88,9 @@ class NonFiniteTraining : public std::runtime_error {
 };
 
 struct TrainSummary {
-  int64_t env_steps = 0, updates = 0, diverged = 0;
+  int64_t env_steps = 0, updates = 0, diverged = 0;  // env_steps: every rank's
+  int world_size = 1;                                // ranks of a data-parallel job
+  std::string params_crc32c;  // of the trained parameters, checked equal on every rank
   double wall_seconds = 0;
   std::optional<double> solved_seconds;
   EvalResult eval;
@@ -179,7 +182,11 @@ class Trainer {
   // Adam would update a buffer nobody reads; resume through load_checkpoint, copy weights out
   // through snapshot().
   ActorCritic& policy() { return first_learner().policy; }
-  int64_t env_steps() const { return env_steps_; }
+  int64_t env_steps() const { return env_steps_; }  // every rank's
+  const RankInfo& rank() const { return rank_; }
+  // CRC32C of every learning team's parameters, as 8 hex digits; in a data-parallel job it also
+  // checks that every rank holds the same bits (throws std::runtime_error if not).
+  std::string params_crc32c();
   int64_t updates() const { return updates_; }
 
  private:
@@ -204,6 +211,8 @@ class Trainer {
 
   TrainConfig cfg_;
   std::string run_dir_;
+  RankInfo rank_;
+  std::unique_ptr<Comm> comm_;  // data-parallel jobs only
   std::unique_ptr<BatchEnv> env_;
   torch::Device device_{torch::kCPU};
   std::vector<TeamLearner> teams_;

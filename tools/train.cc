@@ -8,6 +8,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "learner/distributed.h"
 #include "learner/record.h"
 #include "learner/run_dir.h"
 #include "learner/summary.h"
@@ -26,15 +27,35 @@ struct TrainOptions {
 void run_train(const TrainOptions& o) {
   std::vector<std::string> overrides = o.overrides;
   if (!o.resume.empty()) overrides.push_back("run.resume=" + o.resume);
+  const learner::RankInfo rank = learner::rank_from_environment();
+  // A restarted data-parallel job (myriad launch --max-restarts, torchrun) continues from the
+  // last checkpoint of its run folder.
+  const auto last = std::filesystem::path(o.out) / "checkpoints" / "last.pt";
+  if (rank.restart > 0 && o.resume.empty() && !o.out.empty() && std::filesystem::exists(last))
+    overrides.push_back("run.resume=" + last.string());
   const learner::TrainConfig config = learner::load_config(o.config, overrides);
   learner::check_trainable(config);
-  // Never over another run: see learner/run_dir.h.
-  const std::string dir = learner::claim_run_dir(
-      o.out, std::filesystem::path(o.config).stem().string(), config.run.resume, o.overwrite);
+  // Never over another run: see learner/run_dir.h. In a data-parallel job rank 0 owns the run
+  // folder (logs, checkpoints, summary); the other ranks write nothing.
+  const std::string dir =
+      rank.rank != 0
+          ? ""
+          : learner::claim_run_dir(o.out, std::filesystem::path(o.config).stem().string(),
+                                   config.run.resume, o.overwrite);
+  if (rank.world_size > 1)
+    std::cout << "myriad train: rank " << rank.rank << " of " << rank.world_size << " ("
+              << rank.source << ", master " << rank.master_addr << ":" << rank.master_port
+              << (rank.restart ? ", restart " + std::to_string(rank.restart) : std::string()) << ")"
+              << std::endl;
   std::cout << "myriad train: " << config.env.id << " x" << config.env.num_envs << ", "
-            << config.run.total_env_steps << " env steps -> " << dir << std::endl;
+            << config.run.total_env_steps << " env steps -> " << (dir.empty() ? "(rank 0)" : dir)
+            << std::endl;
   learner::Trainer trainer(config, dir);
   const learner::TrainSummary s = trainer.train();
+  if (rank.world_size > 1)
+    std::cout << "myriad train: rank " << rank.rank << ": parameters crc32c " << s.params_crc32c
+              << " (the same on all " << rank.world_size << " ranks)" << std::endl;
+  if (rank.rank != 0) return;
   learner::write_summary(s, dir);
   std::cout << std::fixed << std::setprecision(1) << "evaluation: mean return "
             << s.eval.return_mean << " +- " << s.eval.return_std << " over " << s.eval.episodes

@@ -1,0 +1,65 @@
+// Data-parallel training across processes: where this process stands in the job (from
+// torchrun's or SLURM's variables) and the collectives the learner needs, through LibTorch's
+// c10d (a TCPStore rendezvous at MASTER_ADDR:MASTER_PORT and ProcessGroupGloo on the CPU).
+//
+// One process per device; every rank steps its own envs, seeded by (seed, rank). Parameters
+// stay bitwise identical on every rank because each applies the same all-reduced gradient;
+// statistics that decide control flow (losses, KL, episode windows) are all-reduced too, so
+// every rank takes the same branch. A collective that fails (a peer died, or the timeout
+// passed) throws std::runtime_error naming this rank: the job stops instead of hanging.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace myriad::learner {
+
+struct RankInfo {
+  int rank = 0, world_size = 1, local_rank = 0;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 0;
+  int restart = 0;              // TORCHELASTIC_RESTART_COUNT / MYRIAD_RESTART_COUNT
+  bool agent_store = false;     // torchrun's agent already serves the store at MASTER_PORT
+  std::string source = "none";  // "torchrun" (or myriad launch), "slurm" or "none"
+};
+
+// RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT (torchrun, myriad launch); else
+// SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID and the first host of SLURM_JOB_NODELIST (with
+// MASTER_PORT, default 29500); else a single process. Throws std::invalid_argument naming the
+// variable that is missing or malformed.
+RankInfo rank_from_environment();
+
+// The first host of a SLURM node list: "node[01-04],gpu7" -> "node01".
+std::string first_slurm_host(const std::string& nodelist);
+
+// The env seed of a rank: the run's seed for rank 0 (a 1-rank job is the plain run), a
+// well-mixed 63-bit value of (seed, rank) for the others.
+uint64_t rank_seed(uint64_t seed, int rank);
+
+class Comm {
+ public:
+  // Joins the job's process group (Gloo). Collectives time out after `timeout`.
+  Comm(const RankInfo& info, std::chrono::milliseconds timeout);
+  ~Comm();
+
+  int rank() const { return rank_; }
+  int world_size() const { return world_; }
+
+  // In place on every rank: the sum over ranks divided by the world size.
+  void all_reduce_mean_(torch::Tensor& t);
+  // In place: rank `root`'s values on every rank.
+  void broadcast_(torch::Tensor& t, int root = 0);
+
+ private:
+  void run(const std::string& what, const std::function<void()>& collective);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int rank_ = 0, world_ = 1;
+};
+
+}  // namespace myriad::learner

@@ -1,0 +1,2 @@
+#pragma once
+// Stand-in: ProcessGroupGloo.hpp includes this header but uses nothing from it inline.
