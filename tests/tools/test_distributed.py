@@ -1,0 +1,144 @@
+"""Data-parallel training on the CPU over loopback (Gloo): `myriad train` run as 2 and 3 ranks
+with torchrun's variables. Parameters end bitwise equal on every rank and the same seed and
+world size give the same parameters twice; 2 ranks of 32 envs learn CartPole as 1 rank of 64
+does; a killed rank stops the others within seconds with a message naming the failure; the job
+resumes from rank 0's checkpoint; bad variables are clear errors."""
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+BIN = os.environ.get("MYRIAD_BIN", "build/tools/myriad")
+SRC = Path(os.environ.get("MYRIAD_SOURCE_DIR", "."))
+CONFIG = SRC / "configs/cartpole_ppo.yaml"
+QUICK = ["env.device=cpu", "run.threads=1", "eval.record=false", "run.eval_episodes=10"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(world, out, *args, extra_env=None):
+    """Starts `world` ranks of `myriad train CONFIG --out OUT ARGS`; returns the processes."""
+    port = free_port()
+    procs = []
+    for rank in range(world):
+        env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
+                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), OMP_NUM_THREADS="1")
+        env.update(extra_env or {})
+        procs.append(subprocess.Popen([BIN, "train", str(CONFIG), "--out", str(out), *map(str, args)],
+                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True))
+    return procs
+
+
+def finish(procs, timeout=300):
+    outs = [p.communicate(timeout=timeout)[0] for p in procs]
+    return [p.returncode for p in procs], outs
+
+
+def checksums(outs):
+    return [re.search(r"parameters crc32c ([0-9a-f]{8})", o).group(1) for o in outs]
+
+
+def test_ranks_agree_bitwise_and_repeat(tmp_path):
+    runs = {}
+    for world, name in [(2, "a"), (3, "b"), (3, "c")]:
+        codes, outs = finish(start(world, tmp_path / name, *QUICK, "env.num_envs=16",
+                                   "run.total_env_steps=30000"))
+        assert codes == [0] * world, outs
+        sums = checksums(outs)
+        assert len(set(sums)) == 1, sums  # every rank holds the same parameters
+        summary = json.loads((tmp_path / name / "summary.json").read_text())
+        assert summary["world_size"] == world and summary["params_crc32c"] == sums[0]
+        assert summary["env_steps"] >= 30000  # every rank's steps count toward the total
+        assert "rank 1 of %d" % world in outs[1]
+        runs[name] = sums[0]
+    assert runs["b"] == runs["c"]  # same seed, same world size: the same parameters
+
+
+def test_two_ranks_learn_cartpole_as_one_rank_does(tmp_path):
+    codes, outs = finish(start(1, tmp_path / "one", *QUICK, "env.num_envs=64",
+                               "run.eval_episodes=50"))
+    assert codes == [0], outs
+    codes, outs = finish(start(2, tmp_path / "two", *QUICK, "env.num_envs=32",
+                               "run.eval_episodes=50"))
+    assert codes == [0, 0], outs
+    one = json.loads((tmp_path / "one" / "summary.json").read_text())
+    two = json.loads((tmp_path / "two" / "summary.json").read_text())
+    assert one["env_steps"] == two["env_steps"]
+    # CartPole's recipe solves in 200K steps; both must be close to the 500 cap.
+    assert one["eval_return_mean"] >= 400 and two["eval_return_mean"] >= 400, (one, two)
+
+
+def test_a_killed_rank_stops_the_job_and_it_resumes(tmp_path):
+    out = tmp_path / "run"
+    procs = start(2, out, *QUICK, "env.num_envs=16", "run.total_env_steps=100000000",
+                  "run.checkpoint_every=2", "distributed.timeout_seconds=30")
+    deadline = time.time() + 120
+    while not (out / "checkpoints" / "last.pt").exists():
+        assert time.time() < deadline, "no checkpoint written"
+        time.sleep(0.2)
+    procs[1].send_signal(signal.SIGKILL)
+    killed = time.time()
+    procs[0].wait(timeout=60)
+    assert time.time() - killed < 60
+    text = procs[0].communicate()[0]
+    assert procs[0].returncode == 1
+    assert "distributed: rank 0 of 2 failed" in text and "a peer rank stopped" in text, text
+    # The job goes on from rank 0's last checkpoint with a shorter budget.
+    codes, outs = finish(start(2, out, *QUICK, "env.num_envs=16", "run.total_env_steps=40000",
+                               "--resume", out / "checkpoints" / "last.pt"))
+    assert codes == [0, 0], outs
+    assert len(set(checksums(outs))) == 1
+
+
+def test_bad_variables_are_clear_errors(tmp_path):
+    env = dict(os.environ, RANK="0", WORLD_SIZE="2")
+    env.pop("MASTER_ADDR", None)
+    p = subprocess.run([BIN, "train", str(CONFIG), "--out", str(tmp_path / "x")], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and "MASTER_ADDR is not set" in p.stderr, p.stderr
+    env = dict(os.environ, RANK="2", WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT="1")
+    p = subprocess.run([BIN, "train", str(CONFIG), "--out", str(tmp_path / "y")], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and "rank 2 is not below the world size 2" in p.stderr, p.stderr
+    env = dict(os.environ, RANK="0", WORLD_SIZE="two", MASTER_ADDR="127.0.0.1", MASTER_PORT="1")
+    p = subprocess.run([BIN, "train", str(CONFIG), "--out", str(tmp_path / "z")], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and "WORLD_SIZE='two'" in p.stderr, p.stderr
+
+
+def test_torchrun_max_restarts_finishes_after_a_kill(tmp_path):
+    """torchrun's own launcher: a rank SIGKILLed mid-run, every rank restarted (restart 1) from
+    rank 0's last checkpoint in the run folder, and the job finishes."""
+    import sys  # noqa: PLC0415
+
+    torchrun = Path(sys.executable).parent / "torchrun"
+    out = tmp_path / "run"
+    cmd = [str(torchrun), "--nproc-per-node", "2", "--max-restarts", "1", "--monitor-interval",
+           "0.5", "--master-port", str(free_port()), "--no-python", BIN, "train", str(CONFIG),
+           "--out", str(out), *QUICK, "env.num_envs=16", "run.total_env_steps=150000",
+           "run.checkpoint_every=2"]
+    job = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env=dict(os.environ, OMP_NUM_THREADS="1"))
+    deadline = time.time() + 120
+    while not (out / "checkpoints" / "last.pt").exists():
+        assert time.time() < deadline, "no checkpoint written"
+        time.sleep(0.2)
+    ranks = subprocess.run(["pgrep", "-f", f"train .* {out} "], capture_output=True,
+                           text=True).stdout.split()
+    ranks = [int(p) for p in ranks if int(p) != job.pid]
+    assert len(ranks) == 2, ranks
+    os.kill(max(ranks), signal.SIGKILL)
+    text = job.communicate(timeout=240)[0]
+    assert job.returncode == 0, text
+    assert "restart 1" in text, text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["env_steps"] >= 150000 and summary["world_size"] == 2
