@@ -108,4 +108,15 @@ std::string claim_run_dir(const std::string& out, const std::string& stem,
   return out;
 }
 
+std::string restart_resume_override(int restart, const std::string& out, bool resume_given) {
+  if (restart <= 0 || resume_given || out.empty()) return "";
+  const auto last = std::filesystem::path(out) / "checkpoints" / "last.pt";
+  return std::filesystem::exists(last) ? "run.resume=" + last.string() : "";
+}
+
+std::string claim_job_run_dir(int rank, const std::string& out, const std::string& stem,
+                              const std::string& resume, bool overwrite) {
+  return rank != 0 ? "" : claim_run_dir(out, stem, resume, overwrite);
+}
+
 }  // namespace myriad::learner

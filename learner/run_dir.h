@@ -29,4 +29,13 @@ std::string claim_run_dir(const std::string& out, const std::string& stem,
                           const std::string& resume, bool overwrite,
                           const std::string& root = "runs");
 
+// A process of a (possibly data-parallel) training job, before its trainer starts. A restarted
+// job (restart count above 0: torchrun --max-restarts, myriad launch --max-restarts) resumes
+// from `out`'s checkpoints/last.pt when it exists and no resume was asked for: the override
+// "run.resume=..." to add, or "". Rank 0 claims the run folder as claim_run_dir does; the other
+// ranks of a job write nothing (their run folder is "").
+std::string restart_resume_override(int restart, const std::string& out, bool resume_given);
+std::string claim_job_run_dir(int rank, const std::string& out, const std::string& stem,
+                              const std::string& resume, bool overwrite);
+
 }  // namespace myriad::learner

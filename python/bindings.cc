@@ -11,6 +11,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -18,6 +19,7 @@
 
 #include "envs/async_stepper.h"
 #include "learner/cpu_math.h"
+#include "learner/distributed.h"
 #include "learner/record.h"
 #include "learner/run_dir.h"
 #include "learner/summary.h"
@@ -330,12 +332,21 @@ py::dict spec_dict(const EnvSpec& s) {
 // in place or overwrite (learner/run_dir.h).
 std::string train(const std::string& yaml_text, const std::vector<std::string>& overrides,
                   const std::string& out, const std::string& stem, bool overwrite) {
-  const learner::TrainConfig config = learner::parse_config(yaml_text, overrides);
+  // Under torchrun or srun this process is one rank of a data-parallel job (learner/run_dir.h).
+  const learner::RankInfo rank = learner::rank_from_environment();
+  std::vector<std::string> all = overrides;
+  const bool resume_given = std::any_of(overrides.begin(), overrides.end(), [](const auto& o) {
+    return o.rfind("run.resume=", 0) == 0;
+  });
+  const std::string restart = learner::restart_resume_override(rank.restart, out, resume_given);
+  if (!restart.empty()) all.push_back(restart);
+  const learner::TrainConfig config = learner::parse_config(yaml_text, all);
   learner::check_trainable(config);
   learner::TrainSummary s;
   {
     py::gil_scoped_release release;
-    const std::string out_dir = learner::claim_run_dir(out, stem, config.run.resume, overwrite);
+    const std::string out_dir =
+        learner::claim_job_run_dir(rank.rank, out, stem, config.run.resume, overwrite);
     learner::Trainer trainer(config, out_dir);
     s = trainer.train();
     if (!out_dir.empty()) learner::write_summary(s, out_dir);

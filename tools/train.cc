@@ -28,20 +28,15 @@ void run_train(const TrainOptions& o) {
   std::vector<std::string> overrides = o.overrides;
   if (!o.resume.empty()) overrides.push_back("run.resume=" + o.resume);
   const learner::RankInfo rank = learner::rank_from_environment();
-  // A restarted data-parallel job (myriad launch --max-restarts, torchrun) continues from the
-  // last checkpoint of its run folder.
-  const auto last = std::filesystem::path(o.out) / "checkpoints" / "last.pt";
-  if (rank.restart > 0 && o.resume.empty() && !o.out.empty() && std::filesystem::exists(last))
-    overrides.push_back("run.resume=" + last.string());
+  const std::string restart =
+      learner::restart_resume_override(rank.restart, o.out, !o.resume.empty());
+  if (!restart.empty()) overrides.push_back(restart);
   const learner::TrainConfig config = learner::load_config(o.config, overrides);
   learner::check_trainable(config);
-  // Never over another run: see learner/run_dir.h. In a data-parallel job rank 0 owns the run
-  // folder (logs, checkpoints, summary); the other ranks write nothing.
+  // Never over another run: see learner/run_dir.h (rank 0 owns a data-parallel job's folder).
   const std::string dir =
-      rank.rank != 0
-          ? ""
-          : learner::claim_run_dir(o.out, std::filesystem::path(o.config).stem().string(),
-                                   config.run.resume, o.overwrite);
+      learner::claim_job_run_dir(rank.rank, o.out, std::filesystem::path(o.config).stem().string(),
+                                 config.run.resume, o.overwrite);
   if (rank.world_size > 1)
     std::cout << "myriad train: rank " << rank.rank << " of " << rank.world_size << " ("
               << rank.source << ", master " << rank.master_addr << ":" << rank.master_port

@@ -142,3 +142,30 @@ def test_torchrun_max_restarts_finishes_after_a_kill(tmp_path):
     assert "restart 1" in text, text
     summary = json.loads((out / "summary.json").read_text())
     assert summary["env_steps"] >= 150000 and summary["world_size"] == 2
+
+
+def test_python_train_under_torchrun(tmp_path):
+    """myriad.train() in a script that torchrun starts twice: one job, rank 0's run folder."""
+    import sys  # noqa: PLC0415
+
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import json, sys, myriad\n"
+        "s = myriad.train(sys.argv[1], out=sys.argv[2], env={'num_envs': 16, 'device': 'cpu'},\n"
+        "                 run={'total_env_steps': 20000, 'eval_episodes': 5, 'threads': 1},\n"
+        "                 eval={'record': False})\n"
+        "print('SUMMARY', json.dumps(s))\n")
+    torchrun = Path(sys.executable).parent / "torchrun"
+    python_dir = Path(BIN).resolve().parents[1] / "python"
+    out = tmp_path / "run"
+    p = subprocess.run([str(torchrun), "--nproc-per-node", "2", "--master-port", str(free_port()),
+                        str(script), str(CONFIG), str(out)], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, PYTHONPATH=str(python_dir),
+                                             OMP_NUM_THREADS="1"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    summaries = [json.loads(line.split(" ", 1)[1]) for line in p.stdout.splitlines()
+                 if line.startswith("SUMMARY")]
+    assert len(summaries) == 2
+    assert {s["world_size"] for s in summaries} == {2}
+    assert len({s["params_crc32c"] for s in summaries}) == 1
+    assert json.loads((out / "summary.json").read_text())["env_steps"] >= 20000
