@@ -12,7 +12,7 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-#include "gloo_backend.hpp"
+#include "learner/gloo_backend.h"
 #ifdef SPIKE_HAVE_NCCL
 #include "nccl_backend.hpp"
 #endif
@@ -66,7 +66,7 @@ static int run() {
     return 2;
 #endif
   } else {
-    pg = spike::make_gloo_backend(store, rank, world, timeout);
+    pg = myriad::learner::make_gloo_backend(store, rank, world, timeout);
   }
   double t_pg = ms_since(t0);
   std::printf("[rank %d/%d] backend=%s store %.1f ms, store+gloo rendezvous %.1f ms\n", rank, world,

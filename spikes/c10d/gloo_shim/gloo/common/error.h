@@ -1,2 +1,0 @@
-#pragma once
-// Stand-in: ProcessGroupGloo.hpp includes this header but uses nothing from it inline.
