@@ -99,7 +99,7 @@ struct Comm::Impl {
 Comm::Comm(const RankInfo& info, std::chrono::milliseconds timeout)
     : impl_(std::make_unique<Impl>()), rank_(info.rank), world_(info.world_size) {
   run("joining the process group at " + info.master_addr + ":" + std::to_string(info.master_port),
-      [&] {
+      0, [&] {
         c10d::TCPStoreOptions o;
         o.port = static_cast<uint16_t>(info.master_port);
         o.isServer = info.rank == 0 && !info.agent_store;
@@ -116,9 +116,14 @@ Comm::Comm(const RankInfo& info, std::chrono::milliseconds timeout)
 
 Comm::~Comm() = default;
 
-void Comm::run(const std::string& what, const std::function<void()>& collective) {
+void Comm::run(const std::string& what, int64_t bytes, const std::function<void()>& collective) {
+  const auto start = std::chrono::steady_clock::now();
   try {
     collective();
+    traffic_.calls += 1;
+    traffic_.bytes += bytes;
+    traffic_.seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } catch (const std::exception& e) {
     throw std::runtime_error("distributed: rank " + std::to_string(rank_) + " of " +
                              std::to_string(world_) + " failed " + what +
@@ -128,7 +133,7 @@ void Comm::run(const std::string& what, const std::function<void()>& collective)
 
 void Comm::all_reduce_mean_(torch::Tensor& t) {
   if (world_ == 1) return;
-  run("averaging a tensor across ranks", [&] {
+  run("averaging a tensor across ranks", t.numel() * t.element_size(), [&] {
     std::vector<at::Tensor> tensors{t};
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp::SUM;
@@ -139,7 +144,7 @@ void Comm::all_reduce_mean_(torch::Tensor& t) {
 
 void Comm::broadcast_(torch::Tensor& t, int root) {
   if (world_ == 1) return;
-  run("receiving rank " + std::to_string(root) + "'s tensor", [&] {
+  run("receiving rank " + std::to_string(root) + "'s tensor", t.numel() * t.element_size(), [&] {
     std::vector<at::Tensor> tensors{t};
     c10d::BroadcastOptions o;
     o.rootRank = root;

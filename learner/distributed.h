@@ -55,11 +55,20 @@ class Comm {
   // In place: rank `root`'s values on every rank.
   void broadcast_(torch::Tensor& t, int root = 0);
 
+  // What this rank has sent through collectives so far: calls, payload bytes (the tensors'
+  // sizes, not the wire traffic), and host wall seconds spent waiting for them.
+  struct Traffic {
+    int64_t calls = 0, bytes = 0;
+    double seconds = 0;
+  };
+  const Traffic& traffic() const { return traffic_; }
+
  private:
-  void run(const std::string& what, const std::function<void()>& collective);
+  void run(const std::string& what, int64_t bytes, const std::function<void()>& collective);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int rank_ = 0, world_ = 1;
+  Traffic traffic_;
 };
 
 }  // namespace myriad::learner

@@ -137,6 +137,7 @@ UpdateStats Trainer::update() {
     return std::chrono::duration<double>(clock::now() - t).count();
   };
   UpdateStats s;
+  const Comm::Traffic traffic_before = comm_ ? comm_->traffic() : Comm::Traffic();
   // Allocations without an explicit device land on the env's GPU (a rank on cuda:3 stays there).
   const c10::DeviceGuard on_device(device_);
   auto mark = clock::now();
@@ -249,6 +250,12 @@ UpdateStats Trainer::update() {
     solved_seconds_ = teams_.front().rollout.step_seconds[solved_at + 1];
   s.lr = tail[1];
   if (env_->spec().decides_winner) s.draw_rate = tail[3];
+  if (comm_) {
+    const Comm::Traffic& now = comm_->traffic();
+    s.comm_calls = static_cast<double>(now.calls - traffic_before.calls);
+    s.comm_bytes = static_cast<double>(now.bytes - traffic_before.bytes);
+    s.comm_seconds = now.seconds - traffic_before.seconds;
+  }
   ++updates_;
   check_finite(s, tail[2] == 1.0);
   last_ = s;
@@ -263,6 +270,11 @@ std::map<std::string, double> update_scalars(const UpdateStats& s, double sps, d
                                      {"perf/advantages_seconds", s.advantages_seconds},
                                      {"perf/ppo_seconds", s.ppo_seconds},
                                      {"perf/read_seconds", s.read_seconds}};
+  if (s.comm_calls >= 0) {
+    m["perf/allreduce_calls"] = s.comm_calls;
+    m["perf/allreduce_bytes"] = s.comm_bytes;
+    m["perf/allreduce_seconds"] = s.comm_seconds;
+  }
   const auto put_losses = [&m](const std::string& prefix, const PpoLosses& t) {
     m["losses/" + prefix + "policy_loss"] = t.pg_loss;
     m["losses/" + prefix + "value_loss"] = t.v_loss;

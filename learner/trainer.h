@@ -79,6 +79,9 @@ struct UpdateStats : PpoLosses {
   double draw_rate = NAN;                             // envs that decide winners
   // Host wall seconds of the parts (on CUDA: time to launch, until the read at the end waits).
   double collect_seconds = 0, advantages_seconds = 0, ppo_seconds = 0, read_seconds = 0;
+  // Data-parallel jobs: this update's collectives (learner/distributed.h): calls, payload
+  // bytes, host wall seconds waiting for them (-1 in a 1-process run).
+  double comm_calls = -1, comm_bytes = -1, comm_seconds = -1;
 };
 
 // A training update whose losses or parameters became NaN or infinite; names the update.

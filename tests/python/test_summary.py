@@ -21,6 +21,8 @@ SUMMARY_KEYS = {
     "eval_length_mean",
     "eval_episodes",
     "diverged_episodes",
+    "world_size",
+    "params_crc32c",
     "checkpoint",
     "run_dir",
     "replay",
