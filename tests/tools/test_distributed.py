@@ -92,11 +92,13 @@ def test_a_killed_rank_stops_the_job_and_it_resumes(tmp_path):
     text = procs[0].communicate()[0]
     assert procs[0].returncode == 1
     assert "distributed: rank 0 of 2 failed" in text and "a peer rank stopped" in text, text
-    # The job goes on from rank 0's last checkpoint with a shorter budget.
-    codes, outs = finish(start(2, out, *QUICK, "env.num_envs=16", "run.total_env_steps=40000",
+    # The job goes on from rank 0's last checkpoint, here with 3 ranks instead of 2 (a changed
+    # world size: each rank keeps env.num_envs envs and re-derives its seeds).
+    codes, outs = finish(start(3, out, *QUICK, "env.num_envs=16", "run.total_env_steps=40000",
                                "--resume", out / "checkpoints" / "last.pt"))
-    assert codes == [0, 0], outs
+    assert codes == [0, 0, 0], outs
     assert len(set(checksums(outs))) == 1
+    assert json.loads((out / "summary.json").read_text())["world_size"] == 3
 
 
 def test_bad_variables_are_clear_errors(tmp_path):
