@@ -11,5 +11,6 @@ void add_bench_command(CLI::App& app);
 void add_physics_check_command(CLI::App& app);
 void add_physics_bench_command(CLI::App& app);
 void add_view_command(CLI::App& app);
+void add_launch_command(CLI::App& app);
 
 }  // namespace myriad::tools

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   myriad::tools::add_physics_check_command(app);
   myriad::tools::add_physics_bench_command(app);
   myriad::tools::add_view_command(app);
+  myriad::tools::add_launch_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,129 @@
+"""`myriad launch`: the variables each rank gets, prefixed output, a failed rank stopping the
+job (named, with its status), restarts, forwarded signals, bad arguments; and real training:
+two launches as two nodes on loopback, and a rank killed under --max-restarts 1."""
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+BIN = os.environ.get("MYRIAD_BIN", "build/tools/myriad")
+SRC = Path(os.environ.get("MYRIAD_SOURCE_DIR", "."))
+CONFIG = SRC / "configs/cartpole_ppo.yaml"
+QUICK = ["env.device=cpu", "run.threads=1", "eval.record=false", "run.eval_episodes=5"]
+
+
+def launch(*args, timeout=60):
+    return subprocess.run([BIN, "launch", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_every_rank_gets_torchruns_variables():
+    for k in (2, 3):
+        p = launch("--nproc-per-node", k, "--", "/bin/sh", "-c",
+                   "echo $RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE $MASTER_ADDR "
+                   "$MASTER_PORT $MYRIAD_RESTART_COUNT; echo to-stderr >&2")
+        assert p.returncode == 0, p.stderr
+        lines = sorted(p.stdout.splitlines())
+        assert len(lines) == k
+        ports = set()
+        for r, line in enumerate(lines):
+            prefix, rest = line[:8], line[9:]
+            rank, world, local, lworld, addr, port, restart = rest.split(" ")
+            assert prefix == f"[rank {r}]" and rank == str(r) and local == str(r)
+            assert world == lworld == str(k) and addr == "127.0.0.1" and restart == "0"
+            ports.add(port)
+        assert len(ports) == 1
+        assert sorted(p.stderr.splitlines()) == [f"[rank {r}] to-stderr" for r in range(k)]
+
+
+def test_a_failed_rank_stops_the_others_and_is_named():
+    start = time.time()
+    p = launch("--nproc-per-node", 3, "--", "/bin/sh", "-c",
+               "if [ $RANK = 1 ]; then exit 3; fi; sleep 30")
+    assert time.time() - start < 15  # the others were stopped, not waited for
+    assert p.returncode == 1
+    assert re.search(r"rank 1 \(pid \d+\) exited with status 3", p.stderr), p.stderr
+    p = launch("--nproc-per-node", 2, "--", "/bin/sh", "-c",
+               "if [ $RANK = 0 ]; then kill -9 $$; fi; sleep 30")
+    assert p.returncode == 1
+    assert "rank 0" in p.stderr and "signal 9 (SIGKILL)" in p.stderr, p.stderr
+
+
+def test_max_restarts_restarts_every_rank():
+    p = launch("--nproc-per-node", 2, "--max-restarts", 1, "--", "/bin/sh", "-c",
+               "if [ $MYRIAD_RESTART_COUNT = 0 ] && [ $RANK = 1 ]; then exit 5; fi; "
+               "echo ok $MYRIAD_RESTART_COUNT")
+    assert p.returncode == 0, p.stderr
+    assert "restarting every rank (restart 1 of 1)" in p.stderr
+    assert sorted(p.stdout.splitlines())[-2:] == ["[rank 0] ok 1", "[rank 1] ok 1"]
+
+
+def test_sigterm_reaches_the_ranks(tmp_path):
+    proc = subprocess.Popen([BIN, "launch", "--nproc-per-node", "2", "--", "/bin/sh", "-c",
+                             f"trap 'touch {tmp_path}/got$RANK; exit 0' TERM; echo up; "
+                             "while true; do sleep 0.1; done"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().endswith("up\n")
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=20)
+    assert proc.returncode == 1
+    assert (tmp_path / "got0").exists() and (tmp_path / "got1").exists()
+
+
+def test_bad_arguments_are_refused():
+    for args, needle in [(["--nproc-per-node", 0, "--", "true"], "--nproc-per-node"),
+                         (["--nnodes", 2, "--", "true"], "--master HOST:PORT is required"),
+                         (["--master", "nohost", "--", "true"], "is not HOST:PORT"),
+                         (["--nnodes", 2, "--node-rank", 2, "--master", "h:1", "--", "true"],
+                          "--node-rank 2"),
+                         ([], "command is required")]:
+        p = launch(*args)
+        assert p.returncode != 0 and needle in p.stdout + p.stderr, (args, p.stderr)
+
+
+def test_two_nodes_on_loopback_train_one_job(tmp_path):
+    port = free_port()
+    nodes = [subprocess.Popen([BIN, "launch", "--nproc-per-node", "1", "--nnodes", "2",
+                               "--node-rank", str(n), "--master", f"127.0.0.1:{port}", "--",
+                               "train", str(CONFIG), "--out", str(tmp_path / "run"), *QUICK,
+                               "env.num_envs=16", "run.total_env_steps=20000"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for n in (0, 1)]
+    outs = [n.communicate(timeout=300)[0] for n in nodes]
+    assert [n.returncode for n in nodes] == [0, 0], outs
+    sums = [re.search(r"\[rank (\d)\] myriad train: rank \1: parameters crc32c (\w+)", o).group(2)
+            for o in outs]
+    assert sums[0] == sums[1]
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["world_size"] == 2
+
+
+def test_a_killed_rank_is_restarted_and_the_run_finishes(tmp_path):
+    out = tmp_path / "run"
+    job = subprocess.Popen([BIN, "launch", "--nproc-per-node", "2", "--max-restarts", "1", "--",
+                            "train", str(CONFIG), "--out", str(out), *QUICK, "env.num_envs=16",
+                            "run.total_env_steps=150000", "run.checkpoint_every=2"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 120
+    while not (out / "checkpoints" / "last.pt").exists():
+        assert time.time() < deadline, "no checkpoint written"
+        time.sleep(0.2)
+    ranks = subprocess.run(["pgrep", "-P", str(job.pid)], capture_output=True,
+                           text=True).stdout.split()
+    assert len(ranks) == 2, ranks
+    os.kill(int(max(ranks, key=int)), signal.SIGKILL)
+    text = job.communicate(timeout=240)[0]
+    assert job.returncode == 0, text
+    assert "signal 9 (SIGKILL)" in text and "restart 1 of 1" in text, text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["env_steps"] >= 150000 and summary["world_size"] == 2
