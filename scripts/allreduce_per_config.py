@@ -8,7 +8,6 @@ Usage: .venv/bin/python scripts/allreduce_per_config.py [--ranks 2] [--updates 8
 import argparse
 import csv
 import os
-import socket
 import statistics
 import subprocess
 import tempfile
@@ -16,14 +15,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-MYRIAD = ROOT / "build" / "tools" / "myriad"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from distributed_seeds import MYRIAD, ROOT, free_port  # scripts/distributed_seeds.py
 
 
 def run(config, ranks, updates, out):
