@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return myriad::tools::launch_usage_exit_code(app, app.exit(e));
   } catch (const std::exception& e) {
     std::cerr << "myriad: error: " << e.what() << "\n";
     return 1;
