@@ -19,13 +19,6 @@ std::string name_of(const mjModel* m, int adr) {
   throw std::invalid_argument("unsupported model feature: " + what);
 }
 
-template <class T>
-std::vector<T> copy(const T* p, int64_t n) {
-  return std::vector<T>(p, p + n);
-}
-
-std::vector<double> copy_d(const mjtNum* p, int64_t n) { return std::vector<double>(p, p + n); }
-
 }  // namespace
 
 MjModelHandle::MjModelHandle(const std::string& path) {
@@ -96,69 +89,60 @@ Model<double> import_model(const mjModel* m) {
   }
 
   Model<double> r;
-  r.nq = m->nq, r.nv = m->nv, r.nbody = m->nbody, r.njnt = m->njnt, r.ngeom = m->ngeom;
-  r.nu = m->nu;
-  r.timestep = m->opt.timestep;
-  for (int k = 0; k < 3; ++k) r.gravity[k] = m->opt.gravity[k];
+  // The plain copies (from copy or opt in myriad/physics/model_fields.h), sizes first.
+#define MYRIAD_IMPORT_copy(name) r.name = m->name;
+#define MYRIAD_IMPORT_opt(name) r.name = m->opt.name;
+#define MYRIAD_IMPORT_custom(name)
+#define MYRIAD_X(name, init, from) MYRIAD_IMPORT_##from(name)
+  MYRIAD_MODEL_INT_SCALARS(MYRIAD_X)
+  MYRIAD_MODEL_FLAGS(MYRIAD_X)
+  MYRIAD_MODEL_REAL_SCALARS(MYRIAD_X)
+#undef MYRIAD_X
+#undef MYRIAD_IMPORT_copy
+#undef MYRIAD_IMPORT_opt
+#undef MYRIAD_IMPORT_custom
+#define MYRIAD_IMPORT_copy(name, length) \
+  for (int k = 0; k < (length); ++k) r.name[k] = m->name[k];
+#define MYRIAD_IMPORT_opt(name, length) \
+  for (int k = 0; k < (length); ++k) r.name[k] = m->opt.name[k];
+#define MYRIAD_IMPORT_custom(name, length)
+#define MYRIAD_X(name, length, from) MYRIAD_IMPORT_##from(name, length)
+  MYRIAD_MODEL_REAL_VECTORS(MYRIAD_X)
+#undef MYRIAD_X
+#undef MYRIAD_IMPORT_copy
+#undef MYRIAD_IMPORT_opt
+#undef MYRIAD_IMPORT_custom
+#define MYRIAD_IMPORT_copy(name, size) r.name.assign(m->name, m->name + (size));
+#define MYRIAD_IMPORT_custom(name, size)
+#define MYRIAD_X(name, rows, cols, from) MYRIAD_IMPORT_##from(name, int64_t{r.rows} * (cols))
+  MYRIAD_MODEL_INT_ARRAYS(MYRIAD_X)
+  MYRIAD_MODEL_REAL_ARRAYS(MYRIAD_X)
+  MYRIAD_MODEL_BYTE_ARRAYS(MYRIAD_X)
+#undef MYRIAD_X
+#undef MYRIAD_IMPORT_copy
+#undef MYRIAD_IMPORT_custom
+#define MYRIAD_X(name, rows, adr) \
+  for (int i = 0; i < r.rows; ++i) r.name.push_back(name_of(m, m->adr[i]));
+  MYRIAD_MODEL_NAMES(MYRIAD_X)
+#undef MYRIAD_X
+
+  // The custom fields.
   r.integrator = m->opt.integrator == mjINT_RK4 ? kRK4 : kEuler;
   r.gravity_enabled = !(flags & mjDSBL_GRAVITY);
   r.passive_enabled = !(flags & mjDSBL_PASSIVE);
   r.actuation_enabled = !(flags & mjDSBL_ACTUATION);
   r.clamp_ctrl = !(flags & mjDSBL_CLAMPCTRL);
-  const int nb = m->nbody, nj = m->njnt, nv = m->nv, ng = m->ngeom, nu = m->nu;
-  r.body_parentid = copy(m->body_parentid, nb);
-  r.body_rootid = copy(m->body_rootid, nb);
-  r.body_jntnum = copy(m->body_jntnum, nb);
-  r.body_jntadr = copy(m->body_jntadr, nb);
-  r.body_dofnum = copy(m->body_dofnum, nb);
-  r.body_dofadr = copy(m->body_dofadr, nb);
-  r.body_pos = copy_d(m->body_pos, 3 * nb);
-  r.body_ipos = copy_d(m->body_ipos, 3 * nb);
-  r.body_quat = copy_d(m->body_quat, 4 * nb);
-  r.body_iquat = copy_d(m->body_iquat, 4 * nb);
-  r.body_mass = copy_d(m->body_mass, nb);
-  r.body_subtreemass = copy_d(m->body_subtreemass, nb);
-  r.body_inertia = copy_d(m->body_inertia, 3 * nb);
-  r.jnt_type = copy(m->jnt_type, nj);
-  r.jnt_qposadr = copy(m->jnt_qposadr, nj);
-  r.jnt_dofadr = copy(m->jnt_dofadr, nj);
-  r.jnt_bodyid = copy(m->jnt_bodyid, nj);
-  r.jnt_pos = copy_d(m->jnt_pos, 3 * nj);
-  r.jnt_axis = copy_d(m->jnt_axis, 3 * nj);
-  r.jnt_stiffness = copy_d(m->jnt_stiffness, nj);
-  r.dof_bodyid = copy(m->dof_bodyid, nv);
-  r.dof_jntid = copy(m->dof_jntid, nv);
-  r.dof_parentid = copy(m->dof_parentid, nv);
-  r.dof_armature = copy_d(m->dof_armature, nv);
-  r.dof_damping = copy_d(m->dof_damping, nv);
-  r.geom_type = copy(m->geom_type, ng);
-  r.geom_bodyid = copy(m->geom_bodyid, ng);
-  r.geom_pos = copy_d(m->geom_pos, 3 * ng);
-  r.geom_size = copy_d(m->geom_size, 3 * ng);
-  r.geom_quat = copy_d(m->geom_quat, 4 * ng);
-  r.geom_rgba.assign(m->geom_rgba, m->geom_rgba + 4 * ng);
-  for (int u = 0; u < nu; ++u) {
+  for (int u = 0; u < m->nu; ++u) {
     r.actuator_trnid.push_back(m->actuator_trnid[2 * u]);
     r.actuator_gaintype.push_back(m->actuator_gaintype[u] == mjGAIN_FIXED ? kGainFixed
                                                                           : kGainAffine);
     r.actuator_biastype.push_back(m->actuator_biastype[u] == mjBIAS_NONE ? kBiasNone : kBiasAffine);
-    r.actuator_ctrllimited.push_back(m->actuator_ctrllimited[u]);
-    r.actuator_forcelimited.push_back(m->actuator_forcelimited[u]);
     r.actuator_gear.push_back(m->actuator_gear[6 * u]);
-    for (int k = 0; k < 2; ++k) {
-      r.actuator_ctrlrange.push_back(m->actuator_ctrlrange[2 * u + k]);
-      r.actuator_forcerange.push_back(m->actuator_forcerange[2 * u + k]);
-    }
     for (int k = 0; k < 3; ++k) {
       r.actuator_gainprm.push_back(m->actuator_gainprm[mjNGAIN * u + k]);
       r.actuator_biasprm.push_back(m->actuator_biasprm[mjNBIAS * u + k]);
     }
   }
-  r.qpos0 = copy_d(m->qpos0, m->nq);
-  r.qpos_spring = copy_d(m->qpos_spring, m->nq);
-  for (int i = 0; i < nb; ++i) r.body_names.push_back(name_of(m, m->name_bodyadr[i]));
-  for (int j = 0; j < nj; ++j) r.joint_names.push_back(name_of(m, m->name_jntadr[j]));
-  for (int u = 0; u < nu; ++u) r.actuator_names.push_back(name_of(m, m->name_actuatoradr[u]));
   return r;
 }
 

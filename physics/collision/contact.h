@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "myriad/hd.h"
+#include "myriad/physics/model_fields.h"
 #include "physics/spatial.h"
 
 namespace myriad::physics::collision {
@@ -29,9 +30,7 @@ enum GeomType : int32_t {
 constexpr double kMinVal = 1e-15;
 // mjMINMU: every friction coefficient is at least this.
 constexpr double kMinMu = 1e-5;
-// mjNREF, mjNIMP: solver reference and impedance parameter counts.
-constexpr int kNRef = 2;
-constexpr int kNImp = 5;
+// kNRef, kNImp (mjNREF, mjNIMP) come from myriad/physics/model_fields.h.
 // Most contacts box_box can write (its clipping loops give at most 16 edge points, 4 corners of
 // the reference face and 4 corners of the incident face); every other pair function writes <= 4.
 constexpr int kMaxBoxBoxContacts = 24;

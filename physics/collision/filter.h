@@ -22,36 +22,56 @@ constexpr int32_t kDisableFilterParent = 1 << 9;
 constexpr int32_t kEnableOverride = 1 << 0;
 enum CollisionMode : int32_t { kCollideAll = 0, kCollidePairs = 1, kCollideDynamic = 2 };
 
-// The model fields collision reads: raw pointers with mjModel's names, shapes and meaning (so a
+// The model fields collision reads (the MYRIAD_COLLISION_* lists of
+// myriad/physics/model_fields.h): raw pointers with mjModel's names, shapes and meaning (so a
 // CollisionModel<double> can point straight into an mjModel). Bodies and geoms are numbered as in
 // mjModel; body 0 is the world.
 template <class T>
 struct CollisionModel {
-  int32_t nbody = 0, ngeom = 0, npair = 0, nexclude = 0;
-  int32_t disableflags = 0, enableflags = 0;  // opt.disableflags, opt.enableflags
-  int32_t collision = kCollideAll;            // opt.collision
-  T o_margin = 0;                             // opt.o_margin, o_solref, o_solimp (override)
-  T o_solref[kNRef] = {0, 0};
-  T o_solimp[kNImp] = {0, 0, 0, 0, 0};
-  const int32_t *body_parentid = nullptr, *body_weldid = nullptr;  // [nbody]
-  const int32_t *body_geomadr = nullptr, *body_geomnum = nullptr;  // [nbody]
-  const int32_t *geom_type = nullptr, *geom_contype = nullptr, *geom_conaffinity = nullptr,
-                *geom_condim = nullptr, *geom_bodyid = nullptr,
-                *geom_priority = nullptr;  // [ngeom]
-  const T* geom_size = nullptr;            // [ngeom, 3]
-  const T* geom_rbound = nullptr;          // [ngeom]; 0: no bounding sphere (planes)
-  const T *geom_margin = nullptr, *geom_gap = nullptr, *geom_solmix = nullptr;  // [ngeom]
-  const T* geom_friction = nullptr;                                             // [ngeom, 3]
-  const T* geom_solref = nullptr;                                               // [ngeom, kNRef]
-  const T* geom_solimp = nullptr;                                               // [ngeom, kNImp]
-  const int32_t *pair_dim = nullptr, *pair_geom1 = nullptr, *pair_geom2 = nullptr,
-                *pair_signature = nullptr;  // [npair]; signature (b1+1)<<16 + b2+1, sorted
-  const T *pair_margin = nullptr, *pair_gap = nullptr;  // [npair]
-  const T* pair_friction = nullptr;                     // [npair, 5]
-  const T* pair_solref = nullptr;                       // [npair, kNRef]
-  const T* pair_solimp = nullptr;                       // [npair, kNImp]
-  const int32_t* exclude_signature = nullptr;           // [nexclude]
+#define MYRIAD_X(name, init, from) int32_t name = init;
+  MYRIAD_COLLISION_INT_SCALARS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, init, from) bool name = init;
+  MYRIAD_COLLISION_FLAGS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, init, from) T name = init;
+  MYRIAD_COLLISION_REAL_SCALARS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, length, from) T name[length] = {};
+  MYRIAD_COLLISION_REAL_VECTORS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, rows, cols, from) const int32_t* name = nullptr;
+  MYRIAD_COLLISION_INT_ARRAYS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, rows, cols, from) const T* name = nullptr;
+  MYRIAD_COLLISION_REAL_ARRAYS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, rows, cols, from) const uint8_t* name = nullptr;
+  MYRIAD_COLLISION_BYTE_ARRAYS(MYRIAD_X)
+#undef MYRIAD_X
 };
+
+// The collision fields of a view that has them under the same names and types (ModelView<T>,
+// physics/model_view.h): pointers shared, scalars copied.
+template <class T, class View>
+MYRIAD_HD CollisionModel<T> collision_model(const View& v) {
+  CollisionModel<T> c;
+#define MYRIAD_X(name, init, from) c.name = v.name;
+  MYRIAD_COLLISION_INT_SCALARS(MYRIAD_X)
+  MYRIAD_COLLISION_FLAGS(MYRIAD_X)
+  MYRIAD_COLLISION_REAL_SCALARS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, length, from) \
+  for (int k = 0; k < (length); ++k) c.name[k] = v.name[k];
+  MYRIAD_COLLISION_REAL_VECTORS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, rows, cols, from) c.name = v.name;
+  MYRIAD_COLLISION_INT_ARRAYS(MYRIAD_X)
+  MYRIAD_COLLISION_REAL_ARRAYS(MYRIAD_X)
+  MYRIAD_COLLISION_BYTE_ARRAYS(MYRIAD_X)
+#undef MYRIAD_X
+  return c;
+}
 
 // One candidate pair: geom1's type <= geom2's type (MuJoCo's order); pair >= 0 for an explicit
 // <contact><pair> (its parameters replace the mixed geom ones), -1 for a dynamic pair.

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -54,48 +55,56 @@ std::unique_ptr<Loaded> load(const std::string& xml) {
   return out;
 }
 
-// The collision view of an mjModel (mjtNum is double, int is int32_t: no copies).
+// The collision view of an mjModel (mjtNum is double, int is int32_t: no copies), field by field
+// from the MYRIAD_COLLISION_* lists (myriad/physics/model_fields.h).
 CollisionModel<double> view(const mjModel* m) {
   static_assert(sizeof(int) == sizeof(int32_t), "mjModel ints are 32-bit");
   CollisionModel<double> v;
-  v.nbody = m->nbody;
-  v.ngeom = m->ngeom;
-  v.npair = m->npair;
-  v.nexclude = m->nexclude;
-  v.disableflags = m->opt.disableflags;
-  v.enableflags = m->opt.enableflags;
-  v.collision = m->opt.collision;
-  v.o_margin = m->opt.o_margin;
-  for (int i = 0; i < kNRef; ++i) v.o_solref[i] = m->opt.o_solref[i];
-  for (int i = 0; i < kNImp; ++i) v.o_solimp[i] = m->opt.o_solimp[i];
-  v.body_parentid = m->body_parentid;
-  v.body_weldid = m->body_weldid;
-  v.body_geomadr = m->body_geomadr;
-  v.body_geomnum = m->body_geomnum;
-  v.geom_type = m->geom_type;
-  v.geom_contype = m->geom_contype;
-  v.geom_conaffinity = m->geom_conaffinity;
-  v.geom_condim = m->geom_condim;
-  v.geom_bodyid = m->geom_bodyid;
-  v.geom_priority = m->geom_priority;
-  v.geom_size = m->geom_size;
-  v.geom_rbound = m->geom_rbound;
-  v.geom_margin = m->geom_margin;
-  v.geom_gap = m->geom_gap;
-  v.geom_solmix = m->geom_solmix;
-  v.geom_friction = m->geom_friction;
-  v.geom_solref = m->geom_solref;
-  v.geom_solimp = m->geom_solimp;
-  v.pair_dim = m->pair_dim;
-  v.pair_geom1 = m->pair_geom1;
-  v.pair_geom2 = m->pair_geom2;
-  v.pair_signature = m->pair_signature;
-  v.pair_margin = m->pair_margin;
-  v.pair_gap = m->pair_gap;
-  v.pair_friction = m->pair_friction;
-  v.pair_solref = m->pair_solref;
-  v.pair_solimp = m->pair_solimp;
-  v.exclude_signature = m->exclude_signature;
+#define MYRIAD_FROM_copy(name) m->name
+#define MYRIAD_FROM_opt(name) m->opt.name
+#define MYRIAD_X(name, init, from) v.name = MYRIAD_FROM_##from(name);
+  MYRIAD_COLLISION_INT_SCALARS(MYRIAD_X)
+  MYRIAD_COLLISION_FLAGS(MYRIAD_X)
+  MYRIAD_COLLISION_REAL_SCALARS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, length, from) \
+  for (int k = 0; k < (length); ++k) v.name[k] = MYRIAD_FROM_##from(name)[k];
+  MYRIAD_COLLISION_REAL_VECTORS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, rows, cols, from) v.name = MYRIAD_FROM_##from(name);
+  MYRIAD_COLLISION_INT_ARRAYS(MYRIAD_X)
+  MYRIAD_COLLISION_REAL_ARRAYS(MYRIAD_X)
+  MYRIAD_COLLISION_BYTE_ARRAYS(MYRIAD_X)
+#undef MYRIAD_X
+#undef MYRIAD_FROM_copy
+#undef MYRIAD_FROM_opt
+  return v;
+}
+
+// The same in float: every real converted into store (whose arrays the view points at).
+CollisionModel<float> view_float(const mjModel* m, std::deque<std::vector<float>>& store) {
+  const CollisionModel<double> vd = view(m);
+  CollisionModel<float> v;
+#define MYRIAD_X(name, init, from) v.name = vd.name;
+  MYRIAD_COLLISION_INT_SCALARS(MYRIAD_X)
+  MYRIAD_COLLISION_FLAGS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, init, from) v.name = static_cast<float>(vd.name);
+  MYRIAD_COLLISION_REAL_SCALARS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, length, from) \
+  for (int k = 0; k < (length); ++k) v.name[k] = static_cast<float>(vd.name[k]);
+  MYRIAD_COLLISION_REAL_VECTORS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, rows, cols, from) v.name = vd.name;
+  MYRIAD_COLLISION_INT_ARRAYS(MYRIAD_X)
+  MYRIAD_COLLISION_BYTE_ARRAYS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, rows, cols, from)                            \
+  store.emplace_back(vd.name, vd.name + int64_t{vd.rows} * (cols)); \
+  v.name = store.back().data();
+  MYRIAD_COLLISION_REAL_ARRAYS(MYRIAD_X)
+#undef MYRIAD_X
   return v;
 }
 
@@ -699,34 +708,9 @@ TEST(CollisionScenes, Float32) {
   mj_kinematics(m, md->d);
   mj_collision(m, md->d);
   auto f = [](const double* p, int n) { return std::vector<float>(p, p + n); };
-  const auto size = f(m->geom_size, 3 * m->ngeom), rbound = f(m->geom_rbound, m->ngeom),
-             margin = f(m->geom_margin, m->ngeom), gap = f(m->geom_gap, m->ngeom),
-             solmix = f(m->geom_solmix, m->ngeom), fric = f(m->geom_friction, 3 * m->ngeom),
-             solref = f(m->geom_solref, kNRef * m->ngeom),
-             solimp = f(m->geom_solimp, kNImp * m->ngeom), xpos = f(md->d->geom_xpos, 3 * m->ngeom),
-             xmat = f(md->d->geom_xmat, 9 * m->ngeom);
-  const CollisionModel<double> vd = view(m);
-  CollisionModel<float> v;
-  v.nbody = vd.nbody;
-  v.ngeom = vd.ngeom;
-  v.body_parentid = vd.body_parentid;
-  v.body_weldid = vd.body_weldid;
-  v.body_geomadr = vd.body_geomadr;
-  v.body_geomnum = vd.body_geomnum;
-  v.geom_type = vd.geom_type;
-  v.geom_contype = vd.geom_contype;
-  v.geom_conaffinity = vd.geom_conaffinity;
-  v.geom_condim = vd.geom_condim;
-  v.geom_bodyid = vd.geom_bodyid;
-  v.geom_priority = vd.geom_priority;
-  v.geom_size = size.data();
-  v.geom_rbound = rbound.data();
-  v.geom_margin = margin.data();
-  v.geom_gap = gap.data();
-  v.geom_solmix = solmix.data();
-  v.geom_friction = fric.data();
-  v.geom_solref = solref.data();
-  v.geom_solimp = solimp.data();
+  const auto xpos = f(md->d->geom_xpos, 3 * m->ngeom), xmat = f(md->d->geom_xmat, 9 * m->ngeom);
+  std::deque<std::vector<float>> store;
+  const CollisionModel<float> v = view_float(m, store);
   const int npair = collision_pairs(v, nullptr, 0);
   std::vector<CollisionPair> pairs(npair);
   collision_pairs(v, pairs.data(), npair);

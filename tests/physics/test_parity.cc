@@ -1,11 +1,14 @@
 // Myriad's engine against libmujoco 2.2.2 on the shipped models (contacts and limits off):
 // kinematics and qacc from random states (float64 and float32), trajectories in float64.
 #include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
 
 #include <string>
 
 #include "myriad/physics/check.h"
 #include "myriad/physics/import.h"
+#include "physics/collision/filter.h"
+#include "physics/model_view.h"
 
 namespace myriad::physics {
 namespace {
@@ -36,6 +39,41 @@ TEST_P(Parity, Float32Qacc) {
   for (const auto& r : rows)
     if (r.quantity == "qacc" || r.quantity == "xpos")
       EXPECT_TRUE(r.ok()) << r.quantity << " " << r.max_error;
+}
+
+// Every array of the imported model (and of its float cast) has its listed shape, and the
+// collision view built from ModelView holds mjModel's collision fields unchanged.
+TEST_P(Parity, ImportFollowsTheFieldLists) {
+  MjModelHandle handle(model_path(GetParam()));
+  const mjModel* mj = handle.get();
+  const Model<double> m = import_model(mj);
+  const Model<float> mf = m.cast<float>();
+  for_each_array_shape(m, [](const char* name, const auto& array, int64_t size) {
+    EXPECT_EQ(static_cast<int64_t>(array.size()), size) << name;
+  });
+  for_each_array_shape(mf, [](const char* name, const auto& array, int64_t size) {
+    EXPECT_EQ(static_cast<int64_t>(array.size()), size) << name;
+  });
+  const auto c = collision::collision_model<double>(view_of(m));
+#define MYRIAD_FROM_copy(name) mj->name
+#define MYRIAD_FROM_opt(name) mj->opt.name
+#define MYRIAD_X(name, init, from) EXPECT_EQ(c.name, MYRIAD_FROM_##from(name)) << #name;
+  MYRIAD_COLLISION_INT_SCALARS(MYRIAD_X)
+  MYRIAD_COLLISION_REAL_SCALARS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, length, from) \
+  for (int k = 0; k < (length); ++k) EXPECT_EQ(c.name[k], MYRIAD_FROM_##from(name)[k]) << #name;
+  MYRIAD_COLLISION_REAL_VECTORS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, rows, cols, from)                 \
+  for (int64_t k = 0; k < int64_t{c.rows} * (cols); ++k) \
+    EXPECT_EQ(c.name[k], MYRIAD_FROM_##from(name)[k]) << #name << "[" << k << "]";
+  MYRIAD_COLLISION_INT_ARRAYS(MYRIAD_X)
+  MYRIAD_COLLISION_REAL_ARRAYS(MYRIAD_X)
+  MYRIAD_COLLISION_BYTE_ARRAYS(MYRIAD_X)
+#undef MYRIAD_X
+#undef MYRIAD_FROM_copy
+#undef MYRIAD_FROM_opt
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Parity,

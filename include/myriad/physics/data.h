@@ -1,6 +1,7 @@
 // physics::Data: the mutable state and every derived quantity of N envs, struct-of-arrays with
 // the batch index first (qpos [N, nq], xpos [N, nbody, 3], ...). The field list is declared
-// once, in for_each_field, which drives allocation, per-env views and tests.
+// once, in MYRIAD_DATA_FIELDS, which drives EnvData, for_each_field, allocation, per-env
+// views, the device copy and tests.
 #pragma once
 
 #include <cstdint>
@@ -11,62 +12,64 @@
 
 namespace myriad::physics {
 
+// The fields, in order: X(name, size), size per env in terms of the model's sizes nq, nv, nu,
+// nbody, njnt, ngeom.
+// clang-format off
+#define MYRIAD_DATA_FIELDS(X)                                       \
+  /* state */                                                       \
+  X(qpos, nq)                                                       \
+  X(qvel, nv)                                                       \
+  X(ctrl, nu)                                                       \
+  X(time, 1)                                                        \
+  X(qacc, nv)             /* forward dynamics result */             \
+  X(xpos, nbody * 3)                                                \
+  X(xquat, nbody * 4)                                               \
+  X(xmat, nbody * 9)                                                \
+  X(xipos, nbody * 3)                                               \
+  X(ximat, nbody * 9)                                               \
+  X(xanchor, njnt * 3)                                              \
+  X(xaxis, njnt * 3)                                                \
+  X(geom_xpos, ngeom * 3)                                           \
+  X(geom_xmat, ngeom * 9)                                           \
+  X(subtree_com, nbody * 3)                                         \
+  X(cinert, nbody * 10)                                             \
+  X(crb, nbody * 10)                                                \
+  X(cdof, nv * 6)                                                   \
+  X(cdof_dot, nv * 6)                                               \
+  X(cvel, nbody * 6)                                                \
+  X(cacc, nbody * 6)                                                \
+  X(cfrc, nbody * 6)                                                \
+  X(qM, nv * nv)          /* dense, tree entries only */            \
+  X(qLD, nv * nv)                                                   \
+  X(qLDiagInv, nv)                                                  \
+  X(qfrc_bias, nv)                                                  \
+  X(qfrc_passive, nv)                                               \
+  X(qfrc_actuator, nv)                                              \
+  X(qfrc_smooth, nv)                                                \
+  X(qacc_int, nv)                                                   \
+  X(actuator_force, nu)                                             \
+  /* RK4 scratch */                                                 \
+  X(rk_qpos0, nq)                                                   \
+  X(rk_qvel0, nv)                                                   \
+  X(rk_qvel, 4 * nv)                                                \
+  X(rk_qacc, 4 * nv)
+// clang-format on
+
 // Pointers to one env's slice of every field (or, in Data, to row 0 of the batch).
 template <class T>
 struct EnvData {
-  T *qpos, *qvel, *ctrl, *time;                 // state: [nq], [nv], [nu], [1]
-  T* qacc;                                      // [nv] forward dynamics result
-  T *xpos, *xquat, *xmat, *xipos, *ximat;       // [nbody, 3/4/9]
-  T *xanchor, *xaxis;                           // [njnt, 3]
-  T *geom_xpos, *geom_xmat;                     // [ngeom, 3/9]
-  T *subtree_com, *cinert, *crb;                // [nbody, 3/10/10]
-  T *cdof, *cdof_dot;                           // [nv, 6]
-  T *cvel, *cacc, *cfrc;                        // [nbody, 6]
-  T *qM, *qLD, *qLDiagInv;                      // [nv, nv] dense (tree entries), [nv]
-  T *qfrc_bias, *qfrc_passive, *qfrc_actuator;  // [nv]
-  T *qfrc_smooth, *qacc_int, *actuator_force;   // [nv], [nv], [nu]
-  T *rk_qpos0, *rk_qvel0, *rk_qvel, *rk_qacc;   // RK4 scratch: [nq], [nv], [4, nv], [4, nv]
+#define MYRIAD_X(name, size) T* name;
+  MYRIAD_DATA_FIELDS(MYRIAD_X)
+#undef MYRIAD_X
 };
 
 // f(name, pointer member, per-env size) for every field, in declaration order.
 template <class T, class F>
 void for_each_field(EnvData<T>& d, const Model<T>& m, F&& f) {
-  const int64_t nb = m.nbody, nv = m.nv;
-  f("qpos", d.qpos, m.nq);
-  f("qvel", d.qvel, nv);
-  f("ctrl", d.ctrl, m.nu);
-  f("time", d.time, 1);
-  f("qacc", d.qacc, nv);
-  f("xpos", d.xpos, nb * 3);
-  f("xquat", d.xquat, nb * 4);
-  f("xmat", d.xmat, nb * 9);
-  f("xipos", d.xipos, nb * 3);
-  f("ximat", d.ximat, nb * 9);
-  f("xanchor", d.xanchor, int64_t{m.njnt} * 3);
-  f("xaxis", d.xaxis, int64_t{m.njnt} * 3);
-  f("geom_xpos", d.geom_xpos, int64_t{m.ngeom} * 3);
-  f("geom_xmat", d.geom_xmat, int64_t{m.ngeom} * 9);
-  f("subtree_com", d.subtree_com, nb * 3);
-  f("cinert", d.cinert, nb * 10);
-  f("crb", d.crb, nb * 10);
-  f("cdof", d.cdof, nv * 6);
-  f("cdof_dot", d.cdof_dot, nv * 6);
-  f("cvel", d.cvel, nb * 6);
-  f("cacc", d.cacc, nb * 6);
-  f("cfrc", d.cfrc, nb * 6);
-  f("qM", d.qM, nv * nv);
-  f("qLD", d.qLD, nv * nv);
-  f("qLDiagInv", d.qLDiagInv, nv);
-  f("qfrc_bias", d.qfrc_bias, nv);
-  f("qfrc_passive", d.qfrc_passive, nv);
-  f("qfrc_actuator", d.qfrc_actuator, nv);
-  f("qfrc_smooth", d.qfrc_smooth, nv);
-  f("qacc_int", d.qacc_int, nv);
-  f("actuator_force", d.actuator_force, m.nu);
-  f("rk_qpos0", d.rk_qpos0, m.nq);
-  f("rk_qvel0", d.rk_qvel0, nv);
-  f("rk_qvel", d.rk_qvel, 4 * nv);
-  f("rk_qacc", d.rk_qacc, 4 * nv);
+  const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom;
+#define MYRIAD_X(name, size) f(#name, d.name, size);
+  MYRIAD_DATA_FIELDS(MYRIAD_X)
+#undef MYRIAD_X
 }
 
 // The batch: one host array [N, size] per field.

@@ -1,0 +1,164 @@
+// The physics model's fields, each declared once, as X-macro lists (as MuJoCo's mjxmacro.h
+// does). Model<T>'s members (model.h), ModelView<T>'s pointers and for_each_array
+// (physics/model_view.h), the float cast (physics/model_cast.cc), the import from mjModel
+// (physics/import.cc), the device copy (physics/cuda_batch.cuh) and the collision view
+// CollisionModel<T> (physics/collision/filter.h) are all generated from these lists. Names,
+// shapes and meaning follow mjmodel.h. docs/architecture.md ("Physics field lists") says how to
+// add a field.
+//
+// Scalars:  X(name, default, from)
+// Vectors:  X(name, length, from)          fixed length: T name[length]
+// Arrays:   X(name, rows, cols, from)      shape [rows, cols]: rows is a size (a scalar below),
+//                                           cols a constant
+// Names:    X(name, rows, adr)             one string per row, from mjModel's names + adr[i]
+// from:     copy    the import copies mjModel's field of the same name (m->name)
+//           opt     the import copies m->opt.name
+//           custom  the import computes it by hand (physics/import.cc, named there)
+//
+// Each kind has two lists: SMOOTH (what only the smooth dynamics read) and COLLISION (what the
+// collision stage reads, CollisionModel<T>'s fields, some of which the smooth dynamics read too).
+// The MYRIAD_MODEL_* lists are the two together.
+#pragma once
+
+#include <cstdint>
+
+namespace myriad::physics {
+
+// mjNREF, mjNIMP: solver reference and impedance parameter counts.
+constexpr int kNRef = 2;
+constexpr int kNImp = 5;
+
+}  // namespace myriad::physics
+
+// clang-format off
+
+// int32_t scalars. The sizes come first: the import sets them before any array.
+#define MYRIAD_SMOOTH_INT_SCALARS(X) \
+  X(nq, 0, copy)                     \
+  X(nv, 0, copy)                     \
+  X(njnt, 0, copy)                   \
+  X(nu, 0, copy)                     \
+  X(integrator, kEuler, custom)      /* Integrator */
+#define MYRIAD_COLLISION_INT_SCALARS(X) \
+  X(nbody, 0, copy)                     \
+  X(ngeom, 0, copy)                     \
+  X(npair, 0, copy)                     \
+  X(nexclude, 0, copy)                  \
+  X(disableflags, 0, opt)               \
+  X(enableflags, 0, opt)                \
+  X(collision, 0, opt)                  /* mjtCollision; 0: all pairs */
+
+// bool scalars: the option flags the smooth dynamics read, from opt.disableflags.
+#define MYRIAD_SMOOTH_FLAGS(X)        \
+  X(gravity_enabled, true, custom)    \
+  X(passive_enabled, true, custom)    \
+  X(actuation_enabled, true, custom)  \
+  X(clamp_ctrl, true, custom)
+#define MYRIAD_COLLISION_FLAGS(X)
+
+// T scalars and fixed-length vectors.
+#define MYRIAD_SMOOTH_REAL_SCALARS(X) \
+  X(timestep, 0, opt)
+#define MYRIAD_COLLISION_REAL_SCALARS(X) \
+  X(o_margin, 0, opt)                    /* override margin (enableflags override) */
+#define MYRIAD_SMOOTH_REAL_VECTORS(X) \
+  X(gravity, 3, opt)
+#define MYRIAD_COLLISION_REAL_VECTORS(X) \
+  X(o_solref, kNRef, opt)                \
+  X(o_solimp, kNImp, opt)
+
+// int32_t arrays.
+#define MYRIAD_SMOOTH_INT_ARRAYS(X)          \
+  X(body_rootid, nbody, 1, copy)             \
+  X(body_jntnum, nbody, 1, copy)             \
+  X(body_jntadr, nbody, 1, copy)             \
+  X(body_dofnum, nbody, 1, copy)             \
+  X(body_dofadr, nbody, 1, copy)             \
+  X(jnt_type, njnt, 1, copy)                 /* JointType */ \
+  X(jnt_qposadr, njnt, 1, copy)              \
+  X(jnt_dofadr, njnt, 1, copy)               \
+  X(jnt_bodyid, njnt, 1, copy)               \
+  X(dof_bodyid, nv, 1, copy)                 \
+  X(dof_jntid, nv, 1, copy)                  \
+  X(dof_parentid, nv, 1, copy)               \
+  X(actuator_trnid, nu, 1, custom)           /* the joint: mjModel's actuator_trnid[u, 0] */ \
+  X(actuator_gaintype, nu, 1, custom)        /* GainType */ \
+  X(actuator_biastype, nu, 1, custom)        /* BiasType */
+#define MYRIAD_COLLISION_INT_ARRAYS(X)       \
+  X(body_parentid, nbody, 1, copy)           \
+  X(body_weldid, nbody, 1, copy)             \
+  X(body_geomadr, nbody, 1, copy)            \
+  X(body_geomnum, nbody, 1, copy)            \
+  X(geom_type, ngeom, 1, copy)               /* mjtGeom */ \
+  X(geom_contype, ngeom, 1, copy)            \
+  X(geom_conaffinity, ngeom, 1, copy)        \
+  X(geom_condim, ngeom, 1, copy)             \
+  X(geom_bodyid, ngeom, 1, copy)             \
+  X(geom_priority, ngeom, 1, copy)           \
+  X(pair_dim, npair, 1, copy)                \
+  X(pair_geom1, npair, 1, copy)              \
+  X(pair_geom2, npair, 1, copy)              \
+  X(pair_signature, npair, 1, copy)          /* (body1+1)<<16 + body2+1, sorted */ \
+  X(exclude_signature, nexclude, 1, copy)
+
+// T arrays (converted from mjtNum, or float for geom_rgba).
+#define MYRIAD_SMOOTH_REAL_ARRAYS(X)         \
+  X(body_pos, nbody, 3, copy)                \
+  X(body_ipos, nbody, 3, copy)               \
+  X(body_quat, nbody, 4, copy)               \
+  X(body_iquat, nbody, 4, copy)              \
+  X(body_mass, nbody, 1, copy)               \
+  X(body_subtreemass, nbody, 1, copy)        \
+  X(body_inertia, nbody, 3, copy)            /* principal */ \
+  X(jnt_pos, njnt, 3, copy)                  \
+  X(jnt_axis, njnt, 3, copy)                 \
+  X(jnt_stiffness, njnt, 1, copy)            \
+  X(dof_armature, nv, 1, copy)               \
+  X(dof_damping, nv, 1, copy)                \
+  X(geom_pos, ngeom, 3, copy)                \
+  X(geom_quat, ngeom, 4, copy)               \
+  X(geom_rgba, ngeom, 4, copy)               /* for drawing */ \
+  X(actuator_gear, nu, 1, custom)            /* mjModel's actuator_gear[u, 0] */ \
+  X(actuator_ctrlrange, nu, 2, copy)         \
+  X(actuator_forcerange, nu, 2, copy)        \
+  X(actuator_gainprm, nu, 3, custom)         /* mjModel's actuator_gainprm[u, 0:3] */ \
+  X(actuator_biasprm, nu, 3, custom)         /* mjModel's actuator_biasprm[u, 0:3] */ \
+  X(qpos0, nq, 1, copy)                      \
+  X(qpos_spring, nq, 1, copy)
+#define MYRIAD_COLLISION_REAL_ARRAYS(X)      \
+  X(geom_size, ngeom, 3, copy)               \
+  X(geom_rbound, ngeom, 1, copy)             /* 0: no bounding sphere (planes) */ \
+  X(geom_margin, ngeom, 1, copy)             \
+  X(geom_gap, ngeom, 1, copy)                \
+  X(geom_solmix, ngeom, 1, copy)             \
+  X(geom_friction, ngeom, 3, copy)           \
+  X(geom_solref, ngeom, kNRef, copy)         \
+  X(geom_solimp, ngeom, kNImp, copy)         \
+  X(pair_margin, npair, 1, copy)             \
+  X(pair_gap, npair, 1, copy)                \
+  X(pair_friction, npair, 5, copy)           \
+  X(pair_solref, npair, kNRef, copy)         \
+  X(pair_solimp, npair, kNImp, copy)
+
+// uint8_t arrays (mjtByte).
+#define MYRIAD_SMOOTH_BYTE_ARRAYS(X)         \
+  X(actuator_ctrllimited, nu, 1, copy)       \
+  X(actuator_forcelimited, nu, 1, copy)
+#define MYRIAD_COLLISION_BYTE_ARRAYS(X)
+
+// Names (host only: not in ModelView).
+#define MYRIAD_MODEL_NAMES(X)                \
+  X(body_names, nbody, name_bodyadr)         \
+  X(joint_names, njnt, name_jntadr)          \
+  X(actuator_names, nu, name_actuatoradr)
+
+// The whole model: smooth and collision fields.
+#define MYRIAD_MODEL_INT_SCALARS(X) MYRIAD_SMOOTH_INT_SCALARS(X) MYRIAD_COLLISION_INT_SCALARS(X)
+#define MYRIAD_MODEL_FLAGS(X) MYRIAD_SMOOTH_FLAGS(X) MYRIAD_COLLISION_FLAGS(X)
+#define MYRIAD_MODEL_REAL_SCALARS(X) MYRIAD_SMOOTH_REAL_SCALARS(X) MYRIAD_COLLISION_REAL_SCALARS(X)
+#define MYRIAD_MODEL_REAL_VECTORS(X) MYRIAD_SMOOTH_REAL_VECTORS(X) MYRIAD_COLLISION_REAL_VECTORS(X)
+#define MYRIAD_MODEL_INT_ARRAYS(X) MYRIAD_SMOOTH_INT_ARRAYS(X) MYRIAD_COLLISION_INT_ARRAYS(X)
+#define MYRIAD_MODEL_REAL_ARRAYS(X) MYRIAD_SMOOTH_REAL_ARRAYS(X) MYRIAD_COLLISION_REAL_ARRAYS(X)
+#define MYRIAD_MODEL_BYTE_ARRAYS(X) MYRIAD_SMOOTH_BYTE_ARRAYS(X) MYRIAD_COLLISION_BYTE_ARRAYS(X)
+
+// clang-format on
