@@ -6,6 +6,9 @@
 #include <stdexcept>
 
 #include "myriad/physics/mujoco_messages.h"
+#include "physics/collision/collide.h"
+#include "physics/constraint/make.h"
+#include "physics/model_view.h"
 
 namespace myriad::physics {
 namespace {
@@ -17,6 +20,41 @@ std::string name_of(const mjModel* m, int adr) {
 
 [[noreturn]] void refuse(const std::string& what) {
   throw std::invalid_argument("unsupported model feature: " + what);
+}
+
+// The candidate geom pairs (collision::collision_pairs), refusing geoms and condims not
+// supported here by name, and the per-env bounds on contacts and constraint rows they imply.
+void candidate_pairs(const mjModel* m, Model<double>& r) {
+  const collision::CollisionModel<double> cm = collision::collision_model<double>(view_of(r));
+  const int n = collision::collision_pairs(cm, nullptr, 0);
+  std::vector<collision::CollisionPair> pairs(n);
+  collision::collision_pairs(cm, pairs.data(), n);
+  const int bad = collision::first_unsupported_pair(cm, pairs.data(), n);
+  if (bad >= 0) {
+    int g = pairs[bad].geom1;
+    if (collision::geom_type_supported(m->geom_type[g])) g = pairs[bad].geom2;
+    refuse(std::string(collision::geom_type_name(m->geom_type[g])) + " collisions (geom '" +
+           name_of(m, m->name_geomadr[g]) +
+           "'; supported: plane, sphere, capsule, box; or set its contype and conaffinity to 0)");
+  }
+  int nefc = 0;
+  for (int i = 0; i < m->nv; ++i) nefc += r.dof_frictionloss[i] > 0;
+  for (int j = 0; j < m->njnt; ++j) nefc += r.jnt_limited[j] ? 2 : 0;
+  for (const collision::CollisionPair& p : pairs) {
+    const int condim = collision::pair_params(cm, p).condim;
+    if (condim != 1 && condim != 3)
+      refuse("condim " + std::to_string(condim) + " (geoms '" +
+             name_of(m, m->name_geomadr[p.geom1]) + "' and '" +
+             name_of(m, m->name_geomadr[p.geom2]) + "'; supported: 1 and 3)");
+    nefc += collision::max_pair_contacts(m->geom_type[p.geom1], m->geom_type[p.geom2]) *
+            constraint::contact_rows(condim);
+  }
+  r.ncandidate = n;
+  for (const collision::CollisionPair& p : pairs)
+    r.candidate_pairs.insert(r.candidate_pairs.end(), {p.geom1, p.geom2, p.pair});
+  r.ncon_max = collision::max_contacts(cm, pairs.data(), n);
+  r.nefc_max = nefc;
+  r.nsolver_scratch = 0;
 }
 
 }  // namespace
@@ -53,22 +91,12 @@ Model<double> import_model(const mjModel* m) {
   if (m->opt.density > 0 || m->opt.viscosity > 0) refuse("fluid forces (density/viscosity)");
   if (m->na > 0) refuse("actuator activation states (na > 0)");
   if (m->nv > 64) refuse("more than 64 degrees of freedom (nv = " + std::to_string(m->nv) + ")");
-  const bool contacts_off = constraints_off || (flags & mjDSBL_CONTACT);
-  if (!contacts_off && m->ngeom > 0) {
-    // Collisions are possible unless every geom has contype = conaffinity = 0.
-    for (int g = 0; g < m->ngeom; ++g)
-      if (m->geom_contype[g] || m->geom_conaffinity[g])
-        refuse("contacts (geom '" + name_of(m, m->name_geomadr[g]) +
-               "' can collide; disable contacts with <flag contact=\"disable\"/>)");
-  }
-  for (int j = 0; j < m->njnt; ++j) {
-    const std::string joint = "joint '" + name_of(m, m->name_jntadr[j]) + "'";
-    if (m->jnt_limited[j] && !constraints_off && !(flags & mjDSBL_LIMIT))
-      refuse("joint limits (" + joint + " is limited)");
-  }
-  for (int i = 0; i < m->nv; ++i)
-    if (m->dof_frictionloss[i] > 0 && !constraints_off && !(flags & mjDSBL_FRICTIONLOSS))
-      refuse("dof friction loss (joint '" + name_of(m, m->name_jntadr[m->dof_jntid[i]]) + "')");
+  if (!constraints_off && !(flags & mjDSBL_LIMIT))
+    for (int j = 0; j < m->njnt; ++j)
+      if (m->jnt_limited[j] && (m->jnt_type[j] == mjJNT_BALL || m->jnt_type[j] == mjJNT_FREE))
+        refuse("ball joint limits (joint '" + name_of(m, m->name_jntadr[j]) + "' is limited)");
+  if (m->opt.cone == mjCONE_ELLIPTIC && !constraints_off && !(flags & mjDSBL_CONTACT))
+    refuse("elliptic friction cones (option cone=\"elliptic\"; use the default pyramidal cone)");
   for (int i = 1; i < m->nbody; ++i)
     if (m->body_jntnum[i] > 1)
       for (int k = 0; k < m->body_jntnum[i]; ++k)
@@ -143,6 +171,13 @@ Model<double> import_model(const mjModel* m) {
       r.actuator_biasprm.push_back(m->actuator_biasprm[mjNBIAS * u + k]);
     }
   }
+  r.meaninertia = m->stat.meaninertia;
+  if (m->opt.solver != mjSOL_NEWTON && !constraints_off)
+    r.import_notes.push_back(std::string("the model asks for the ") +
+                             (m->opt.solver == mjSOL_PGS ? "PGS" : "CG") +
+                             " solver; Myriad solves the same convex problem with Newton");
+  if (constraints_off) r.iterations = 0;
+  candidate_pairs(m, r);
   return r;
 }
 

@@ -37,6 +37,7 @@ Model<U> Model<T>::cast() const {
 #define MYRIAD_X(name, rows, adr) r.name = name;
   MYRIAD_MODEL_NAMES(MYRIAD_X)
 #undef MYRIAD_X
+  r.import_notes = import_notes;
   return r;
 }
 

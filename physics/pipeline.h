@@ -5,6 +5,8 @@
 #pragma once
 
 #include "myriad/physics/data.h"
+#include "physics/collision/collide.h"
+#include "physics/constraint/make.h"
 #include "physics/model_view.h"
 #include "physics/spatial.h"
 
@@ -380,6 +382,16 @@ MYRIAD_HD void actuation(const ModelView<T>& m, EnvData<T>& d) {
     d.actuator_force[u] = force;
     d.qfrc_actuator[m.jnt_dofadr[j]] += gear * force;
   }
+}
+
+// mj_collision: (geom_xpos, geom_xmat) => (contact, ncon) over the model's candidate pairs. The
+// capacity is the model's bound (ncon_max), so no contact is ever dropped.
+template <class T>
+MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
+  const collision::CollisionModel<T> cm = collision::collision_model<T>(m);
+  const auto* pairs = reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs);
+  d.ncon[0] = T(collision::collide(cm, pairs, m.ncandidate, d.geom_xpos, d.geom_xmat,
+                                   constraint::contacts_of(d), m.ncon_max));
 }
 
 // mj_forward (no constraints): every stage through qacc = inv(M) qfrc_smooth.

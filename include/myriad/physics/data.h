@@ -12,8 +12,12 @@
 
 namespace myriad::physics {
 
+// Room for one collision::Contact<T> (float or double) in a contact field, in scalars.
+constexpr int64_t kContactWords = 32;
+
 // The fields, in order: X(name, size), size per env in terms of the model's sizes nq, nv, nu,
-// nbody, njnt, ngeom.
+// nbody, njnt, ngeom, ncon_max, nefc_max, nsolver_scratch. Counts (ncon, nefc, solver_niter) are
+// stored as scalars of type T.
 // clang-format off
 #define MYRIAD_DATA_FIELDS(X)                                       \
   /* state */                                                       \
@@ -48,6 +52,27 @@ namespace myriad::physics {
   X(qfrc_smooth, nv)                                                \
   X(qacc_int, nv)                                                   \
   X(actuator_force, nu)                                             \
+  /* constraints (physics/constraint/) */                           \
+  X(ncon, 1)              /* contacts this step */                  \
+  X(contact, ncon_max * kContactWords) /* collision::Contact<T> */  \
+  X(nefc, 1)              /* constraint rows this step */           \
+  X(efc_type, nefc_max)   /* constraint::RowType */                 \
+  X(efc_id, nefc_max)     /* dof, joint or contact of the row */    \
+  X(efc_J, nefc_max * nv)                                           \
+  X(efc_pos, nefc_max)                                              \
+  X(efc_margin, nefc_max)                                           \
+  X(efc_frictionloss, nefc_max)                                     \
+  X(efc_KBIP, nefc_max * 4) /* stiffness, damping, impedance, d' */ \
+  X(efc_R, nefc_max)                                                \
+  X(efc_D, nefc_max)                                                \
+  X(efc_aref, nefc_max)                                             \
+  X(efc_force, nefc_max)                                            \
+  X(qacc_smooth, nv)                                                \
+  X(qacc_warmstart, nv)                                             \
+  X(qfrc_constraint, nv)                                            \
+  X(cfrc_ext, nbody * 6)  /* constraint force per body (com frame) */ \
+  X(solver_niter, 1)                                                \
+  X(solver_scratch, nsolver_scratch)                                \
   /* RK4 scratch */                                                 \
   X(rk_qpos0, nq)                                                   \
   X(rk_qvel0, nv)                                                   \
@@ -67,6 +92,7 @@ struct EnvData {
 template <class T, class F>
 void for_each_field(EnvData<T>& d, const Model<T>& m, F&& f) {
   const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom;
+  const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch;
 #define MYRIAD_X(name, size) f(#name, d.name, size);
   MYRIAD_DATA_FIELDS(MYRIAD_X)
 #undef MYRIAD_X

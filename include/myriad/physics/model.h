@@ -44,6 +44,9 @@ struct Model {
 #define MYRIAD_X(name, rows, adr) std::vector<std::string> name;
   MYRIAD_MODEL_NAMES(MYRIAD_X)
 #undef MYRIAD_X
+  // What the importer changed in the model's meaning, to be said once (e.g. a PGS model solved
+  // with Newton).
+  std::vector<std::string> import_notes;
 
   template <class U>
   Model<U> cast() const;

@@ -38,7 +38,13 @@ constexpr int kNImp = 5;
   X(nv, 0, copy)                     \
   X(njnt, 0, copy)                   \
   X(nu, 0, copy)                     \
-  X(integrator, kEuler, custom)      /* Integrator */
+  X(integrator, kEuler, custom)      /* Integrator */ \
+  X(cone, 0, opt)                    /* mjtCone: 0 pyramidal (elliptic is refused) */ \
+  X(iterations, 100, opt)            /* Newton iterations at most */ \
+  X(ncandidate, 0, custom)           /* candidate geom pairs (collision_pairs) */ \
+  X(ncon_max, 0, custom)             /* most contacts one env can have */ \
+  X(nefc_max, 0, custom)             /* most constraint rows one env can have */ \
+  X(nsolver_scratch, 0, custom)      /* scratch the Newton solver needs per env */
 #define MYRIAD_COLLISION_INT_SCALARS(X) \
   X(nbody, 0, copy)                     \
   X(ngeom, 0, copy)                     \
@@ -58,7 +64,10 @@ constexpr int kNImp = 5;
 
 // T scalars and fixed-length vectors.
 #define MYRIAD_SMOOTH_REAL_SCALARS(X) \
-  X(timestep, 0, opt)
+  X(timestep, 0, opt)                \
+  X(impratio, 1, opt)                \
+  X(tolerance, 1e-8, opt)            \
+  X(meaninertia, 1, custom)          /* m->stat.meaninertia: the solver's scale */
 #define MYRIAD_COLLISION_REAL_SCALARS(X) \
   X(o_margin, 0, opt)                    /* override margin (enableflags override) */
 #define MYRIAD_SMOOTH_REAL_VECTORS(X) \
@@ -83,7 +92,8 @@ constexpr int kNImp = 5;
   X(dof_parentid, nv, 1, copy)               \
   X(actuator_trnid, nu, 1, custom)           /* the joint: mjModel's actuator_trnid[u, 0] */ \
   X(actuator_gaintype, nu, 1, custom)        /* GainType */ \
-  X(actuator_biastype, nu, 1, custom)        /* BiasType */
+  X(actuator_biastype, nu, 1, custom)        /* BiasType */ \
+  X(candidate_pairs, ncandidate, 3, custom)  /* collision::CollisionPair: geom1, geom2, pair */
 #define MYRIAD_COLLISION_INT_ARRAYS(X)       \
   X(body_parentid, nbody, 1, copy)           \
   X(body_weldid, nbody, 1, copy)             \
@@ -124,7 +134,16 @@ constexpr int kNImp = 5;
   X(actuator_gainprm, nu, 3, custom)         /* mjModel's actuator_gainprm[u, 0:3] */ \
   X(actuator_biasprm, nu, 3, custom)         /* mjModel's actuator_biasprm[u, 0:3] */ \
   X(qpos0, nq, 1, copy)                      \
-  X(qpos_spring, nq, 1, copy)
+  X(qpos_spring, nq, 1, copy)                \
+  X(jnt_range, njnt, 2, copy)                \
+  X(jnt_margin, njnt, 1, copy)               \
+  X(jnt_solref, njnt, kNRef, copy)           /* limit */ \
+  X(jnt_solimp, njnt, kNImp, copy)           \
+  X(dof_frictionloss, nv, 1, copy)           \
+  X(dof_solref, nv, kNRef, copy)             /* frictionloss */ \
+  X(dof_solimp, nv, kNImp, copy)             \
+  X(dof_invweight0, nv, 1, copy)             \
+  X(body_invweight0, nbody, 2, copy)         /* translation, rotation */
 #define MYRIAD_COLLISION_REAL_ARRAYS(X)      \
   X(geom_size, ngeom, 3, copy)               \
   X(geom_rbound, ngeom, 1, copy)             /* 0: no bounding sphere (planes) */ \
@@ -143,7 +162,8 @@ constexpr int kNImp = 5;
 // uint8_t arrays (mjtByte).
 #define MYRIAD_SMOOTH_BYTE_ARRAYS(X)         \
   X(actuator_ctrllimited, nu, 1, copy)       \
-  X(actuator_forcelimited, nu, 1, copy)
+  X(actuator_forcelimited, nu, 1, copy)      \
+  X(jnt_limited, njnt, 1, copy)
 #define MYRIAD_COLLISION_BYTE_ARRAYS(X)
 
 // Names (host only: not in ModelView).

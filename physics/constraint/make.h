@@ -1,0 +1,289 @@
+// Constraint rows for one env as libmujoco 2.2.2 builds them (engine_core_constraint.c):
+// mj_makeConstraint (rows, Jacobians, positions, margins), mj_makeImpedance (impedance,
+// stiffness, damping, R and D) and mj_referenceConstraint (reference acceleration). Rows come in
+// MuJoCo's order: dof friction loss, joint limits, contacts. Supported: hinge and slide limits,
+// dof friction loss, contacts with condim 1 or 3 on the pyramidal cone; the importer refuses the
+// rest by name (physics/import.cc). MYRIAD_HD; templated on the scalar.
+#pragma once
+
+#include <cmath>
+
+#include "myriad/physics/data.h"
+#include "physics/collision/contact.h"
+#include "physics/model_view.h"
+
+namespace myriad::physics::constraint {
+
+using collision::kMinVal;
+using std::fabs;
+using std::pow;
+
+// mjtConstraint: the row types, in MuJoCo's values.
+enum RowType : int32_t {
+  kEquality = 0,
+  kFrictionDof = 1,
+  kFrictionTendon = 2,
+  kLimitJoint = 3,
+  kLimitTendon = 4,
+  kContactFrictionless = 5,
+  kContactPyramidal = 6,
+  kContactElliptic = 7,
+};
+
+// mjtDisableBit values the constraint stage reads.
+constexpr int32_t kDisableConstraint = 1 << 0;
+constexpr int32_t kDisableEquality = 1 << 1;
+constexpr int32_t kDisableFrictionLoss = 1 << 2;
+constexpr int32_t kDisableLimit = 1 << 3;
+constexpr int32_t kDisableContact = 1 << 4;
+constexpr int32_t kDisableRefSafe = 1 << 8;
+// mjMINIMP, mjMAXIMP: the impedance's clamp.
+constexpr double kMinImp = 0.0001;
+constexpr double kMaxImp = 0.9999;
+
+// Rows of one contact: 1 for condim 1, 2 (condim - 1) on the pyramidal cone.
+MYRIAD_HD int contact_rows(int condim) { return condim == 1 ? 1 : 2 * (condim - 1); }
+
+template <class T>
+MYRIAD_HD collision::Contact<T>* contacts_of(const EnvData<T>& d) {
+  return reinterpret_cast<collision::Contact<T>*>(d.contact);
+}
+
+// Adds frame rows 0..nrow-1 times the translational Jacobian difference at `point` between body2
+// and body1 (mj_jacDifPair projected on the contact frame): out[r * nv + i] += sign * frame_r .
+// (cdof_lin_i + cdof_ang_i x (point - subtree_com[root])) over the dofs i of body's chain.
+template <class T>
+MYRIAD_HD void add_frame_jacobian(const ModelView<T>& m, const EnvData<T>& d, int body,
+                                  const T* point, const T* frame, int nrow, T sign, T* out) {
+  while (body > 0 && m.body_dofnum[body] == 0) body = m.body_parentid[body];
+  if (body == 0) return;
+  const T* com = d.subtree_com + 3 * m.body_rootid[body];
+  const T offset[3] = {point[0] - com[0], point[1] - com[1], point[2] - com[2]};
+  for (int i = m.body_dofadr[body] + m.body_dofnum[body] - 1; i >= 0; i = m.dof_parentid[i]) {
+    const T* cdof = d.cdof + 6 * i;
+    T jp[3];
+    cross3(jp, cdof, offset);
+    for (int k = 0; k < 3; ++k) jp[k] += cdof[3 + k];
+    for (int r = 0; r < nrow; ++r) out[r * m.nv + i] += sign * dot3(frame + 3 * r, jp);
+  }
+}
+
+// Whether a body's chain has any dof.
+template <class T>
+MYRIAD_HD bool has_dofs(const ModelView<T>& m, int body) {
+  while (body > 0 && m.body_dofnum[body] == 0) body = m.body_parentid[body];
+  return body > 0;
+}
+
+// Appends one row; returns its index.
+template <class T>
+MYRIAD_HD int add_row(const ModelView<T>& m, EnvData<T>& d, int& nefc, RowType type, int id, T pos,
+                      T margin, T frictionloss) {
+  const int r = nefc++;
+  d.efc_type[r] = T(type);
+  d.efc_id[r] = T(id);
+  d.efc_pos[r] = pos;
+  d.efc_margin[r] = margin;
+  d.efc_frictionloss[r] = frictionloss;
+  for (int i = 0; i < m.nv; ++i) d.efc_J[r * m.nv + i] = 0;
+  return r;
+}
+
+// mj_makeConstraint (position stage): (qpos-derived kinematics, contact) => (efc_type, efc_id,
+// efc_J, efc_pos, efc_margin, efc_frictionloss, nefc).
+template <class T>
+MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T>& d) {
+  int nefc = 0;
+  const int flags = m.disableflags;
+  if (!(flags & kDisableConstraint)) {
+    if (!(flags & kDisableFrictionLoss))
+      for (int i = 0; i < m.nv; ++i)
+        if (m.dof_frictionloss[i] > T(0)) {
+          const int r = add_row(m, d, nefc, kFrictionDof, i, T(0), T(0), m.dof_frictionloss[i]);
+          d.efc_J[r * m.nv + i] = 1;
+        }
+    if (!(flags & kDisableLimit))
+      for (int j = 0; j < m.njnt; ++j) {
+        if (!m.jnt_limited[j]) continue;
+        const int type = m.jnt_type[j];
+        if (type != kHinge && type != kSlide) continue;  // ball limits are refused at import
+        const T q = d.qpos[m.jnt_qposadr[j]];
+        const T margin = m.jnt_margin[j];
+        const T lower = q - m.jnt_range[2 * j], upper = m.jnt_range[2 * j + 1] - q;
+        if (lower < margin) {
+          const int r = add_row(m, d, nefc, kLimitJoint, j, lower, margin, T(0));
+          d.efc_J[r * m.nv + m.jnt_dofadr[j]] = 1;
+        }
+        if (upper < margin) {
+          const int r = add_row(m, d, nefc, kLimitJoint, j, upper, margin, T(0));
+          d.efc_J[r * m.nv + m.jnt_dofadr[j]] = -1;
+        }
+      }
+    const collision::Contact<T>* con = contacts_of(d);
+    const int ncon = static_cast<int>(d.ncon[0]);
+    for (int c = 0; c < ncon; ++c) {
+      if (con[c].exclude) continue;
+      const int b1 = m.geom_bodyid[con[c].geom1], b2 = m.geom_bodyid[con[c].geom2];
+      if (!has_dofs(m, b1) && !has_dofs(m, b2)) continue;
+      const int dim = con[c].dim;
+      const RowType type = dim == 1 ? kContactFrictionless : kContactPyramidal;
+      const int nrow = dim == 1 ? 1 : 3;  // frame rows the Jacobian needs (condim 1 or 3)
+      T C[3 * 64];                        // frame . Jacobian difference, [nrow, nv]; nv <= 64
+      for (int k = 0; k < nrow * m.nv; ++k) C[k] = 0;
+      add_frame_jacobian(m, d, b2, con[c].pos, con[c].frame, nrow, T(1), C);
+      add_frame_jacobian(m, d, b1, con[c].pos, con[c].frame, nrow, T(-1), C);
+      if (dim == 1) {
+        const int r = add_row(m, d, nefc, type, c, con[c].dist, con[c].includemargin, T(0));
+        for (int i = 0; i < m.nv; ++i) d.efc_J[r * m.nv + i] = C[i];
+        continue;
+      }
+      // Pyramid edges: C0 + mu_k C_k and C0 - mu_k C_k for the tangents k = 1, 2.
+      for (int k = 1; k < dim; ++k) {
+        const T mu = con[c].friction[k - 1];
+        for (int s = 0; s < 2; ++s) {
+          const int r = add_row(m, d, nefc, type, c, con[c].dist, con[c].includemargin, T(0));
+          const T sign = s == 0 ? mu : -mu;
+          for (int i = 0; i < m.nv; ++i) d.efc_J[r * m.nv + i] = C[i] + sign * C[k * m.nv + i];
+        }
+      }
+    }
+  }
+  d.nefc[0] = T(nefc);
+}
+
+// getsolparam: solref and solimp after MuJoCo's clean-up (mixed-sign solref replaced by the
+// defaults, the time constant at least 2 timesteps unless refsafe is off, solimp clamped).
+template <class T>
+MYRIAD_HD void clean_params(const ModelView<T>& m, const T* solref_in, const T* solimp_in,
+                            T* solref, T* solimp) {
+  solref[0] = solref_in[0];
+  solref[1] = solref_in[1];
+  if ((solref[0] > T(0)) != (solref[1] > T(0))) {
+    solref[0] = T(0.02);
+    solref[1] = T(1);
+  }
+  if (!(m.disableflags & kDisableRefSafe) && solref[0] > T(0) && solref[0] < 2 * m.timestep)
+    solref[0] = 2 * m.timestep;
+  for (int k = 0; k < kNImp; ++k) solimp[k] = solimp_in[k];
+  const int clamped[3] = {0, 1, 3};  // dmin, dmax, midpoint
+  for (int k : clamped)
+    solimp[k] =
+        solimp[k] < T(kMinImp) ? T(kMinImp) : (solimp[k] > T(kMaxImp) ? T(kMaxImp) : solimp[k]);
+  if (solimp[2] < T(0)) solimp[2] = 0;
+  if (solimp[4] < T(1)) solimp[4] = 1;
+}
+
+// getimpedance: (solimp, violation |pos - margin|) => (impedance d, its derivative).
+template <class T>
+MYRIAD_HD void impedance(const T* solimp, T violation, T* imp, T* imp_prime) {
+  const T dmin = solimp[0], dmax = solimp[1], width = solimp[2], mid = solimp[3], power = solimp[4];
+  *imp_prime = 0;
+  if (dmin == dmax || width <= T(kMinVal)) {
+    *imp = T(0.5) * (dmin + dmax);
+    return;
+  }
+  const T x = violation / width;
+  if (x >= T(1)) {
+    *imp = dmax;
+    return;
+  }
+  if (x <= T(0)) {
+    *imp = dmin;
+    return;
+  }
+  T y, y_prime;
+  if (power == T(1)) {
+    y = x;
+    y_prime = 1;
+  } else if (x <= mid) {
+    const T a = T(1) / pow(mid, power - T(1));
+    y = a * pow(x, power);
+    y_prime = power * a * pow(x, power - T(1));
+  } else {
+    const T b = T(1) / pow(T(1) - mid, power - T(1));
+    y = T(1) - b * pow(T(1) - x, power);
+    y_prime = power * b * pow(T(1) - x, power - T(1));
+  }
+  *imp = dmin + y * (dmax - dmin);
+  *imp_prime = y_prime * (dmax - dmin) / width;
+}
+
+// mj_makeImpedance (position stage): (rows, contact, model parameters) => (efc_KBIP, efc_R,
+// efc_D).
+template <class T>
+MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T>& d) {
+  const int nefc = static_cast<int>(d.nefc[0]);
+  const collision::Contact<T>* con = contacts_of(d);
+  for (int r = 0; r < nefc; ++r) {
+    const int type = static_cast<int>(d.efc_type[r]);
+    const int id = static_cast<int>(d.efc_id[r]);
+    const T *solref_in, *solimp_in;
+    T diag;
+    if (type == kFrictionDof) {
+      solref_in = m.dof_solref + kNRef * id;
+      solimp_in = m.dof_solimp + kNImp * id;
+      diag = m.dof_invweight0[id];
+    } else if (type == kLimitJoint) {
+      solref_in = m.jnt_solref + kNRef * id;
+      solimp_in = m.jnt_solimp + kNImp * id;
+      diag = m.dof_invweight0[m.jnt_dofadr[id]];
+    } else {  // contact rows
+      solref_in = con[id].solref;
+      solimp_in = con[id].solimp;
+      const int b1 = m.geom_bodyid[con[id].geom1], b2 = m.geom_bodyid[con[id].geom2];
+      const T tran = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
+      const T mu = con[id].friction[0];
+      diag = type == kContactFrictionless ? tran : tran + mu * mu * tran;
+    }
+    T solref[kNRef], solimp[kNImp];
+    clean_params(m, solref_in, solimp_in, solref, solimp);
+    T imp, imp_prime;
+    const T violation = fabs(d.efc_pos[r] - d.efc_margin[r]);
+    impedance(solimp, type == kFrictionDof ? T(0) : violation, &imp, &imp_prime);
+    const T dmax = solimp[1];
+    T K, B;
+    if (solref[0] > T(0)) {
+      K = T(1) / (dmax * dmax * solref[0] * solref[0] * solref[1] * solref[1]);
+      B = T(2) / (dmax * solref[0]);
+    } else {
+      K = -solref[0] / (dmax * dmax);
+      B = -solref[1] / dmax;
+    }
+    if (type == kFrictionDof) K = 0;
+    T* kbip = d.efc_KBIP + 4 * r;
+    kbip[0] = K;
+    kbip[1] = B;
+    kbip[2] = imp;
+    kbip[3] = imp_prime;
+    const T R = (T(1) - imp) * diag / imp;
+    d.efc_R[r] = R > T(kMinVal) ? R : T(kMinVal);
+  }
+  // Contacts: the pyramid's edges all get 2 mu^2 R0 with mu = friction[0] / sqrt(impratio) and R0
+  // the first edge's R (MuJoCo's pyramidal friction scaling).
+  for (int r = 0; r < nefc; ++r) {
+    if (static_cast<int>(d.efc_type[r]) != kContactPyramidal) continue;
+    const int id = static_cast<int>(d.efc_id[r]);
+    const int nrow = contact_rows(con[id].dim);
+    const T mu = con[id].friction[0];
+    const T R = d.efc_R[r] * 2 * mu * mu / m.impratio;
+    for (int k = 0; k < nrow; ++k) d.efc_R[r + k] = R;
+    r += nrow - 1;
+  }
+  for (int r = 0; r < nefc; ++r) d.efc_D[r] = T(1) / d.efc_R[r];
+}
+
+// mj_referenceConstraint (velocity stage): (efc_J, qvel, efc_KBIP, efc_pos, efc_margin) =>
+// (efc_aref) = -B J qvel - K imp (pos - margin).
+template <class T>
+MYRIAD_HD void reference(const ModelView<T>& m, EnvData<T>& d) {
+  const int nefc = static_cast<int>(d.nefc[0]);
+  for (int r = 0; r < nefc; ++r) {
+    const T* J = d.efc_J + r * m.nv;
+    T vel = 0;
+    for (int i = 0; i < m.nv; ++i) vel += J[i] * d.qvel[i];
+    const T* kbip = d.efc_KBIP + 4 * r;
+    d.efc_aref[r] = -kbip[1] * vel - kbip[0] * kbip[2] * (d.efc_pos[r] - d.efc_margin[r]);
+  }
+}
+
+}  // namespace myriad::physics::constraint
