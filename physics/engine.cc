@@ -37,7 +37,7 @@ void reset_data(const Model<T>& m, Data<T>& d) {
   for (int64_t i = 0; i < d.num_envs(); ++i) {
     EnvData<T> e = d.env(m, i);
     for (int k = 0; k < m.nq; ++k) e.qpos[k] = m.qpos0[k];
-    for (int k = 0; k < m.nv; ++k) e.qvel[k] = 0;
+    for (int k = 0; k < m.nv; ++k) e.qvel[k] = e.qacc_warmstart[k] = 0;
     for (int k = 0; k < m.nu; ++k) e.ctrl[k] = 0;
     e.time[0] = 0;
   }

@@ -6,7 +6,9 @@
 
 #include "myriad/physics/data.h"
 #include "physics/collision/collide.h"
+#include "physics/constraint/body_forces.h"
 #include "physics/constraint/make.h"
+#include "physics/constraint/solve.h"
 #include "physics/model_view.h"
 #include "physics/spatial.h"
 
@@ -394,22 +396,35 @@ MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
                                    constraint::contacts_of(d), m.ncon_max));
 }
 
-// mj_forward (no constraints): every stage through qacc = inv(M) qfrc_smooth.
+// mj_forward, grouped as MuJoCo's engine_forward.c.
 template <class T>
 MYRIAD_HD void forward(const ModelView<T>& m, EnvData<T>& d) {
+  // Position: (qpos) => (poses, com quantities, qM and its factor, contacts, constraint rows and
+  // their impedance).
   kinematics(m, d);
   com_pos(m, d);
   crb(m, d);
   factor(m, d.qM, d.qLD, d.qLDiagInv);
+  collision_stage(m, d);
+  constraint::make_rows(m, d);
+  constraint::make_impedance(m, d);
+  // Velocity: (qvel) => (cvel, cdof_dot, qfrc_passive, efc_aref, qfrc_bias).
   com_vel(m, d);
   passive(m, d);
+  constraint::reference(m, d);
   rne(m, d);
+  // Actuation: (ctrl) => (actuator_force, qfrc_actuator).
   actuation(m, d);
+  // Acceleration: (forces) => (qfrc_smooth, qacc_smooth).
   for (int i = 0; i < m.nv; ++i) {
     d.qfrc_smooth[i] = (d.qfrc_passive[i] - d.qfrc_bias[i]) + d.qfrc_actuator[i];
-    d.qacc[i] = d.qfrc_smooth[i];
+    d.qacc_smooth[i] = d.qfrc_smooth[i];
   }
-  solve(m, d.qLD, d.qLDiagInv, d.qacc);
+  solve(m, d.qLD, d.qLDiagInv, d.qacc_smooth);
+  // Constraint: (qacc_smooth, rows) => (qacc, efc_force, qfrc_constraint), then the constraint
+  // force per body (cfrc_ext).
+  constraint::solve(m, d);
+  constraint::body_forces(m, d);
 }
 
 // mj_integratePos: qpos <- qpos (+) h * qvel on the joint manifolds.
@@ -433,7 +448,7 @@ MYRIAD_HD void integrate_pos(const ModelView<T>& m, T* qpos, const T* qvel, T h)
 }
 
 // mj_Euler: semi-implicit Euler; with joint damping, the damping is implicit
-// (qacc from (M + h diag(damping)) a = qfrc_smooth, as MuJoCo 2.2 does).
+// (qacc from (M + h diag(damping)) a = qfrc_smooth + qfrc_constraint, as MuJoCo 2.2 does).
 template <class T>
 MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
   const T h = m.timestep;
@@ -442,7 +457,7 @@ MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
     // qM is rebuilt by the next forward, so it can hold M + h B here.
     for (int i = 0; i < m.nv; ++i) mat(d.qM, m.nv, i, i) += h * m.dof_damping[i];
     factor(m, d.qM, d.qLD, d.qLDiagInv);
-    for (int i = 0; i < m.nv; ++i) d.qacc_int[i] = d.qfrc_smooth[i];
+    for (int i = 0; i < m.nv; ++i) d.qacc_int[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i];
     solve(m, d.qLD, d.qLDiagInv, d.qacc_int);
     acc = d.qacc_int;
   }

@@ -41,6 +41,8 @@ class MyriadPhysics final : public PhysicsBackend {
     for (int k = 0; k < model_.nq; ++k) e.qpos[k] = static_cast<T>(qpos[k]);
     for (int k = 0; k < model_.nv; ++k) e.qvel[k] = static_cast<T>(qvel[k]);
     e.time[0] = static_cast<T>(time);
+    // A new state starts the constraint solver cold, as mj_resetData does.
+    for (int k = 0; k < model_.nv; ++k) e.qacc_warmstart[k] = 0;
   }
   void observe(int64_t i, float* obs) const override {
     const auto& e = envs_[i];
@@ -79,6 +81,7 @@ class MujocoPhysics final : public PhysicsBackend {
     std::copy(qpos, qpos + model64_.nq, d->qpos);
     std::copy(qvel, qvel + model64_.nv, d->qvel);
     d->time = time;
+    std::fill(d->qacc_warmstart, d->qacc_warmstart + model64_.nv, 0.0);
   }
   void observe(int64_t i, float* obs) const override {
     const mjData* d = batch_.data(i);
