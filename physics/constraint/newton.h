@@ -159,9 +159,17 @@ MYRIAD_HD T gauss_cost(int nv, const T* Ma, const T* qfrc_smooth, const T* a, co
   return g;
 }
 
+// Unit roundoff of T: a Cholesky pivot below kEps·H_jj is rounding noise.
+template <class T>
+constexpr T kEps = sizeof(T) == 4 ? T(1.1920929e-7) : T(2.220446049250313e-16);
+
 // (M [nv, nv], rows, jar [nefc]) => (L [nv, nv]: lower triangle of the Cholesky factor of
 // H = M + Jᵀ diag(D on quadratic rows) J; the upper triangle is left as scratch). A pivot below
-// kMinVal is raised to kMinVal (mju_cholFactor's mindiag), so every division stays finite.
+// kMinVal is raised to kMinVal (mju_cholFactor's mindiag), so every division stays finite. A
+// pivot below kEps·H_jj is raised to that too: in exact arithmetic every pivot is at least the
+// matching pivot of M (> 0), so a smaller one is cancellation. In double that never happens for
+// a sane M; in float it does when D is huge (pyramidal edges at tiny mu have D ~ 1/mu²) and
+// would blow the search direction up to inf.
 template <class T>
 MYRIAD_HD void factor_hessian(T* L, int nv, const T* M, const Rows<T>& rows, const T* jar) {
   for (int i = 0; i < nv; ++i)
@@ -182,8 +190,9 @@ MYRIAD_HD void factor_hessian(T* L, int nv, const T* M, const Rows<T>& rows, con
   // In-place Cholesky, row by row (L Lᵀ = H).
   for (int j = 0; j < nv; ++j) {
     T* Lj = L + j * nv;
+    const T floor = Lj[j] * kEps<T> > T(kMinVal) ? Lj[j] * kEps<T> : T(kMinVal);
     T pivot = Lj[j] - dot(Lj, Lj, j);
-    if (pivot < T(kMinVal)) pivot = T(kMinVal);
+    if (pivot < floor) pivot = floor;
     Lj[j] = sqrt(pivot);
     const T inv = T(1) / Lj[j];
     for (int i = j + 1; i < nv; ++i) {
@@ -410,7 +419,8 @@ MYRIAD_HD int newton_solve(int nv, const T* M, const T* qfrc_smooth, const T* qa
       quad[3 * i + 2] = T(0.5) * Jv[i] * rows.D[i] * Jv[i];
     }
     const T alpha = line_search(ls, gtol);
-    if (alpha == T(0)) break;
+    // No improvement (or, in float, an overflowed step): keep the current iterate.
+    if (alpha == T(0) || !(fabs(alpha) <= T(1e30))) break;
 
     // Move to the new point and update forces, cost and gradient there.
     for (int k = 0; k < nv; ++k) {

@@ -401,7 +401,7 @@ TEST(Newton, FreeBodiesManyContacts) {
     </body>
     <body pos="-0.2 0 0.5" euler="0 80 0">
       <freejoint/>
-      <geom type="capsule" size="0.04 0.1" mass="0.4" condim="1"/>
+      <geom type="capsule" size="0.04 0.1" mass="0.4" condim="1" priority="1"/>
     </body>
   </worldbody>
 </mujoco>)";
