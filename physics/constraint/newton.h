@@ -7,8 +7,8 @@
 //   cost(a) = ½(a − a_smooth)ᵀ M (a − a_smooth) + Σ_i s_i(jar_i),   jar = J·a − aref,
 // with the row costs s_i
 //   equality                         ½ D jar²
-//   frictionloss (dof, tendon)       Huber: ½ D jar² while |jar| < R·floss, else floss·|jar| − ½ R floss²
-//   limit, frictionless, pyramidal   ½ D jar² while jar < 0, else 0
+//   frictionloss (dof, tendon)       Huber: ½ D jar² while |jar| < R·floss, else floss·|jar| − ½ R
+//   floss² limit, frictionless, pyramidal   ½ D jar² while jar < 0, else 0
 // and the forces f = −∂s/∂jar, qfrc_constraint = Jᵀf. Each iteration takes the Newton direction
 // −H⁻¹·grad, H = M + Jᵀ diag(D on rows in the quadratic zone) J (dense Cholesky, refactored every
 // iteration where MuJoCo applies rank-1 updates: same matrix, other rounding), then an exact line
@@ -47,13 +47,13 @@ enum RowType : int32_t {
 // mj_makeConstraint / mj_referenceConstraint leave them. The caller owns the memory.
 template <class T>
 struct Rows {
-  int nefc = 0;                      // number of rows
-  const int32_t* type = nullptr;     // [nefc] RowType
-  const T* J = nullptr;              // [nefc, nv] dense, row-major
-  const T* D = nullptr;              // [nefc] 1/R
-  const T* R = nullptr;              // [nefc] regularizer
-  const T* aref = nullptr;           // [nefc] reference acceleration
-  const T* frictionloss = nullptr;   // [nefc] frictionloss rows' floss (read for those only)
+  int nefc = 0;                     // number of rows
+  const int32_t* type = nullptr;    // [nefc] RowType
+  const T* J = nullptr;             // [nefc, nv] dense, row-major
+  const T* D = nullptr;             // [nefc] 1/R
+  const T* R = nullptr;             // [nefc] regularizer
+  const T* aref = nullptr;          // [nefc] reference acceleration
+  const T* frictionloss = nullptr;  // [nefc] frictionloss rows' floss (read for those only)
 };
 
 // mjOption.iterations, mjOption.tolerance, mjStatistic.meaninertia.
@@ -278,6 +278,7 @@ template <class T>
 MYRIAD_HD int update_bracket(LineSearch<T>& ls, LinePoint<T>& p, const LinePoint<T>* cand,
                              LinePoint<T>& next) {
   int flag = 0;
+  MYRIAD_UNROLL
   for (int i = 0; i < 3; ++i) {
     if (p.d1 < 0 && cand[i].d1 < 0 && p.d1 < cand[i].d1) {
       p = cand[i];
@@ -321,10 +322,18 @@ MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol) {
   while (ls.neval < kLineSearchMaxEval) {
     const LinePoint<T> pmid = line_eval(ls, T(0.5) * (p1.alpha + p2.alpha));
     const LinePoint<T> cand[3] = {p1next, p2next, pmid};
-    int best = -1;
-    for (int i = 0; i < 3; ++i)
-      if (fabs(cand[i].d1) < gtol && (best == -1 || cand[i].cost < cand[best].cost)) best = i;
-    if (best >= 0) return cand[best].alpha;
+    // The converged candidate with the lowest cost, if any.
+    bool found = false;
+    T best_alpha = 0, best_cost = 0;
+    MYRIAD_UNROLL
+    for (int i = 0; i < 3; ++i) {
+      if (fabs(cand[i].d1) < gtol && (!found || cand[i].cost < best_cost)) {
+        found = true;
+        best_alpha = cand[i].alpha;
+        best_cost = cand[i].cost;
+      }
+    }
+    if (found) return best_alpha;
     const int b1 = update_bracket(ls, p1, cand, p1next);
     const int b2 = update_bracket(ls, p2, cand, p2next);
     // No bracket end moved: numerical accuracy reached.

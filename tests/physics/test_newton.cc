@@ -183,6 +183,9 @@ void check_state(const mjModel* m, mjData* d, const std::string& what, Report* r
   rep->qfrc64 = std::max(rep->qfrc64, e_qfrc);
   rep->max_iter = std::max(rep->max_iter, s64.iter);
   rep->max_mujoco_iter = std::max(rep->max_mujoco_iter, d->solver_iter);
+  // Same algorithm: libmujoco's rank-1 Hessian updates round differently from a refactor, so
+  // the count may differ by one where a tolerance test is borderline.
+  EXPECT_LE(std::abs(s64.iter - d->solver_iter), 1) << what << ": iterations vs libmujoco";
   rep->max_iter_diff = std::max(rep->max_iter_diff, std::abs(s64.iter - d->solver_iter));
   rep->total_iter += s64.iter;
   rep->total_mujoco_iter += d->solver_iter;
@@ -215,8 +218,8 @@ void print(const std::string& name, const Report& r) {
       "force %.2e qfrc %.2e; iterations: ours <= %d (total %ld), libmujoco <= %d (total %ld), "
       "|diff| <= %d, from optimum <= %d, float <= %d; row types",
       name.c_str(), r.checks, r.max_nefc, r.qacc64, r.force64, r.qfrc64, r.qacc32, r.force32,
-      r.qfrc32, r.max_iter, r.total_iter, r.max_mujoco_iter, r.total_mujoco_iter,
-      r.max_iter_diff, r.max_iter_from_optimum, r.max_iter32);
+      r.qfrc32, r.max_iter, r.total_iter, r.max_mujoco_iter, r.total_mujoco_iter, r.max_iter_diff,
+      r.max_iter_from_optimum, r.max_iter32);
   for (int t = 0; t < 8; ++t)
     if (r.types_seen[t]) std::printf(" %d:%d", t, r.types_seen[t]);
   std::printf("\n");
@@ -278,8 +281,8 @@ TEST(Newton, BoxSliding) {
     <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1" friction="0.5"/></body>
   </worldbody>
 </mujoco>)";
-  const Report r = run_model("box sliding", xml, 300, 3,
-                             [](const mjModel*, mjData* d) { d->qvel[0] = 2; });
+  const Report r =
+      run_model("box sliding", xml, 300, 3, [](const mjModel*, mjData* d) { d->qvel[0] = 2; });
   EXPECT_GE(r.max_nefc, 16);
 }
 
@@ -463,22 +466,22 @@ TEST(Newton, EllipticRowIsRefused) {
   SolverOptions<double> opt;
   std::vector<double> scratch(newton_scratch_size(nv, 3));
   double qacc[2] = {7, 7}, force[3] = {7, 7, 7}, qfrc_c[2] = {7, 7};
-  EXPECT_EQ(newton_solve(nv, M, qfrc, qacc_smooth, ws, rows, opt, scratch.data(), qacc, force,
-                         qfrc_c),
-            -1);
+  EXPECT_EQ(
+      newton_solve(nv, M, qfrc, qacc_smooth, ws, rows, opt, scratch.data(), qacc, force, qfrc_c),
+      -1);
   EXPECT_EQ(qacc[0], 7);  // outputs untouched
   // The same rows as pyramidal solve; an unknown type is refused too.
   const int32_t pyramid[3] = {kContactPyramidal, kContactPyramidal, kContactPyramidal};
   rows.type = pyramid;
-  EXPECT_GE(newton_solve(nv, M, qfrc, qacc_smooth, ws, rows, opt, scratch.data(), qacc, force,
-                         qfrc_c),
-            0);
+  EXPECT_GE(
+      newton_solve(nv, M, qfrc, qacc_smooth, ws, rows, opt, scratch.data(), qacc, force, qfrc_c),
+      0);
   EXPECT_NEAR(qacc[1], 0, 0.2);  // the floor row holds the unit weight (soft: ~1/(1+D))
   const int32_t bad[3] = {kContactPyramidal, 42, kContactPyramidal};
   rows.type = bad;
-  EXPECT_EQ(newton_solve(nv, M, qfrc, qacc_smooth, ws, rows, opt, scratch.data(), qacc, force,
-                         qfrc_c),
-            -1);
+  EXPECT_EQ(
+      newton_solve(nv, M, qfrc, qacc_smooth, ws, rows, opt, scratch.data(), qacc, force, qfrc_c),
+      -1);
 }
 
 TEST(Newton, NoRowsGivesSmoothAcceleration) {
@@ -486,8 +489,9 @@ TEST(Newton, NoRowsGivesSmoothAcceleration) {
   Rows<double> rows;
   SolverOptions<double> opt;
   double scratch[8], qacc[1] = {0}, qfrc_c[1] = {9};
-  EXPECT_EQ(newton_solve<double>(1, M, qfrc, qacc_smooth, ws, rows, opt, scratch, qacc, nullptr, qfrc_c),
-            0);
+  EXPECT_EQ(
+      newton_solve<double>(1, M, qfrc, qacc_smooth, ws, rows, opt, scratch, qacc, nullptr, qfrc_c),
+      0);
   EXPECT_EQ(qacc[0], -2);
   EXPECT_EQ(qfrc_c[0], 0);
 }
