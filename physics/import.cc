@@ -8,6 +8,7 @@
 #include "myriad/physics/mujoco_messages.h"
 #include "physics/collision/collide.h"
 #include "physics/constraint/make.h"
+#include "physics/constraint/solve.h"
 #include "physics/model_view.h"
 
 namespace myriad::physics {
@@ -54,7 +55,7 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
     r.candidate_pairs.insert(r.candidate_pairs.end(), {p.geom1, p.geom2, p.pair});
   r.ncon_max = collision::max_contacts(cm, pairs.data(), n);
   r.nefc_max = nefc;
-  r.nsolver_scratch = 0;
+  r.nsolver_scratch = static_cast<int32_t>(constraint::solver_scratch_size(r.nv, nefc));
 }
 
 }  // namespace

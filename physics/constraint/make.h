@@ -10,25 +10,13 @@
 
 #include "myriad/physics/data.h"
 #include "physics/collision/contact.h"
+#include "physics/constraint/newton.h"
 #include "physics/model_view.h"
 
 namespace myriad::physics::constraint {
 
-using collision::kMinVal;
 using std::fabs;
 using std::pow;
-
-// mjtConstraint: the row types, in MuJoCo's values.
-enum RowType : int32_t {
-  kEquality = 0,
-  kFrictionDof = 1,
-  kFrictionTendon = 2,
-  kLimitJoint = 3,
-  kLimitTendon = 4,
-  kContactFrictionless = 5,
-  kContactPyramidal = 6,
-  kContactElliptic = 7,
-};
 
 // mjtDisableBit values the constraint stage reads.
 constexpr int32_t kDisableConstraint = 1 << 0;

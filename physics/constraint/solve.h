@@ -7,6 +7,11 @@
 
 namespace myriad::physics::constraint {
 
+// Scratch per env for solve(): the Newton solver's plus the row types as int32 (one T each).
+MYRIAD_HD int64_t solver_scratch_size(int nv, int nefc_max) {
+  return newton_scratch_size(nv, nefc_max) + nefc_max;
+}
+
 template <class T>
 MYRIAD_HD void solve(const ModelView<T>& m, EnvData<T>& d) {
   const int nv = m.nv;
@@ -22,9 +27,12 @@ MYRIAD_HD void solve(const ModelView<T>& m, EnvData<T>& d) {
     // so that the solver reads the full symmetric matrix.
     for (int i = 0; i < nv; ++i)
       for (int j = 0; j < i; ++j) d.qM[j * nv + i] = d.qM[i * nv + j];
+    // The row types as int32, in the scratch past the solver's own (see solver_scratch_size).
+    int32_t* type = reinterpret_cast<int32_t*>(d.solver_scratch + newton_scratch_size(nv, m.nefc_max));
+    for (int r = 0; r < nefc; ++r) type[r] = static_cast<int32_t>(d.efc_type[r]);
     Rows<T> rows;
     rows.nefc = nefc;
-    rows.type = d.efc_type;
+    rows.type = type;
     rows.J = d.efc_J;
     rows.D = d.efc_D;
     rows.R = d.efc_R;

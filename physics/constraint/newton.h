@@ -1,0 +1,458 @@
+// MuJoCo 2.2.2's primal Newton constraint solver (engine_solver.c, mj_solNewton, with the
+// warm start of engine_forward.c) for one env, header-only and MYRIAD_HD: no allocation, no
+// exceptions, all scratch from the caller. Templated on the scalar (double to match libmujoco,
+// float for speed).
+//
+// The problem: minimize over the joint acceleration a
+//   cost(a) = ½(a − a_smooth)ᵀ M (a − a_smooth) + Σ_i s_i(jar_i),   jar = J·a − aref,
+// with the row costs s_i
+//   equality                         ½ D jar²
+//   frictionloss (dof, tendon)       Huber: ½ D jar² while |jar| < R·floss, else floss·|jar| − ½ R
+//   floss² limit, frictionless, pyramidal   ½ D jar² while jar < 0, else 0
+// and the forces f = −∂s/∂jar, qfrc_constraint = Jᵀf. Each iteration takes the Newton direction
+// −H⁻¹·grad, H = M + Jᵀ diag(D on rows in the quadratic zone) J (dense Cholesky, refactored every
+// iteration where MuJoCo applies rank-1 updates: same matrix, other rounding), then an exact line
+// search on the piecewise-quadratic 1-D cost (MuJoCo's CGsearch: Newton steps, then bracketing,
+// at most 50 cost evaluations, gradient tolerance 0.01·tolerance). It stops when the line search
+// finds no improvement, or when the improvement or ‖grad‖, divided by meaninertia·max(1, nv),
+// falls below the tolerance.
+//
+// Elliptic cones are not supported: the model import refuses opt.cone = elliptic, and a row of
+// type kContactElliptic makes newton_solve return -1 without writing its outputs.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "myriad/hd.h"
+
+namespace myriad::physics::constraint {
+
+using std::fabs;
+using std::sqrt;
+
+// mjtConstraint: the type of each constraint row.
+enum RowType : int32_t {
+  kEquality = 0,
+  kFrictionDof = 1,
+  kFrictionTendon = 2,
+  kLimitJoint = 3,
+  kLimitTendon = 4,
+  kContactFrictionless = 5,
+  kContactPyramidal = 6,
+  kContactElliptic = 7,
+};
+
+// One env's constraint rows, in MuJoCo's order (equality, frictionloss, limits, contacts), as
+// mj_makeConstraint / mj_referenceConstraint leave them. The caller owns the memory.
+template <class T>
+struct Rows {
+  int nefc = 0;                     // number of rows
+  const int32_t* type = nullptr;    // [nefc] RowType
+  const T* J = nullptr;             // [nefc, nv] dense, row-major
+  const T* D = nullptr;             // [nefc] 1/R
+  const T* R = nullptr;             // [nefc] regularizer
+  const T* aref = nullptr;          // [nefc] reference acceleration
+  const T* frictionloss = nullptr;  // [nefc] frictionloss rows' floss (read for those only)
+};
+
+// mjOption.iterations, mjOption.tolerance, mjStatistic.meaninertia.
+template <class T>
+struct SolverOptions {
+  int iterations = 100;
+  T tolerance = T(1e-8);
+  T meaninertia = T(1);
+};
+
+// mjMINVAL: the floor of every denominator (Cholesky pivots, line-search curvature).
+constexpr double kMinVal = 1e-15;
+// CGsearch's limits in 2.2.2 (fixed there; mjOption gained ls_iterations / ls_tolerance later).
+constexpr int kLineSearchMaxEval = 50;
+constexpr double kLineSearchTolScale = 0.01;
+
+// How many T of scratch newton_solve needs for nv dofs and up to nefc_max rows:
+// H [nv, nv], Ma, Mv, grad, Mgrad, search [nv] each, Jaref, Jv [nefc], quad [nefc, 3].
+MYRIAD_HD int64_t newton_scratch_size(int nv, int nefc_max) {
+  return int64_t{nv} * nv + 5 * int64_t{nv} + 5 * int64_t{nefc_max};
+}
+
+namespace detail {
+
+template <class T>
+MYRIAD_HD T dot(const T* a, const T* b, int n) {
+  T s = 0;
+  for (int i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+// (M [n, n], x [n]) => (res [n] = M·x)
+template <class T>
+MYRIAD_HD void mul_mat_vec(T* res, const T* M, const T* x, int rows, int cols) {
+  for (int i = 0; i < rows; ++i) res[i] = dot(M + int64_t{i} * cols, x, cols);
+}
+
+// (J [nefc, nv], a [nv], aref [nefc]) => (jar [nefc] = J·a − aref)
+template <class T>
+MYRIAD_HD void jac_times(T* jar, const Rows<T>& rows, int nv, const T* a, const T* aref) {
+  for (int i = 0; i < rows.nefc; ++i) {
+    jar[i] = dot(rows.J + int64_t{i} * nv, a, nv);
+    if (aref) jar[i] -= aref[i];
+  }
+}
+
+MYRIAD_HD bool is_friction(int type) { return type == kFrictionDof || type == kFrictionTendon; }
+
+// Row i at jar => (its force f = −∂s/∂jar; returns s). *quadratic: the row is in its quadratic
+// zone (it then enters the Hessian). MuJoCo's mj_constraintUpdate zones: frictionloss is linear
+// from |jar| >= R·floss, an inequality is satisfied from jar >= 0.
+template <class T>
+MYRIAD_HD T row_cost(const Rows<T>& rows, int i, T jar, T* force, bool* quadratic) {
+  const int type = rows.type[i];
+  const T D = rows.D[i];
+  if (is_friction(type)) {
+    const T f = rows.frictionloss[i];
+    const T Rf = rows.R[i] * f;
+    if (jar <= -Rf) {
+      *force = f;
+      *quadratic = false;
+      return -T(0.5) * Rf * f - f * jar;
+    }
+    if (jar >= Rf) {
+      *force = -f;
+      *quadratic = false;
+      return -T(0.5) * Rf * f + f * jar;
+    }
+  } else if (type != kEquality && jar >= 0) {
+    *force = 0;
+    *quadratic = false;
+    return 0;
+  }
+  *force = -D * jar;
+  *quadratic = true;
+  return T(0.5) * D * jar * jar;
+}
+
+// (rows, jar [nefc]) => (Σ row costs; force [nefc], qfrc = Jᵀ·force [nv] when given)
+template <class T>
+MYRIAD_HD T constraint_update(const Rows<T>& rows, int nv, const T* jar, T* force, T* qfrc) {
+  T cost = 0;
+  if (qfrc)
+    for (int k = 0; k < nv; ++k) qfrc[k] = 0;
+  for (int i = 0; i < rows.nefc; ++i) {
+    T f;
+    bool quadratic;
+    cost += row_cost(rows, i, jar[i], &f, &quadratic);
+    if (force) force[i] = f;
+    if (qfrc && f != T(0)) {
+      const T* Ji = rows.J + int64_t{i} * nv;
+      for (int k = 0; k < nv; ++k) qfrc[k] += Ji[k] * f;
+    }
+  }
+  return cost;
+}
+
+// Gauss cost ½(a − a_smooth)ᵀ(M·a − qfrc_smooth), given Ma = M·a (M·a_smooth = qfrc_smooth).
+template <class T>
+MYRIAD_HD T gauss_cost(int nv, const T* Ma, const T* qfrc_smooth, const T* a, const T* a_smooth) {
+  T g = 0;
+  for (int k = 0; k < nv; ++k) g += T(0.5) * (Ma[k] - qfrc_smooth[k]) * (a[k] - a_smooth[k]);
+  return g;
+}
+
+// Unit roundoff of T: a Cholesky pivot below kEps·H_jj is rounding noise.
+template <class T>
+constexpr T kEps = sizeof(T) == 4 ? T(1.1920929e-7) : T(2.220446049250313e-16);
+
+// (M [nv, nv], rows, jar [nefc]) => (L [nv, nv]: lower triangle of the Cholesky factor of
+// H = M + Jᵀ diag(D on quadratic rows) J; the upper triangle is left as scratch). A pivot below
+// kMinVal is raised to kMinVal (mju_cholFactor's mindiag), so every division stays finite. A
+// pivot below kEps·H_jj is raised to that too: in exact arithmetic every pivot is at least the
+// matching pivot of M (> 0), so a smaller one is cancellation. In double that never happens for
+// a sane M; in float it does when D is huge (pyramidal edges at tiny mu have D ~ 1/mu²) and
+// would blow the search direction up to inf.
+template <class T>
+MYRIAD_HD void factor_hessian(T* L, int nv, const T* M, const Rows<T>& rows, const T* jar) {
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j <= i; ++j) L[i * nv + j] = M[i * nv + j];
+  for (int r = 0; r < rows.nefc; ++r) {
+    T f;
+    bool quadratic;
+    row_cost(rows, r, jar[r], &f, &quadratic);
+    if (!quadratic) continue;
+    const T* Jr = rows.J + int64_t{r} * nv;
+    const T D = rows.D[r];
+    for (int i = 0; i < nv; ++i) {
+      if (Jr[i] == T(0)) continue;
+      const T DJi = D * Jr[i];
+      for (int j = 0; j <= i; ++j) L[i * nv + j] += DJi * Jr[j];
+    }
+  }
+  // In-place Cholesky, row by row (L Lᵀ = H).
+  for (int j = 0; j < nv; ++j) {
+    T* Lj = L + j * nv;
+    const T floor = Lj[j] * kEps<T> > T(kMinVal) ? Lj[j] * kEps<T> : T(kMinVal);
+    T pivot = Lj[j] - dot(Lj, Lj, j);
+    if (pivot < floor) pivot = floor;
+    Lj[j] = sqrt(pivot);
+    const T inv = T(1) / Lj[j];
+    for (int i = j + 1; i < nv; ++i) {
+      T* Li = L + i * nv;
+      Li[j] = (Li[j] - dot(Li, Lj, j)) * inv;
+    }
+  }
+}
+
+// (L from factor_hessian, b [nv]) => (x [nv] = (L Lᵀ)⁻¹ b); x may alias b.
+template <class T>
+MYRIAD_HD void chol_solve(T* x, const T* L, const T* b, int nv) {
+  for (int i = 0; i < nv; ++i) x[i] = (b[i] - dot(L + i * nv, x, i)) / L[i * nv + i];
+  for (int i = nv - 1; i >= 0; --i) {
+    T s = x[i];
+    for (int k = i + 1; k < nv; ++k) s -= L[k * nv + i] * x[k];
+    x[i] = s / L[i * nv + i];
+  }
+}
+
+// One point of the line search: step, cost, first and second derivative along the search.
+template <class T>
+struct LinePoint {
+  T alpha, cost, d1, d2;
+};
+
+// What the line search reads: the rows at the current iterate and along the search direction.
+template <class T>
+struct LineSearch {
+  const Rows<T>* rows;
+  const T* Jaref;  // [nefc] J·a − aref at the current iterate
+  const T* Jv;     // [nefc] J·search
+  const T* quad;   // [nefc, 3] ½D·Jaref², D·Jaref·Jv, ½D·Jv²
+  T gauss[3];      // Gauss cost as a quadratic in alpha
+  int neval;
+};
+
+// (line search, alpha) => (cost(a + alpha·search) and its two derivatives). A curvature that is
+// not positive (it is for a nonzero search, M being positive definite, unless it underflows)
+// becomes kMinVal, as in MuJoCo.
+template <class T>
+MYRIAD_HD LinePoint<T> line_eval(LineSearch<T>& ls, T alpha) {
+  const Rows<T>& rows = *ls.rows;
+  T q0 = ls.gauss[0], q1 = ls.gauss[1], q2 = ls.gauss[2];
+  for (int i = 0; i < rows.nefc; ++i) {
+    const T start = ls.Jaref[i], dir = ls.Jv[i];
+    const T x = start + alpha * dir;
+    const int type = rows.type[i];
+    const T* q = ls.quad + 3 * i;
+    if (is_friction(type)) {
+      const T f = rows.frictionloss[i];
+      const T Rf = rows.R[i] * f;
+      if (x <= -Rf) {
+        q0 += f * (-T(0.5) * Rf - start);
+        q1 -= f * dir;
+        continue;
+      }
+      if (x >= Rf) {
+        q0 += f * (-T(0.5) * Rf + start);
+        q1 += f * dir;
+        continue;
+      }
+    } else if (type != kEquality && x >= 0) {
+      continue;
+    }
+    q0 += q[0];
+    q1 += q[1];
+    q2 += q[2];
+  }
+  LinePoint<T> p;
+  p.alpha = alpha;
+  p.cost = alpha * alpha * q2 + alpha * q1 + q0;
+  p.d1 = T(2) * alpha * q2 + q1;
+  p.d2 = T(2) * q2;
+  if (!(p.d2 > T(0))) p.d2 = T(kMinVal);
+  ++ls.neval;
+  return p;
+}
+
+// Moves bracket end p to the best of the candidates on its side of the minimum (same derivative
+// sign, smaller |derivative|); if it moved, next = the Newton point from it. Returns 0 if not.
+template <class T>
+MYRIAD_HD int update_bracket(LineSearch<T>& ls, LinePoint<T>& p, const LinePoint<T>* cand,
+                             LinePoint<T>& next) {
+  int flag = 0;
+  MYRIAD_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    if (p.d1 < 0 && cand[i].d1 < 0 && p.d1 < cand[i].d1) {
+      p = cand[i];
+      flag = 1;
+    } else if (p.d1 > 0 && cand[i].d1 > 0 && p.d1 > cand[i].d1) {
+      p = cand[i];
+      flag = 2;
+    }
+  }
+  if (flag) next = line_eval(ls, p.alpha - p.d1 / p.d2);
+  return flag;
+}
+
+// MuJoCo's CGsearch: the step along the search direction that minimizes the 1-D cost, to
+// |derivative| < gtol. One Newton step from 0; then Newton steps while the derivative keeps its
+// sign; then bisection of the bracket with the Newton points of both ends as candidates. Returns
+// 0 when nothing improves the cost.
+template <class T>
+MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol) {
+  ls.neval = 0;
+  const LinePoint<T> p0 = line_eval(ls, T(0));
+  LinePoint<T> p1 = line_eval(ls, p0.alpha - p0.d1 / p0.d2);
+  if (p0.cost < p1.cost) p1 = p0;
+  if (fabs(p1.d1) < gtol) return p1.alpha;
+
+  // One-sided Newton steps until the derivative changes sign.
+  const T dir = p1.d1 < 0 ? T(1) : T(-1);
+  LinePoint<T> p2 = p1;
+  bool p2_set = false;
+  while (p1.d1 * dir <= -gtol && ls.neval < kLineSearchMaxEval) {
+    p2 = p1;
+    p2_set = true;
+    p1 = line_eval(ls, p1.alpha - p1.d1 / p1.d2);
+    if (fabs(p1.d1) < gtol) return p1.alpha;
+  }
+  if (ls.neval >= kLineSearchMaxEval || !p2_set) return p1.alpha;
+
+  // Bracketed search between p1 and p2.
+  LinePoint<T> p2next = p1;
+  LinePoint<T> p1next = line_eval(ls, p1.alpha - p1.d1 / p1.d2);
+  while (ls.neval < kLineSearchMaxEval) {
+    const LinePoint<T> pmid = line_eval(ls, T(0.5) * (p1.alpha + p2.alpha));
+    const LinePoint<T> cand[3] = {p1next, p2next, pmid};
+    // The converged candidate with the lowest cost, if any.
+    bool found = false;
+    T best_alpha = 0, best_cost = 0;
+    MYRIAD_UNROLL
+    for (int i = 0; i < 3; ++i) {
+      if (fabs(cand[i].d1) < gtol && (!found || cand[i].cost < best_cost)) {
+        found = true;
+        best_alpha = cand[i].alpha;
+        best_cost = cand[i].cost;
+      }
+    }
+    if (found) return best_alpha;
+    const int b1 = update_bracket(ls, p1, cand, p1next);
+    const int b2 = update_bracket(ls, p2, cand, p2next);
+    // No bracket end moved: numerical accuracy reached.
+    if (!b1 && !b2) return pmid.alpha;
+  }
+  // Out of evaluations: the better bracket end, if it improves on 0.
+  if (p1.cost <= p2.cost && p1.cost < p0.cost) return p1.alpha;
+  if (p2.cost <= p1.cost && p2.cost < p0.cost) return p2.alpha;
+  return 0;
+}
+
+}  // namespace detail
+
+// (M [nv, nv] full symmetric, qfrc_smooth [nv], qacc_smooth [nv], qacc_warmstart [nv], rows,
+//  opt, scratch [newton_scratch_size(nv, rows.nefc)])
+//   => (qacc [nv], efc_force [nefc], qfrc_constraint [nv]); returns the iteration count
+// (mjData.solver_iter), or -1 if a row is elliptic or of an unknown type (outputs untouched).
+// Starts from qacc_warmstart, or from qacc_smooth if that costs less (the tie goes to the warm
+// start); with no rows, qacc = qacc_smooth. qacc may alias qacc_warmstart; no other output may
+// alias an input.
+template <class T>
+MYRIAD_HD int newton_solve(int nv, const T* M, const T* qfrc_smooth, const T* qacc_smooth,
+                           const T* qacc_warmstart, const Rows<T>& rows,
+                           const SolverOptions<T>& opt, T* scratch, T* qacc, T* efc_force,
+                           T* qfrc_constraint) {
+  using namespace detail;
+  const int nefc = rows.nefc;
+  for (int i = 0; i < nefc; ++i)
+    if (rows.type[i] < kEquality || rows.type[i] >= kContactElliptic) return -1;
+  if (nefc == 0) {
+    for (int k = 0; k < nv; ++k) {
+      qacc[k] = qacc_smooth[k];
+      qfrc_constraint[k] = 0;
+    }
+    return 0;
+  }
+
+  // Scratch.
+  T* H = scratch;
+  T* Ma = H + int64_t{nv} * nv;
+  T* Mv = Ma + nv;
+  T* grad = Mv + nv;
+  T* Mgrad = grad + nv;
+  T* search = Mgrad + nv;
+  T* Jaref = search + nv;
+  T* Jv = Jaref + nefc;
+  T* quad = Jv + nefc;
+
+  // Warm start: qacc_warmstart unless qacc_smooth costs less (Gauss cost 0 there).
+  for (int k = 0; k < nv; ++k) qacc[k] = qacc_warmstart[k];
+  mul_mat_vec(Ma, M, qacc, nv, nv);
+  jac_times(Jaref, rows, nv, qacc, rows.aref);
+  const T cost_warm = constraint_update<T>(rows, nv, Jaref, nullptr, nullptr) +
+                      gauss_cost(nv, Ma, qfrc_smooth, qacc, qacc_smooth);
+  jac_times(Jv, rows, nv, qacc_smooth, rows.aref);
+  const T cost_smooth = constraint_update<T>(rows, nv, Jv, nullptr, nullptr);
+  if (cost_warm > cost_smooth) {
+    for (int k = 0; k < nv; ++k) qacc[k] = qacc_smooth[k];
+    mul_mat_vec(Ma, M, qacc, nv, nv);
+    jac_times(Jaref, rows, nv, qacc, rows.aref);
+  }
+
+  const T scale = T(1) / (opt.meaninertia * T(nv > 1 ? nv : 1));
+  T cost = constraint_update(rows, nv, Jaref, efc_force, qfrc_constraint) +
+           gauss_cost(nv, Ma, qfrc_smooth, qacc, qacc_smooth);
+  // grad = M·a − qfrc_smooth − qfrc_constraint; search = −H⁻¹·grad
+  for (int k = 0; k < nv; ++k) grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k];
+  factor_hessian(H, nv, M, rows, Jaref);
+  chol_solve(Mgrad, H, grad, nv);
+  for (int k = 0; k < nv; ++k) search[k] = -Mgrad[k];
+
+  int iter = 0;
+  while (iter < opt.iterations) {
+    // Line search along `search`.
+    const T snorm = sqrt(dot(search, search, nv));
+    if (snorm < T(kMinVal)) break;
+    const T gtol = opt.tolerance * T(kLineSearchTolScale) * snorm / scale;
+    mul_mat_vec(Mv, M, search, nv, nv);
+    jac_times<T>(Jv, rows, nv, search, nullptr);
+    LineSearch<T> ls;
+    ls.rows = &rows;
+    ls.Jaref = Jaref;
+    ls.Jv = Jv;
+    ls.quad = quad;
+    ls.gauss[0] = gauss_cost(nv, Ma, qfrc_smooth, qacc, qacc_smooth);
+    ls.gauss[1] = dot(search, Ma, nv) - dot(search, qfrc_smooth, nv);
+    ls.gauss[2] = T(0.5) * dot(search, Mv, nv);
+    for (int i = 0; i < nefc; ++i) {
+      const T DJ0 = rows.D[i] * Jaref[i];
+      quad[3 * i + 0] = T(0.5) * Jaref[i] * DJ0;
+      quad[3 * i + 1] = Jv[i] * DJ0;
+      quad[3 * i + 2] = T(0.5) * Jv[i] * rows.D[i] * Jv[i];
+    }
+    const T alpha = line_search(ls, gtol);
+    // No improvement (or, in float, an overflowed step): keep the current iterate.
+    if (alpha == T(0) || !(fabs(alpha) <= T(1e30))) break;
+
+    // Move to the new point and update forces, cost and gradient there.
+    for (int k = 0; k < nv; ++k) {
+      qacc[k] += alpha * search[k];
+      Ma[k] += alpha * Mv[k];
+    }
+    for (int i = 0; i < nefc; ++i) Jaref[i] += alpha * Jv[i];
+    const T old_cost = cost;
+    cost = constraint_update(rows, nv, Jaref, efc_force, qfrc_constraint) +
+           gauss_cost(nv, Ma, qfrc_smooth, qacc, qacc_smooth);
+    for (int k = 0; k < nv; ++k) grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k];
+    ++iter;
+
+    // Stop on a small improvement or gradient (both scaled as MuJoCo's rescale).
+    const T improvement = (old_cost - cost) * scale;
+    const T gradient = sqrt(dot(grad, grad, nv)) * scale;
+    if (improvement < opt.tolerance || gradient < opt.tolerance) break;
+
+    factor_hessian(H, nv, M, rows, Jaref);
+    chol_solve(Mgrad, H, grad, nv);
+    for (int k = 0; k < nv; ++k) search[k] = -Mgrad[k];
+  }
+  return iter;
+}
+
+}  // namespace myriad::physics::constraint
