@@ -6,9 +6,9 @@
 // The problem: minimize over the joint acceleration a
 //   cost(a) = ½(a − a_smooth)ᵀ M (a − a_smooth) + Σ_i s_i(jar_i),   jar = J·a − aref,
 // with the row costs s_i
-//   equality                         ½ D jar²
-//   frictionloss (dof, tendon)       Huber: ½ D jar² while |jar| < R·floss, else floss·|jar| − ½ R
-//   floss² limit, frictionless, pyramidal   ½ D jar² while jar < 0, else 0
+//   equality                        ½ D jar²
+//   frictionloss (dof, tendon)      ½ D jar² while |jar| < R·floss, else floss·|jar| − ½ R floss²
+//   limit, contact (pyramidal, frictionless)    ½ D jar² while jar < 0, else 0
 // and the forces f = −∂s/∂jar, qfrc_constraint = Jᵀf. Each iteration takes the Newton direction
 // −H⁻¹·grad, H = M + Jᵀ diag(D on rows in the quadratic zone) J (dense Cholesky, refactored every
 // iteration where MuJoCo applies rank-1 updates: same matrix, other rounding), then an exact line
@@ -17,8 +17,9 @@
 // finds no improvement, or when the improvement or ‖grad‖, divided by meaninertia·max(1, nv),
 // falls below the tolerance.
 //
-// Elliptic cones are not supported: the model import refuses opt.cone = elliptic, and a row of
-// type kContactElliptic makes newton_solve return -1 without writing its outputs.
+// Elliptic cones are not supported: they are to be refused upstream (a model with
+// opt.cone = elliptic is not imported), and a row of type kContactElliptic that still arrives
+// makes newton_solve return -1 without writing its outputs.
 #pragma once
 
 #include <cmath>
