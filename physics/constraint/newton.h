@@ -6,9 +6,9 @@
 // The problem: minimize over the joint acceleration a
 //   cost(a) = ½(a − a_smooth)ᵀ M (a − a_smooth) + Σ_i s_i(jar_i),   jar = J·a − aref,
 // with the row costs s_i
-//   equality                         ½ D jar²
-//   frictionloss (dof, tendon)       Huber: ½ D jar² while |jar| < R·floss, else floss·|jar| − ½ R
-//   floss² limit, frictionless, pyramidal   ½ D jar² while jar < 0, else 0
+//   equality                        ½ D jar²
+//   frictionloss (dof, tendon)      ½ D jar² while |jar| < R·floss, else floss·|jar| − ½ R floss²
+//   limit, contact (pyramidal, frictionless)    ½ D jar² while jar < 0, else 0
 // and the forces f = −∂s/∂jar, qfrc_constraint = Jᵀf. Each iteration takes the Newton direction
 // −H⁻¹·grad, H = M + Jᵀ diag(D on rows in the quadratic zone) J (dense Cholesky, refactored every
 // iteration where MuJoCo applies rank-1 updates: same matrix, other rounding), then an exact line
@@ -17,8 +17,9 @@
 // finds no improvement, or when the improvement or ‖grad‖, divided by meaninertia·max(1, nv),
 // falls below the tolerance.
 //
-// Elliptic cones are not supported: the model import refuses opt.cone = elliptic, and a row of
-// type kContactElliptic makes newton_solve return -1 without writing its outputs.
+// Elliptic cones are not supported: they are to be refused upstream (a model with
+// opt.cone = elliptic is not imported), and a row of type kContactElliptic that still arrives
+// makes newton_solve return -1 without writing its outputs.
 #pragma once
 
 #include <cmath>
@@ -348,12 +349,14 @@ MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol) {
 }  // namespace detail
 
 // (M [nv, nv] full symmetric, qfrc_smooth [nv], qacc_smooth [nv], qacc_warmstart [nv], rows,
-//  opt, scratch [newton_scratch_size(nv, rows.nefc)])
+//  opt, scratch [newton_scratch_size(nv, nefc_max)] with nefc_max >= rows.nefc)
 //   => (qacc [nv], efc_force [nefc], qfrc_constraint [nv]); returns the iteration count
 // (mjData.solver_iter), or -1 if a row is elliptic or of an unknown type (outputs untouched).
 // Starts from qacc_warmstart, or from qacc_smooth if that costs less (the tie goes to the warm
-// start); with no rows, qacc = qacc_smooth. qacc may alias qacc_warmstart; no other output may
-// alias an input.
+// start); with no rows, qacc = qacc_smooth, qfrc_constraint = 0 and efc_force (may be null) is
+// not touched. qacc may alias qacc_warmstart; no other output may alias an input. Work per
+// iteration: O(nefc·nv²) for the Hessian, O(nv³) for its factor, O(nefc) per line-search point;
+// on CUDA one thread runs one env, its scratch wherever the caller put it (global memory).
 template <class T>
 MYRIAD_HD int newton_solve(int nv, const T* M, const T* qfrc_smooth, const T* qacc_smooth,
                            const T* qacc_warmstart, const Rows<T>& rows,
@@ -393,7 +396,7 @@ MYRIAD_HD int newton_solve(int nv, const T* M, const T* qfrc_smooth, const T* qa
   if (cost_warm > cost_smooth) {
     for (int k = 0; k < nv; ++k) qacc[k] = qacc_smooth[k];
     mul_mat_vec(Ma, M, qacc, nv, nv);
-    jac_times(Jaref, rows, nv, qacc, rows.aref);
+    for (int i = 0; i < nefc; ++i) Jaref[i] = Jv[i];
   }
 
   const T scale = T(1) / (opt.meaninertia * T(nv > 1 ? nv : 1));

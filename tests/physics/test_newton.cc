@@ -3,7 +3,9 @@
 // iterations, dense Jacobian) so that its answer is the exact optimum; at checkpoints along the
 // trajectory libmujoco's own rows (efc_J, efc_type, efc_D, efc_R, efc_aref, efc_frictionloss),
 // mass matrix, smooth force and acceleration and warm start go through newton_solve in double
-// and in float, and qacc, efc_force and qfrc_constraint are compared with libmujoco's.
+// and in float, and qacc, efc_force and qfrc_constraint are compared with libmujoco's, as are the
+// iteration counts; row costs and forces at points off the optimum are compared with
+// mj_constraintUpdate's. Float at tiny friction must stay finite; elliptic rows are refused.
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -210,6 +213,24 @@ void check_state(const mjModel* m, mjData* d, const std::string& what, Report* r
   rep->force32 = std::max(rep->force32, f_force);
   rep->qfrc32 = std::max(rep->qfrc32, f_qfrc);
   rep->max_iter32 = std::max(rep->max_iter32, s32.iter);
+
+  // Row costs and forces away from the optimum (all zones) against mj_constraintUpdate, which
+  // overwrites d's efc_force and qfrc_constraint (the next mj_step recomputes them).
+  std::mt19937_64 gen(static_cast<uint64_t>(rep->checks));
+  std::normal_distribution<double> noise;
+  const Rows<double> rows = p64.rows();
+  for (double amp : {1e-3, 0.1, 10.0}) {
+    std::vector<double> a(nv), jar(nefc), force(nefc), qfrc(nv), force_mj(nefc);
+    for (int k = 0; k < nv; ++k) a[k] = d->qacc[k] + amp * noise(gen);
+    mj_mulJacVec(m, d, jar.data(), a.data());
+    for (int i = 0; i < nefc; ++i) jar[i] -= d->efc_aref[i];
+    const double cost = detail::constraint_update(rows, nv, jar.data(), force.data(), qfrc.data());
+    double cost_mj = 0;
+    mj_constraintUpdate(m, d, jar.data(), &cost_mj, 0);
+    EXPECT_NEAR(cost, cost_mj, 1e-12 * std::max(1.0, std::fabs(cost_mj))) << what << " cost";
+    EXPECT_LE(rel_err(force, d->efc_force, nefc), 1e-12) << what << " forces off the optimum";
+    EXPECT_LE(rel_err(qfrc, d->qfrc_constraint, nv), 1e-12) << what << " qfrc off the optimum";
+  }
 }
 
 void print(const std::string& name, const Report& r) {
@@ -339,6 +360,40 @@ TEST(Newton, FrictionlossEqualityTendon) {
   EXPECT_GT(r.types_seen[kFrictionDof], 0);
   EXPECT_GT(r.types_seen[kFrictionTendon], 0);
   EXPECT_GT(r.types_seen[kEquality], 0);
+}
+
+TEST(Newton, FrictionlossStickSlipSweep) {
+  // One slide with frictionloss 1 under a slow force sweep, checked every step: forces pass
+  // through both Huber boundaries (stick to slip either way).
+  const char* xml = R"(
+<mujoco>
+  <worldbody>
+    <body>
+      <joint type="slide" axis="1 0 0" frictionloss="1"/>
+      <geom type="sphere" size="0.1" mass="1" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+  int linear_neg = 0, linear_pos = 0, quadratic = 0;
+  const Report r = run_model("frictionloss sweep", xml, 1600, 1, nullptr,
+                             [&](const mjModel* m, mjData* d, int s) {
+                               d->qfrc_applied[0] = 1.6 * std::sin(0.005 * s);
+                               d->qvel[0] *= 0.98;  // keep the slide slow so it sticks again
+                               if (d->nefc == 1) {
+                                 const double Rf = d->efc_R[0] * d->efc_frictionloss[0];
+                                 const double jar = d->efc_J[0] * d->qacc[0] - d->efc_aref[0];
+                                 linear_neg += jar <= -Rf;
+                                 linear_pos += jar >= Rf;
+                                 quadratic += jar > -Rf && jar < Rf;
+                               }
+                               (void)m;
+                             });
+  std::printf("[frictionloss sweep] zones: linear- %d, quadratic %d, linear+ %d\n", linear_neg,
+              quadratic, linear_pos);
+  EXPECT_GT(linear_neg, 0);
+  EXPECT_GT(linear_pos, 0);
+  EXPECT_GT(quadratic, 0);
+  EXPECT_GT(r.types_seen[kFrictionDof], 0);
 }
 
 TEST(Newton, HopperChain) {
