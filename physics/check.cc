@@ -10,6 +10,7 @@
 
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
+#include "physics/collision/contact.h"
 
 namespace myriad::physics {
 namespace {
@@ -30,6 +31,16 @@ double abs_error(const std::vector<double>& ours, const std::vector<double>& ref
   double e = 0;
   for (size_t k = 0; k < ours.size(); ++k) e = std::max(e, std::abs(ours[k] - ref[k]));
   return e;
+}
+
+// max |ours - ref| / max(max |ref|, 1): the error relative to the largest component.
+double rel_to_largest(const double* ours, const double* ref, int64_t n) {
+  double e = 0, big = 1;
+  for (int64_t k = 0; k < n; ++k) {
+    e = std::max(e, std::abs(ours[k] - ref[k]));
+    big = std::max(big, std::abs(ref[k]));
+  }
+  return e / big;
 }
 
 // A random state: joint positions around qpos0 (unit quaternions for ball/free), velocities.
@@ -141,10 +152,91 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
     }
   }
   for (mjData* r : refs) mj_deleteData(r);
+
+  // States from libmujoco's own trajectories under random controls (re-drawn every step), both
+  // engines solving the constraints with Newton to a tight tolerance (whatever the model asks):
+  // the contact set, the constraint rows, their forces, qacc and cfrc_ext.
+  mjModel* tight = mj_copyModel(nullptr, mm);
+  tight->opt.solver = mjSOL_NEWTON;
+  tight->opt.tolerance = 1e-12;
+  tight->opt.iterations = 200;
+  Model<T> mt = m;
+  mt.tolerance = static_cast<T>(1e-12);
+  mt.iterations = 200;
+  mjData* rd = mj_makeData(tight);
+  Data<T> c(mt, 1);
+  EnvData<T> e = c.env(mt, 0);
+  int64_t sampled = 0, with_contacts = 0, contacts_seen = 0, rows_seen = 0, set_mismatch = 0,
+          row_mismatch = 0;
+  double e_dist = 0, e_cpos = 0, e_frame = 0, e_force = 0, e_cqacc = 0, e_cfrc = 0;
+  std::normal_distribution<double> n01(0.0, 1.0);
+  for (int r = 0; r < o.trajectories; ++r) {
+    mj_resetData(tight, rd);
+    for (int k = 0; k < mm->nq; ++k) rd->qpos[k] += 0.1 * n01(gen);
+    for (int k = 0; k < mm->nv; ++k) rd->qvel[k] = 0.1 * n01(gen);
+    for (int s = 0; s < o.steps; ++s) {
+      std::vector<double> qpos(mm->nq), qvel(mm->nv), ctrl(mm->nu);
+      random_state(mm, gen, qpos.data(), qvel.data(), ctrl.data());
+      std::copy(ctrl.begin(), ctrl.end(), rd->ctrl);
+      mj_step(tight, rd);
+      if (s % 5 != 4) continue;
+      // The engine gets the state rounded to T; so does the reference.
+      for (int k = 0; k < mm->nq; ++k) rd->qpos[k] = e.qpos[k] = static_cast<T>(rd->qpos[k]);
+      for (int k = 0; k < mm->nv; ++k) rd->qvel[k] = e.qvel[k] = static_cast<T>(rd->qvel[k]);
+      for (int k = 0; k < mm->nu; ++k) rd->ctrl[k] = e.ctrl[k] = static_cast<T>(rd->ctrl[k]);
+      for (int k = 0; k < mm->nv; ++k) e.qacc_warmstart[k] = static_cast<T>(rd->qacc_warmstart[k]);
+      mj_forward(tight, rd);
+      mj_rnePostConstraint(tight, rd);
+      forward(mt, c);
+      ++sampled;
+      const int ncon = static_cast<int>(e.ncon[0]);
+      const auto* con = reinterpret_cast<const collision::Contact<T>*>(e.contact);
+      bool same_set = ncon == rd->ncon;
+      for (int k = 0; same_set && k < ncon; ++k)
+        same_set = con[k].geom1 == rd->contact[k].geom1 && con[k].geom2 == rd->contact[k].geom2;
+      if (!same_set) {
+        ++set_mismatch;
+        continue;
+      }
+      with_contacts += ncon > 0;
+      contacts_seen += ncon;
+      for (int k = 0; k < ncon; ++k) {
+        const mjContact& rc = rd->contact[k];
+        e_dist = std::max(e_dist, std::abs(double(con[k].dist) - rc.dist));
+        for (int a = 0; a < 3; ++a)
+          e_cpos = std::max(e_cpos, std::abs(double(con[k].pos[a]) - rc.pos[a]));
+        for (int a = 0; a < 9; ++a)
+          e_frame = std::max(e_frame, std::abs(double(con[k].frame[a]) - rc.frame[a]));
+      }
+      const int nefc = static_cast<int>(e.nefc[0]);
+      bool same_rows = nefc == rd->nefc;
+      for (int k = 0; same_rows && k < nefc; ++k)
+        same_rows = static_cast<int>(e.efc_type[k]) == rd->efc_type[k];
+      if (!same_rows) {
+        ++row_mismatch;
+        continue;
+      }
+      rows_seen += nefc;
+      const std::vector<double> force(e.efc_force, e.efc_force + nefc);
+      if (nefc > 0) e_force = std::max(e_force, rel_to_largest(force.data(), rd->efc_force, nefc));
+      const std::vector<double> qacc(e.qacc, e.qacc + mm->nv);
+      e_cqacc = std::max(e_cqacc, rel_to_largest(qacc.data(), rd->qacc, mm->nv));
+      const std::vector<double> cfrc(e.cfrc_ext, e.cfrc_ext + 6 * mm->nbody);
+      e_cfrc = std::max(e_cfrc, rel_to_largest(cfrc.data(), rd->cfrc_ext, 6 * mm->nbody));
+    }
+  }
+  mj_deleteData(rd);
+  mj_deleteModel(tight);
   mj_deleteData(ref);
   // float32 trajectories drift from float64 libmujoco by rounding alone (chaotically on some
-  // models), so they are reported, not judged.
+  // models), so they are reported, not judged. In float32 a contact right at the margin can be
+  // in one set and not the other: up to 2% of the states may differ.
   const double traj_tol = f32 ? INFINITY : 1e-6;
+  const double set_tol = f32 ? std::floor(0.02 * static_cast<double>(sampled)) : 0;
+  const double c_tol = f32 ? 1e-3 : 1e-6;
+  const std::string on_states = " (" + std::to_string(sampled) + " states, " +
+                                std::to_string(with_contacts) + " with contacts, " +
+                                std::to_string(contacts_seen) + " contacts)";
   return {{"xpos", e_xpos, "absolute", kin_tol},
           {"xmat", e_xquat, "absolute", kin_tol},
           {"geom_xpos", e_geom, "absolute", kin_tol},
@@ -154,11 +246,19 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
           {"trajectory qpos (" + std::to_string(o.steps) + " steps)", e_traj_qpos, "absolute",
            traj_tol},
           {"trajectory qvel (" + std::to_string(o.steps) + " steps)", e_traj_qvel, "absolute",
-           traj_tol}};
+           traj_tol},
+          {"contact set differs" + on_states, double(set_mismatch), "states", set_tol},
+          {"contact dist", e_dist, "absolute", kin_tol},
+          {"contact pos", e_cpos, "absolute", f32 ? 1e-4 : kin_tol},
+          {"contact frame", e_frame, "absolute", f32 ? 1e-4 : kin_tol},
+          {"constraint rows differ (" + std::to_string(rows_seen) + " rows)", double(row_mismatch),
+           "states", set_tol},
+          {"efc_force", e_force, "of largest", c_tol},
+          {"qacc with constraints", e_cqacc, "of largest", c_tol},
+          {"cfrc_ext", e_cfrc, "of largest", c_tol}};
 }
 
 }  // namespace
-
 std::vector<CheckRow> check_against_mujoco(const std::string& path, const CheckOptions& o) {
   MjModelHandle handle(path);
   Model<double> md;

@@ -20,7 +20,8 @@ MYRIAD_HD void contact_force(const collision::Contact<T>& con, const T* force, T
     return;
   }
   for (int r = 0; r < contact_rows(con.dim); ++r) out[0] += force[r];
-  for (int k = 1; k < con.dim; ++k) out[k] = (force[2 * k - 2] - force[2 * k - 1]) * con.friction[k - 1];
+  for (int k = 1; k < con.dim; ++k)
+    out[k] = (force[2 * k - 2] - force[2 * k - 1]) * con.friction[k - 1];
 }
 
 // (contact, efc_force, subtree_com) => (cfrc_ext [nbody, 6]: torque, force).

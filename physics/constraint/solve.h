@@ -28,7 +28,8 @@ MYRIAD_HD void solve(const ModelView<T>& m, EnvData<T>& d) {
     for (int i = 0; i < nv; ++i)
       for (int j = 0; j < i; ++j) d.qM[j * nv + i] = d.qM[i * nv + j];
     // The row types as int32, in the scratch past the solver's own (see solver_scratch_size).
-    int32_t* type = reinterpret_cast<int32_t*>(d.solver_scratch + newton_scratch_size(nv, m.nefc_max));
+    int32_t* type =
+        reinterpret_cast<int32_t*>(d.solver_scratch + newton_scratch_size(nv, m.nefc_max));
     for (int r = 0; r < nefc; ++r) type[r] = static_cast<int32_t>(d.efc_type[r]);
     Rows<T> rows;
     rows.nefc = nefc;

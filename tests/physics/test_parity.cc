@@ -94,23 +94,54 @@ TEST_P(LongParity, Float64Trajectories1000Steps) {
 INSTANTIATE_TEST_SUITE_P(Models, LongParity,
                          ::testing::Values("pendulum", "cartpole", "hopper_chain", "free_body"));
 
-TEST(Import, UnsupportedFeaturesAreRefusedByName) {
-  const std::string dir = ::testing::TempDir();
-  const std::string path = dir + "/limited.xml";
+// Loads an MJCF string through a temporary file; returns the import error ("" when it loads).
+std::string import_error(const std::string& xml) {
+  const std::string path = ::testing::TempDir() + "/import_case.xml";
   FILE* f = fopen(path.c_str(), "w");
-  fputs(
-      "<mujoco><worldbody><body><joint name='knee' type='hinge' limited='true' range='-1 1'/>"
-      "<geom size='0.1' contype='0' conaffinity='0'/></body></worldbody></mujoco>",
-      f);
+  fputs(xml.c_str(), f);
   fclose(f);
   try {
     load_mjcf(path);
-    FAIL() << "a limited joint must be refused";
+    return "";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("joint limits"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("knee"), std::string::npos) << e.what();
+    return e.what();
   }
-  EXPECT_THROW(load_mjcf(dir + "/does_not_exist.xml"), std::invalid_argument);
+}
+
+TEST(Import, UnsupportedFeaturesAreRefusedByName) {
+  const std::string floor = "<geom name='floor' type='plane' size='1 1 .1'/>";
+  struct Case {
+    std::string xml, expect1, expect2;
+  };
+  const Case cases[] = {
+      {"<mujoco><worldbody><body><joint name='shoulder' type='ball' limited='true' range='0 1'/>"
+       "<geom size='0.1' contype='0' conaffinity='0'/></body></worldbody></mujoco>",
+       "ball joint limits", "shoulder"},
+      {"<mujoco><option cone='elliptic'/><worldbody>" + floor +
+           "<body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>",
+       "elliptic", "pyramidal"},
+      {"<mujoco><worldbody>" + floor +
+           "<body><freejoint/><geom name='ball' size='0.1' condim='4'/></body></worldbody>"
+           "</mujoco>",
+       "condim 4", "ball"},
+      {"<mujoco><worldbody>" + floor +
+           "<body><freejoint/><geom name='can' type='cylinder' size='0.1 0.2'/></body>"
+           "</worldbody></mujoco>",
+       "cylinder collisions", "can"},
+  };
+  for (const Case& c : cases) {
+    const std::string error = import_error(c.xml);
+    EXPECT_NE(error.find(c.expect1), std::string::npos) << error << "\n" << c.xml;
+    EXPECT_NE(error.find(c.expect2), std::string::npos) << error << "\n" << c.xml;
+  }
+  // Limits, friction loss and supported contacts load; a cylinder that cannot collide loads too.
+  EXPECT_EQ(import_error("<mujoco><worldbody>" + floor +
+                         "<body><joint name='knee' type='hinge' limited='true' range='-1 1' "
+                         "frictionloss='0.1'/><geom size='0.1'/><geom type='cylinder' "
+                         "size='0.1 0.1' contype='0' conaffinity='0'/></body></worldbody>"
+                         "</mujoco>"),
+            "");
+  EXPECT_THROW(load_mjcf(::testing::TempDir() + "/does_not_exist.xml"), std::invalid_argument);
 }
 
 }  // namespace
