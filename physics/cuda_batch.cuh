@@ -23,7 +23,11 @@ void check(cudaError_t err, const char* what) {
     throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
 }
 
-constexpr int kMaxFields = 40;
+// The number of batch data fields (MYRIAD_DATA_FIELDS).
+#define MYRIAD_COUNT_FIELD(name, size) +1
+constexpr int kMaxFields = 0 MYRIAD_DATA_FIELDS(MYRIAD_COUNT_FIELD);
+#undef MYRIAD_COUNT_FIELD
+static_assert(sizeof(EnvData<float>) == kMaxFields * sizeof(float*), "EnvData is its pointers");
 
 // Every field's batch array on the device: env i's slice is base[f] + i * size[f].
 template <class T>

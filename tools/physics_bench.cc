@@ -1,5 +1,7 @@
 // myriad physics-bench MODEL.xml: the raw engine (no env around it) stepping N copies of a model
-// with zero controls from qpos0, on the CPU or a CUDA GPU; prints physics steps per second.
+// with zero controls from qpos0, on the CPU or a CUDA GPU; prints physics steps per second and
+// the mean contacts per env at the end. --compare-mujoco also steps libmujoco itself on the same
+// copies, threads and steps in the same run (CPU), and prints the ratio.
 #include <chrono>
 #include <cstdint>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include "myriad/physics/cuda_batch.h"
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
+#include "physics/mujoco_batch.h"
 #include "tools/commands.h"
 
 namespace myriad::tools {
@@ -16,44 +19,88 @@ namespace {
 
 struct PhysicsBenchArgs {
   std::string xml, device = "cpu";
-  int64_t num_envs = 4096, steps = 100;
+  int64_t num_envs = 4096, steps = 100, warmup = 5;
   int threads = 0;
-  bool float64 = false;
+  bool float64 = false, compare_mujoco = false;
 };
 
+struct Measured {
+  double steps_per_second = 0, mean_contacts = 0;
+};
+
+using Clock = std::chrono::steady_clock;
+
 template <class T>
-double steps_per_second(const PhysicsBenchArgs& a, DeviceId device) {
+double mean_contacts(const physics::Model<T>& m, physics::Data<T>& d) {
+  const T* ncon = d.field(m, "ncon");
+  double total = 0;
+  for (int64_t i = 0; i < d.num_envs(); ++i) total += static_cast<double>(ncon[i]);
+  return total / static_cast<double>(d.num_envs());
+}
+
+template <class T>
+Measured measure(const PhysicsBenchArgs& a, DeviceId device) {
   const physics::Model<T> m = physics::load_mjcf(a.xml).template cast<T>();
   physics::Data<T> d(m, a.num_envs);
   physics::reset_data(m, d);
-  using clock = std::chrono::steady_clock;
+  Measured out;
   if (device.is_cpu()) {
-    physics::step(m, d, 5);
-    const auto start = clock::now();
+    physics::step(m, d, static_cast<int>(a.warmup));
+    const auto start = Clock::now();
     physics::step(m, d, static_cast<int>(a.steps));
-    return a.num_envs * a.steps / std::chrono::duration<double>(clock::now() - start).count();
+    out.steps_per_second =
+        a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
+    out.mean_contacts = mean_contacts(m, d);
+    return out;
   }
   physics::CudaBatch<T> batch(m, a.num_envs, device.index);
   batch.upload(d);
-  batch.step(5);
-  const auto start = clock::now();
+  batch.step(static_cast<int>(a.warmup));
+  const auto start = Clock::now();
   batch.step(static_cast<int>(a.steps));  // synchronizes at the end
-  return a.num_envs * a.steps / std::chrono::duration<double>(clock::now() - start).count();
+  out.steps_per_second =
+      a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
+  batch.download(d);
+  out.mean_contacts = mean_contacts(m, d);
+  return out;
+}
+
+// libmujoco's mj_step on the same copies (OpenMP over envs, as MujocoBatch does).
+Measured measure_mujoco(const PhysicsBenchArgs& a) {
+  physics::MujocoBatch batch(a.xml, a.num_envs);
+  batch.step(a.warmup);
+  const auto start = Clock::now();
+  batch.step(a.steps);
+  Measured out;
+  out.steps_per_second =
+      a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
+  double total = 0;
+  for (int64_t i = 0; i < a.num_envs; ++i) total += batch.data(i)->ncon;
+  out.mean_contacts = total / static_cast<double>(a.num_envs);
+  return out;
 }
 
 void run(const PhysicsBenchArgs& a) {
   set_cpu_threads(a.threads);
   const DeviceId device = resolve_device_id(a.device);
-  const double sps =
-      a.float64 ? steps_per_second<double>(a, device) : steps_per_second<float>(a, device);
-  std::cout << nlohmann::json({{"model", a.xml},
-                               {"num_envs", a.num_envs},
-                               {"device", device_name(device)},
-                               {"threads", device.is_cpu() ? cpu_threads() : 0},
-                               {"precision", a.float64 ? 64 : 32},
-                               {"steps_per_second", sps}})
-                   .dump()
-            << std::endl;
+  if (a.compare_mujoco && !device.is_cpu())
+    throw std::invalid_argument("--compare-mujoco runs on the CPU only (libmujoco has no GPU)");
+  const Measured ours = a.float64 ? measure<double>(a, device) : measure<float>(a, device);
+  nlohmann::json out = {{"model", a.xml},
+                        {"num_envs", a.num_envs},
+                        {"device", device_name(device)},
+                        {"threads", device.is_cpu() ? cpu_threads() : 0},
+                        {"precision", a.float64 ? 64 : 32},
+                        {"warmup_steps", a.warmup},
+                        {"steps_per_second", ours.steps_per_second},
+                        {"mean_contacts", ours.mean_contacts}};
+  if (a.compare_mujoco) {
+    const Measured ref = measure_mujoco(a);
+    out["mujoco_steps_per_second"] = ref.steps_per_second;
+    out["mujoco_mean_contacts"] = ref.mean_contacts;
+    out["ratio_vs_mujoco"] = ours.steps_per_second / ref.steps_per_second;
+  }
+  std::cout << out.dump() << std::endl;
 }
 
 }  // namespace
@@ -71,6 +118,11 @@ void add_physics_bench_command(CLI::App& app) {
   cmd->add_option("--device", a->device, "cpu, cuda, cuda:K or auto")->capture_default_str();
   cmd->add_option("--threads", a->threads, "OpenMP threads (0: default)")->capture_default_str();
   cmd->add_flag("--float64", a->float64, "float64 engine (default float32)");
+  cmd->add_option("--warmup", a->warmup, "Untimed steps first (e.g. to let a model land)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--compare-mujoco", a->compare_mujoco,
+                "Also step libmujoco on the same copies and threads; print the ratio");
   cmd->callback([a] { run(*a); });
 }
 

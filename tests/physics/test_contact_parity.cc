@@ -1,0 +1,224 @@
+// The engine with contacts, limits and friction loss against libmujoco 2.2.2:
+// - Gymnasium's published MuJoCo models (hopper, half_cheetah, walker2d_v5, ant,
+//   inverted_pendulum, inverted_double_pendulum, reacher) through check_against_mujoco: the
+//   contact set, constraint rows, forces, qacc (1e-6 of the largest component in float64, 1e-3
+//   in float32) and cfrc_ext at states from libmujoco's own trajectories;
+// - each standing under zero control for 2 s with the torso height within 1 cm of libmujoco's;
+// - float32 finite for 10,000 steps under random controls on every shipped and published model;
+// - the reference values of MuJoCo's soft contacts (sphere rest depth, sliding box stopping
+//   distance, a hinge resting on its limit).
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "myriad/physics/check.h"
+#include "myriad/physics/engine.h"
+#include "myriad/physics/import.h"
+#include "physics/collision/contact.h"
+
+namespace myriad::physics {
+namespace {
+
+const std::vector<std::string> kGymModels = {
+    "hopper", "half_cheetah", "walker2d_v5", "ant", "inverted_pendulum", "inverted_double_pendulum",
+    "reacher"};
+
+std::string gym_model(const std::string& name) {
+  return std::string(MYRIAD_GYM_ASSETS) + "/" + name + ".xml";
+}
+
+bool have_gym() {
+  FILE* f = std::fopen(gym_model("hopper").c_str(), "r");
+  if (f) std::fclose(f);
+  return f != nullptr;
+}
+
+std::string shipped_model(const std::string& name) {
+  const char* src = std::getenv("MYRIAD_SOURCE_DIR");
+  return std::string(src ? src : MYRIAD_SOURCE_DIR_DEFAULT) + "/physics/models/" + name + ".xml";
+}
+
+class GymModel : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!have_gym())
+      GTEST_SKIP() << "gymnasium's MuJoCo assets not found (" << MYRIAD_GYM_ASSETS << ")";
+  }
+};
+
+void expect_ok(const std::vector<CheckRow>& rows, bool float32) {
+  for (const auto& r : rows) {
+    if (float32 && r.quantity.rfind("trajectory", 0) == 0) continue;
+    EXPECT_TRUE(r.ok()) << r.quantity << ": " << r.max_error << " > " << r.tolerance;
+  }
+}
+
+TEST_P(GymModel, Float64ParityWithContactsAndLimits) {
+  CheckOptions o;
+  o.steps = 400;
+  expect_ok(check_against_mujoco(gym_model(GetParam()), o), false);
+}
+
+TEST_P(GymModel, Float32ParityWithContactsAndLimits) {
+  CheckOptions o;
+  o.float32 = true;
+  o.steps = 400;
+  expect_ok(check_against_mujoco(gym_model(GetParam()), o), true);
+}
+
+// Zero control from qpos0 for 2 s: body 1's height against libmujoco's, float64 and float32.
+TEST_P(GymModel, StandsUnderZeroControlLikeLibmujoco) {
+  MjModelHandle handle(gym_model(GetParam()));
+  const mjModel* mm = handle.get();
+  mjData* ref = mj_makeData(mm);
+  const Model<double> m64 = import_model(mm);
+  const Model<float> m32 = m64.cast<float>();
+  Data<double> d64(m64, 1);
+  Data<float> d32(m32, 1);
+  reset_data(m64, d64);
+  reset_data(m32, d32);
+  const int steps = static_cast<int>(std::lround(2.0 / mm->opt.timestep));
+  double worst64 = 0, worst32 = 0;
+  for (int s = 0; s < steps; ++s) {
+    mj_step(mm, ref);
+    step(m64, d64, 1);
+    step(m32, d32, 1);
+    worst64 = std::max(worst64, std::abs(d64.env(m64, 0).xpos[5] - ref->xpos[5]));
+    worst32 = std::max(worst32, std::abs(double(d32.env(m32, 0).xpos[5]) - ref->xpos[5]));
+  }
+  forward(m64, d64);
+  forward(m32, d32);
+  mj_forward(mm, ref);
+  // A falling hopper is chaotic: solver iterations that differ by one (the stopping test on
+  // rounding-level differences) grow to a fraction of a millimetre over 2 s.
+  EXPECT_LT(worst64, 1e-2) << "float64 torso height";
+  EXPECT_LT(worst32, 1e-2) << "float32 torso height";
+  std::printf("%s: torso z after 2 s %.5f (libmujoco %.5f); worst |dz| f64 %.2e, f32 %.2e\n",
+              GetParam().c_str(), d64.env(m64, 0).xpos[5], ref->xpos[5], worst64, worst32);
+  mj_deleteData(ref);
+}
+
+INSTANTIATE_TEST_SUITE_P(Published, GymModel, ::testing::ValuesIn(kGymModels));
+
+// float32 under random controls (re-drawn every step) for 10,000 steps stays finite.
+void expect_finite_10k(const std::string& path) {
+  const Model<float> m = load_mjcf(path).cast<float>();
+  Data<float> d(m, 4);
+  reset_data(m, d);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (int s = 0; s < 10000; ++s) {
+    for (int i = 0; i < 4; ++i) {
+      EnvData<float> e = d.env(m, i);
+      for (int k = 0; k < m.nu; ++k) {
+        const float lo = m.actuator_ctrllimited[k] ? m.actuator_ctrlrange[2 * k] : -1.f;
+        const float hi = m.actuator_ctrllimited[k] ? m.actuator_ctrlrange[2 * k + 1] : 1.f;
+        e.ctrl[k] = lo + (hi - lo) * 0.5f * (u(rng) + 1);
+      }
+    }
+    step(m, d, 1);
+  }
+  for (int i = 0; i < 4; ++i) {
+    EnvData<float> e = d.env(m, i);
+    for (int k = 0; k < m.nq; ++k) ASSERT_TRUE(std::isfinite(e.qpos[k])) << path;
+    for (int k = 0; k < m.nv; ++k) ASSERT_TRUE(std::isfinite(e.qvel[k])) << path;
+  }
+}
+
+TEST_P(GymModel, Float32Finite10kStepsUnderRandomControls) {
+  expect_finite_10k(gym_model(GetParam()));
+}
+
+TEST(ShippedModels, Float32Finite10kStepsUnderRandomControls) {
+  for (const char* name : {"pendulum", "cartpole", "double_pendulum", "hopper_chain", "free_body",
+                           "quadruped", "ant_smooth"})
+    expect_finite_10k(shipped_model(name));
+}
+
+// An MJCF string through a temporary file.
+Model<double> from_string(const std::string& xml) {
+  const std::string path = ::testing::TempDir() + "/reference_case.xml";
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs(xml.c_str(), f);
+  std::fclose(f);
+  return load_mjcf(path);
+}
+
+const collision::Contact<double>& first_contact(EnvData<double>& e) {
+  return *reinterpret_cast<const collision::Contact<double>*>(e.contact);
+}
+
+double resting_sphere_dist(const char* friction) {
+  const Model<double> m = from_string(
+      std::string("<mujoco><worldbody><geom type='plane' size='5 5 .1' friction='") + friction +
+      "'/><body pos='0 0 0.1'><freejoint/><geom type='sphere' size='0.1' mass='1' friction='" +
+      friction + "'/></body></worldbody></mujoco>");
+  Data<double> d(m, 1);
+  reset_data(m, d);
+  step(m, d, 2000);
+  forward(m, d);
+  EnvData<double> e = d.env(m, 0);
+  EXPECT_EQ(e.ncon[0], 1);
+  return first_contact(e).dist;
+}
+
+// Notes' reference values (libmujoco 2.2.2, default options): a sphere of radius 0.1 and mass 1
+// rests at dist -3.672e-4 with mu = 1, and at -6.79e-5 with mu = 0.5 (pyramidal: the normal
+// stiffness depends on mu).
+TEST(ReferenceValues, SphereRestDistance) {
+  EXPECT_NEAR(resting_sphere_dist("1 0.005 0.0001"), -3.672e-4, 2e-7);
+  EXPECT_NEAR(resting_sphere_dist("0.5 0.005 0.0001"), -6.79e-5, 2e-7);
+}
+
+// A box of half-size 0.1 on a plane (mu = 0.5) sliding from 2 m/s stops after 0.40605 m.
+TEST(ReferenceValues, SlidingBoxStoppingDistance) {
+  const Model<double> m = from_string(
+      "<mujoco><worldbody><geom type='plane' size='5 5 .1' friction='0.5'/><body pos='0 0 0.1'>"
+      "<freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1' friction='0.5'/></body>"
+      "</worldbody></mujoco>");
+  Data<double> d(m, 1);
+  reset_data(m, d);
+  step(m, d, 500);  // settle
+  EnvData<double> e = d.env(m, 0);
+  const double x0 = e.qpos[0];
+  e.qvel[0] = 2;
+  step(m, d, 1500);
+  EXPECT_NEAR(e.qpos[0] - x0, 0.40605, 5e-5);
+  EXPECT_LT(std::abs(e.qvel[0]), 1e-6);
+}
+
+// A pendulum resting on its hinge limit (range +-30 deg, margin 0.01): the limit row is active
+// with J = -1 and its force holds the pendulum, as in libmujoco.
+TEST(ReferenceValues, HingeRestingOnItsLimit) {
+  const std::string xml =
+      "<mujoco><worldbody><body><joint name='hinge' type='hinge' axis='0 1 0' limited='true' "
+      "range='-30 30' margin='0.01'/><geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05' "
+      "mass='1' contype='0' conaffinity='0'/></body></worldbody></mujoco>";
+  const Model<double> m = from_string(xml);
+  Data<double> d(m, 1);
+  reset_data(m, d);
+  step(m, d, 2000);
+  forward(m, d);
+  EnvData<double> e = d.env(m, 0);
+  ASSERT_EQ(e.nefc[0], 1);
+  EXPECT_EQ(e.efc_J[0], -1);  // the upper limit: gravity turns +y rotations down
+  MjModelHandle handle(::testing::TempDir() + "/reference_case.xml");
+  mjData* ref = mj_makeData(handle.get());
+  for (int s = 0; s < 2000; ++s) mj_step(handle.get(), ref);
+  mj_forward(handle.get(), ref);
+  ASSERT_EQ(ref->nefc, 1);
+  EXPECT_NEAR(e.efc_pos[0], ref->efc_pos[0], 1e-9);
+  EXPECT_NEAR(e.efc_force[0], ref->efc_force[0], 1e-9);
+  EXPECT_GT(e.efc_force[0], 0);
+  EXPECT_LT(e.efc_pos[0], 0.01);
+  std::printf("hinge limit at rest: dist %.5f, force %.4f\n", e.efc_pos[0], e.efc_force[0]);
+  mj_deleteData(ref);
+}
+
+}  // namespace
+}  // namespace myriad::physics
