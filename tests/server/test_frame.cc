@@ -30,7 +30,7 @@ void set_u32(std::string& s, size_t at, uint32_t v) {
   for (int i = 0; i < 4; ++i) s[at + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
 }
 
-TEST(Frame, HeaderLayout) {
+TEST(ServerFrame, HeaderLayout) {
   const std::string bytes = encode(FrameType::Chunk, "hello");
   ASSERT_EQ(bytes.size(), kHeaderSize + 5);
   EXPECT_EQ(bytes.substr(0, 4), "MYRD");
@@ -43,12 +43,12 @@ TEST(Frame, HeaderLayout) {
   EXPECT_EQ(bytes.substr(16), "hello");
 }
 
-TEST(Frame, Crc32cKnownValue) {
+TEST(ServerFrame, Crc32cKnownValue) {
   EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);
   EXPECT_EQ(crc32c("", 0), 0u);
 }
 
-TEST(Frame, RoundTripEveryTypeFedByteByByte) {
+TEST(ServerFrame, RoundTripEveryTypeFedByteByByte) {
   std::string stream;
   for (uint8_t t = 1; t <= kMaxFrameType; ++t)
     stream += encode(static_cast<FrameType>(t), std::string(t * 7, static_cast<char>('a' + t)));
@@ -70,7 +70,7 @@ TEST(Frame, RoundTripEveryTypeFedByteByByte) {
   EXPECT_EQ(decoder.buffered(), 0u);
 }
 
-TEST(Frame, EverySplitPointOfTwoFrames) {
+TEST(ServerFrame, EverySplitPointOfTwoFrames) {
   const std::string stream = encode(FrameType::Chunk, "first") + encode(FrameType::Weights, "2nd");
   for (size_t cut = 0; cut <= stream.size(); ++cut) {
     FrameDecoder decoder;
@@ -97,7 +97,7 @@ DecodeError decode_error_of(const std::string& bytes, uint32_t max_payload = kDe
   return s == Status::Error ? decoder.error() : DecodeError::None;
 }
 
-TEST(Frame, GarbageFailsOnItsFirstByte) {
+TEST(ServerFrame, GarbageFailsOnItsFirstByte) {
   FrameDecoder decoder;
   decoder.feed("G", 1);
   Frame f;
@@ -107,7 +107,7 @@ TEST(Frame, GarbageFailsOnItsFirstByte) {
   EXPECT_EQ(decode_error_of("MYRX"), DecodeError::BadMagic);
 }
 
-TEST(Frame, PreciseHeaderErrors) {
+TEST(ServerFrame, PreciseHeaderErrors) {
   const std::string good = encode(FrameType::Chunk, "payload");
   std::string bad = good;
   bad[4] = 2;
@@ -128,7 +128,7 @@ TEST(Frame, PreciseHeaderErrors) {
   EXPECT_EQ(decode_error_of(bad), DecodeError::BadChecksum);
 }
 
-TEST(Frame, OversizedLengthRefusedFromTheHeaderAlone) {
+TEST(ServerFrame, OversizedLengthRefusedFromTheHeaderAlone) {
   std::string header = encode(FrameType::Chunk, "").substr(0, kHeaderSize);
   set_u32(header, 8, 1001);
   FrameDecoder decoder(1000);
@@ -144,7 +144,7 @@ TEST(Frame, OversizedLengthRefusedFromTheHeaderAlone) {
   EXPECT_THROW(encode(FrameType::Chunk, std::string(1001, 'x'), 1000), std::length_error);
 }
 
-TEST(Frame, ErrorsAreSticky) {
+TEST(ServerFrame, ErrorsAreSticky) {
   FrameDecoder decoder;
   decoder.feed("XXXX", 4);
   Frame f;
@@ -155,7 +155,7 @@ TEST(Frame, ErrorsAreSticky) {
   EXPECT_EQ(decoder.error(), DecodeError::BadMagic);
 }
 
-TEST(Frame, TornFrameLeavesBufferedBytes) {
+TEST(ServerFrame, TornFrameLeavesBufferedBytes) {
   const std::string good = encode(FrameType::Chunk, "0123456789");
   FrameDecoder decoder;
   decoder.feed(good.data(), good.size() - 3);
@@ -164,7 +164,7 @@ TEST(Frame, TornFrameLeavesBufferedBytes) {
   EXPECT_EQ(decoder.buffered(), good.size() - 3);
 }
 
-TEST(Frame, Names) {
+TEST(ServerFrame, Names) {
   EXPECT_STREQ(to_string(FrameType::MatchResult), "MatchResult");
   EXPECT_STREQ(to_string(static_cast<FrameType>(99)), "unknown");
   EXPECT_STREQ(to_string(DecodeError::TooLong), "payload length over the limit");
@@ -189,14 +189,14 @@ std::string error_of(const std::function<void()>& fn) {
   return "";
 }
 
-TEST(Secret, FromAPrivateFile) {
+TEST(ServerSecret, FromAPrivateFile) {
   testing_util::TempDir dir("secret");
   EXPECT_EQ(load_secret_file(write_file(dir, "s", kSecret + "\n", 0600)), kSecret);
   EXPECT_EQ(load_secret_file(write_file(dir, "crlf", kSecret + "\r\n", 0400)), kSecret);
   EXPECT_EQ(load_secret(write_file(dir, "plain", kSecret, 0600), ""), kSecret);
 }
 
-TEST(Secret, RefusesFilesOthersCanRead) {
+TEST(ServerSecret, RefusesFilesOthersCanRead) {
   testing_util::TempDir dir("secret");
   for (const mode_t mode : {0644, 0640, 0604, 0660, 0602}) {
     const std::string path = write_file(dir, "open" + std::to_string(mode), kSecret, mode);
@@ -207,7 +207,7 @@ TEST(Secret, RefusesFilesOthersCanRead) {
   }
 }
 
-TEST(Secret, RefusesMissingEmptyShortAndDirectories) {
+TEST(ServerSecret, RefusesMissingEmptyShortAndDirectories) {
   testing_util::TempDir dir("secret");
   EXPECT_NE(error_of([&] { load_secret_file(dir.file("missing")); }).find("cannot open"),
             std::string::npos);
@@ -221,7 +221,7 @@ TEST(Secret, RefusesMissingEmptyShortAndDirectories) {
             std::string::npos);
 }
 
-TEST(Secret, FromTheEnvironment) {
+TEST(ServerSecret, FromTheEnvironment) {
   setenv("MYRIAD_TEST_SECRET", kSecret.c_str(), 1);
   EXPECT_EQ(load_secret_env("MYRIAD_TEST_SECRET"), kSecret);
   EXPECT_EQ(load_secret("", "MYRIAD_TEST_SECRET"), kSecret);
@@ -238,7 +238,7 @@ TEST(Secret, FromTheEnvironment) {
   EXPECT_NE(error_of([] { load_secret("f", "E"); }).find("not both"), std::string::npos);
 }
 
-TEST(Hmac, Rfc4231TestCase2) {
+TEST(ServerHmac, Rfc4231TestCase2) {
   const Mac mac = hmac_sha256("Jefe", "what do ya want for nothing?");
   static const char* expected = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
   std::string hex;
@@ -286,7 +286,7 @@ Exchange run_handshake(ServerHandshake& server, ClientHandshake& client) {
   return ex;
 }
 
-TEST(Handshake, HonestPeersAuthenticateEachOther) {
+TEST(ServerHandshake, HonestPeersAuthenticateEachOther) {
   ServerHandshake server(kSecret, 42, random_nonce());
   ClientHandshake client(kSecret, Peer{Role::Actor, "actor-7"}, random_nonce());
   const Exchange ex = run_handshake(server, client);
@@ -301,7 +301,7 @@ TEST(Handshake, HonestPeersAuthenticateEachOther) {
   EXPECT_EQ(server.on_frame(client.hello()).outcome, HandshakeOutcome::ProtocolError);
 }
 
-TEST(Handshake, WrongClientSecretIsRejected) {
+TEST(ServerHandshake, WrongClientSecretIsRejected) {
   ServerHandshake server(kSecret, 1, random_nonce());
   ClientHandshake client("another-secret-of-enough-length", Peer{Role::Actor, "a"}, random_nonce());
   const Exchange ex = run_handshake(server, client);
@@ -311,7 +311,7 @@ TEST(Handshake, WrongClientSecretIsRejected) {
   EXPECT_FALSE(server.authenticated());
 }
 
-TEST(Handshake, ClientRefusesAServerWithAnotherSecret) {
+TEST(ServerHandshake, ClientRefusesAServerWithAnotherSecret) {
   // The impostor server accepts anything: it answers the Response with a Welcome whose proof
   // it cannot compute.
   const Nonce server_nonce = random_nonce();
@@ -329,7 +329,7 @@ TEST(Handshake, ClientRefusesAServerWithAnotherSecret) {
   EXPECT_FALSE(client.authenticated());
 }
 
-TEST(Handshake, AResponseCannotBeReplayedOnAnotherConnection) {
+TEST(ServerHandshake, AResponseCannotBeReplayedOnAnotherConnection) {
   const Nonce client_nonce = random_nonce();
   ServerHandshake first(kSecret, 1, random_nonce());
   ClientHandshake client(kSecret, Peer{Role::Actor, "a"}, client_nonce);
@@ -343,7 +343,7 @@ TEST(Handshake, AResponseCannotBeReplayedOnAnotherConnection) {
   EXPECT_EQ(second.on_frame(response.replies.at(0)).outcome, HandshakeOutcome::AuthFailed);
 }
 
-TEST(Handshake, AProofIsBoundToThePeerId) {
+TEST(ServerHandshake, AProofIsBoundToThePeerId) {
   ServerHandshake server(kSecret, 1, random_nonce());
   ClientHandshake honest(kSecret, Peer{Role::Actor, "alice"}, random_nonce());
   Frame hello = honest.hello();
@@ -358,7 +358,7 @@ TEST(Handshake, AProofIsBoundToThePeerId) {
   (void)challenge;
 }
 
-TEST(Handshake, MalformedOrOutOfOrderFramesAreProtocolErrors) {
+TEST(ServerHandshake, MalformedOrOutOfOrderFramesAreProtocolErrors) {
   const auto first_outcome = [](const Frame& f) {
     ServerHandshake server(kSecret, 1, random_nonce());
     HandshakeStep step = server.on_frame(f);
@@ -399,7 +399,7 @@ TEST(Handshake, MalformedOrOutOfOrderFramesAreProtocolErrors) {
             HandshakeOutcome::ProtocolError);
 }
 
-TEST(Handshake, PeerIds) {
+TEST(ServerHandshake, PeerIds) {
   EXPECT_TRUE(valid_peer_id("actor-3.node_1:gpu0"));
   EXPECT_FALSE(valid_peer_id(""));
   EXPECT_FALSE(valid_peer_id(std::string(65, 'a')));
@@ -409,7 +409,7 @@ TEST(Handshake, PeerIds) {
                std::invalid_argument);
 }
 
-TEST(Handshake, RejectPayloads) {
+TEST(ServerHandshake, RejectPayloads) {
   RejectCode code{};
   std::string reason;
   EXPECT_TRUE(parse_reject(reject_payload(RejectCode::ServerFull, "busy"), code, reason));

@@ -219,12 +219,12 @@ class Actor {
   std::atomic<int> disconnects{0};
 };
 
-TEST(Server, ListensOnLoopbackByDefault) {
+TEST(ServerSockets, ListensOnLoopbackByDefault) {
   EXPECT_EQ(ServerOptions{}.host, "127.0.0.1");
   EXPECT_EQ(ClientOptions{}.host, "127.0.0.1");
 }
 
-TEST(Server, HonestClientsExchangeFrames) {
+TEST(ServerSockets, HonestClientsExchangeFrames) {
   Harness h;
   Actor a(h.port(), "actor-a"), b(h.port(), "actor-b");
   ASSERT_TRUE(a.client->wait_connected(5s));
@@ -265,7 +265,7 @@ TEST(Server, HonestClientsExchangeFrames) {
   EXPECT_TRUE(b.round_trip("still here"));
 }
 
-TEST(Server, WrongSecretGetsNothingIn) {
+TEST(ServerSockets, WrongSecretGetsNothingIn) {
   Harness h;
   RawPeer raw(h.port());
   ASSERT_TRUE(raw.connected());
@@ -290,7 +290,7 @@ TEST(Server, WrongSecretGetsNothingIn) {
   EXPECT_TRUE(h.peers().empty());
 }
 
-TEST(Server, DataBeforeTheHandshakeIsRefused) {
+TEST(ServerSockets, DataBeforeTheHandshakeIsRefused) {
   Harness h;
   RawPeer raw(h.port());
   raw.send_frame(FrameType::Chunk, "sneaky");
@@ -300,7 +300,7 @@ TEST(Server, DataBeforeTheHandshakeIsRefused) {
 }
 
 // Hostile peers, each next to an honest actor that must keep exchanging frames throughout.
-class HostilePeer : public ::testing::Test {
+class ServerHostilePeer : public ::testing::Test {
  protected:
   void SetUp() override {
     ServerOptions options;
@@ -342,13 +342,13 @@ class HostilePeer : public ::testing::Test {
   std::thread pump_;
 };
 
-TEST_F(HostilePeer, GarbageBytes) {
+TEST_F(ServerHostilePeer, GarbageBytes) {
   RawPeer raw(h->port());
   raw.send_bytes("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
   expect_refused(raw, &ServerCounters::malformed);
 }
 
-TEST_F(HostilePeer, GarbageAfterAuthenticating) {
+TEST_F(ServerHostilePeer, GarbageAfterAuthenticating) {
   RawPeer raw(h->port());
   ASSERT_EQ(raw.authenticate(kSecret, "flaky"), HandshakeOutcome::Authenticated);
   raw.send_frame(FrameType::Chunk, "bad-but-valid");  // delivered: it is a valid frame
@@ -360,7 +360,7 @@ TEST_F(HostilePeer, GarbageAfterAuthenticating) {
   EXPECT_TRUE(wait_until([&] { return h->disconnects().size() == 1; }));
 }
 
-TEST_F(HostilePeer, TruncatedFrameThenClose) {
+TEST_F(ServerHostilePeer, TruncatedFrameThenClose) {
   RawPeer raw(h->port());
   ASSERT_EQ(raw.authenticate(kSecret, "torn"), HandshakeOutcome::Authenticated);
   const std::string frame = encode(FrameType::Chunk, "torn-payload");
@@ -371,7 +371,7 @@ TEST_F(HostilePeer, TruncatedFrameThenClose) {
   EXPECT_EQ(h->disconnects()[0], "closed mid-frame");
 }
 
-TEST_F(HostilePeer, OversizedLengthHeader) {
+TEST_F(ServerHostilePeer, OversizedLengthHeader) {
   RawPeer raw(h->port());
   ASSERT_EQ(raw.authenticate(kSecret, "huge"), HandshakeOutcome::Authenticated);
   std::string header = encode(FrameType::Chunk, "").substr(0, kHeaderSize);
@@ -381,7 +381,7 @@ TEST_F(HostilePeer, OversizedLengthHeader) {
   expect_refused(raw, &ServerCounters::oversized);
 }
 
-TEST_F(HostilePeer, OversizedBeforeAuthenticating) {
+TEST_F(ServerHostilePeer, OversizedBeforeAuthenticating) {
   RawPeer raw(h->port());
   // Just over the server's 1 MiB limit; the payload is never read.
   std::string header = encode(FrameType::Hello, "").substr(0, kHeaderSize);
@@ -391,7 +391,7 @@ TEST_F(HostilePeer, OversizedBeforeAuthenticating) {
   expect_refused(raw, &ServerCounters::oversized);
 }
 
-TEST_F(HostilePeer, BadChecksum) {
+TEST_F(ServerHostilePeer, BadChecksum) {
   RawPeer raw(h->port());
   ASSERT_EQ(raw.authenticate(kSecret, "crc"), HandshakeOutcome::Authenticated);
   std::string frame = encode(FrameType::Chunk, "flipped");
@@ -400,14 +400,14 @@ TEST_F(HostilePeer, BadChecksum) {
   expect_refused(raw, &ServerCounters::malformed);
 }
 
-TEST_F(HostilePeer, HandshakeFrameAfterTheHandshake) {
+TEST_F(ServerHostilePeer, HandshakeFrameAfterTheHandshake) {
   RawPeer raw(h->port());
   ASSERT_EQ(raw.authenticate(kSecret, "again"), HandshakeOutcome::Authenticated);
   raw.send_frame(FrameType::Hello, "again");
   expect_refused(raw, &ServerCounters::malformed);
 }
 
-TEST_F(HostilePeer, ManyAtOnce) {
+TEST_F(ServerHostilePeer, ManyAtOnce) {
   std::vector<std::unique_ptr<RawPeer>> raws;
   for (int i = 0; i < 8; ++i) {
     raws.push_back(std::make_unique<RawPeer>(h->port()));
@@ -418,7 +418,7 @@ TEST_F(HostilePeer, ManyAtOnce) {
   EXPECT_TRUE(honest->round_trip("during"));
 }
 
-TEST(Server, HandshakeAndIdleTimeouts) {
+TEST(ServerSockets, HandshakeAndIdleTimeouts) {
   ServerOptions options;
   options.handshake_timeout = 200ms;
   options.idle_timeout = 300ms;
@@ -447,7 +447,7 @@ TEST(Server, HandshakeAndIdleTimeouts) {
   EXPECT_EQ(alive.disconnects.load(), 0);
 }
 
-TEST(Server, ConnectionCap) {
+TEST(ServerSockets, ConnectionCap) {
   ServerOptions options;
   options.max_connections = 2;
   Harness h(options);
@@ -470,7 +470,7 @@ TEST(Server, ConnectionCap) {
   EXPECT_EQ(fourth.authenticate(kSecret, "four"), HandshakeOutcome::Authenticated);
 }
 
-TEST(Server, ClientReconnectsAfterARestartOnTheSamePort) {
+TEST(ServerSockets, ClientReconnectsAfterARestartOnTheSamePort) {
   auto h = std::make_unique<Harness>();
   const uint16_t port = h->port();
   Actor actor(port, "phoenix");
@@ -494,7 +494,7 @@ TEST(Server, ClientReconnectsAfterARestartOnTheSamePort) {
   EXPECT_FALSE(actor.client->failed());
 }
 
-TEST(Server, StopClosesEveryConnection) {
+TEST(ServerSockets, StopClosesEveryConnection) {
   Harness h;
   Actor a(h.port(), "a");
   ASSERT_TRUE(a.client->wait_connected(5s));
@@ -504,7 +504,7 @@ TEST(Server, StopClosesEveryConnection) {
   EXPECT_NO_THROW(h.server->stop());  // idempotent
 }
 
-TEST(Server, BindFailureNamesTheAddress) {
+TEST(ServerSockets, BindFailureNamesTheAddress) {
   Harness h;
   ServerOptions options;
   options.port = h.port();
@@ -520,7 +520,7 @@ TEST(Server, BindFailureNamesTheAddress) {
   }
 }
 
-TEST(Client, BackoffGrowsIsCappedAndJittered) {
+TEST(ServerClient, BackoffGrowsIsCappedAndJittered) {
   const auto d = [](int retry, double unit) {
     return backoff_delay(100ms, 5000ms, retry, unit).count();
   };
@@ -534,7 +534,7 @@ TEST(Client, BackoffGrowsIsCappedAndJittered) {
   for (int r = 0; r < 20; ++r) EXPECT_LE(d(r, 0.3), d(r, 0.7));
 }
 
-TEST(Client, RejectsAnInvalidId) {
+TEST(ServerClient, RejectsAnInvalidId) {
   ClientOptions options;
   options.self.id = "no spaces";
   EXPECT_THROW(Client(kSecret, options, {}), std::invalid_argument);
