@@ -79,7 +79,9 @@ class ClientSession : public detail::FrameLink {
       : FrameLink(std::move(socket), client.options.max_payload, client.options.max_queued_bytes),
         client_(client),
         handshake_(client.secret, client.options.self, random_nonce()),
-        timer_(socket_.get_executor()) {}
+        timer_(socket_.get_executor()) {
+    set_max_payload(std::min(kMaxHandshakePayload, client.options.max_payload));
+  }
 
   bool authenticated() const { return authenticated_; }
 
@@ -103,6 +105,7 @@ class ClientSession : public detail::FrameLink {
           return;
         case HandshakeOutcome::Authenticated:
           authenticated_ = true;
+          set_max_payload(client_.options.max_payload);
           client_.session_authenticated(handshake_.conn_id());
           return;
         case HandshakeOutcome::AuthFailed:

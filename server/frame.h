@@ -87,6 +87,9 @@ class FrameDecoder {
   // Bytes fed but not yet returned as frames: nonzero at end of stream means a torn frame.
   size_t buffered() const { return buffer_.size() - start_; }
   uint32_t max_payload() const { return max_payload_; }
+  // Changes the limit for the frames not yet returned (a connection raises it once
+  // authenticated: before that only small handshake frames are expected).
+  void set_max_payload(uint32_t max_payload) { max_payload_ = max_payload; }
 
  private:
   uint32_t max_payload_;

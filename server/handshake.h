@@ -25,6 +25,11 @@
 
 namespace myriad::server {
 
+// The largest handshake frame payload (a Hello with a 64-byte id is 98 bytes; a Reject 257).
+// Until a connection is authenticated its decoder refuses anything longer, so a stranger cannot
+// make the server buffer max_payload bytes.
+inline constexpr uint32_t kMaxHandshakePayload = 512;
+
 enum class Role : uint8_t { Actor = 1, Evaluator = 2 };
 const char* to_string(Role role);
 

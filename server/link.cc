@@ -7,6 +7,7 @@ namespace asio = boost::asio;
 FrameLink::FrameLink(tcp::socket socket, uint32_t max_payload, size_t max_queued_bytes)
     : socket_(std::move(socket)),
       decoder_(max_payload),
+      max_send_payload_(max_payload),
       max_queued_bytes_(max_queued_bytes),
       linger_timer_(socket_.get_executor()) {}
 
@@ -51,7 +52,7 @@ void FrameLink::do_read() {
 }
 
 void FrameLink::send(const Frame& frame) {
-  send_encoded(std::make_shared<const std::string>(encode(frame, decoder_.max_payload())));
+  send_encoded(std::make_shared<const std::string>(encode(frame, max_send_payload_)));
 }
 
 void FrameLink::send_encoded(std::shared_ptr<const std::string> bytes) {

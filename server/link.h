@@ -20,6 +20,7 @@ using Clock = std::chrono::steady_clock;
 // A subclass decides what frames mean and owns its own timers.
 class FrameLink : public std::enable_shared_from_this<FrameLink> {
  public:
+  // `max_payload` bounds both the frames read (until set_max_payload) and those sent.
   FrameLink(tcp::socket socket, uint32_t max_payload, size_t max_queued_bytes);
   virtual ~FrameLink() = default;
   FrameLink(const FrameLink&) = delete;
@@ -36,6 +37,7 @@ class FrameLink : public std::enable_shared_from_this<FrameLink> {
   // Closes now (idempotent); on_closed() runs once, on the first call.
   void close(const std::string& reason);
 
+  void set_max_payload(uint32_t max_payload) { decoder_.set_max_payload(max_payload); }
   bool is_open() const { return !closed_; }
   bool is_closing() const { return closed_ || draining_; }
   const std::string& close_reason() const { return close_reason_; }
@@ -59,6 +61,7 @@ class FrameLink : public std::enable_shared_from_this<FrameLink> {
   void finish_flush();
 
   FrameDecoder decoder_;
+  uint32_t max_send_payload_;
   size_t max_queued_bytes_;
   std::array<char, 64 * 1024> read_buffer_{};
   std::deque<std::shared_ptr<const std::string>> queue_;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <map>
@@ -19,11 +20,12 @@ using detail::tcp;
 namespace {
 
 struct AtomicCounters {
-#define MYRIAD_SERVER_COUNTERS(X)                                                            \
-  X(accepted)                                                                                \
-  X(refused_full)                                                                            \
-  X(authenticated) X(rejected_auth) X(malformed) X(oversized) X(timed_out) X(slow) X(closed) \
-      X(frames_in) X(frames_out) X(bytes_in) X(bytes_out)
+#define MYRIAD_SERVER_COUNTERS(X)                                                        \
+  X(accepted)                                                                            \
+  X(refused_full)                                                                        \
+  X(authenticated)                                                                       \
+  X(rejected_auth) X(malformed) X(oversized) X(timed_out) X(slow) X(closed) X(frames_in) \
+      X(frames_out) X(bytes_in) X(bytes_out)
 #define X(name) std::atomic<uint64_t> name{0};
   MYRIAD_SERVER_COUNTERS(X)
 #undef X
@@ -77,6 +79,7 @@ class ServerConn : public detail::FrameLink {
         id_(id),
         handshake_(server.secret, id, random_nonce()),
         timer_(socket_.get_executor()) {
+    set_max_payload(std::min(kMaxHandshakePayload, server.options.max_payload));
     boost::system::error_code ec;
     const auto ep = socket_.remote_endpoint(ec);
     peer_address_ =
@@ -125,6 +128,7 @@ class ServerConn : public detail::FrameLink {
           return;
         case HandshakeOutcome::Authenticated:
           authenticated_ = true;
+          set_max_payload(server_.options.max_payload);
           server_.counters.authenticated++;
           server_.authenticated++;
           deadline_ = Clock::now() + server_.options.idle_timeout;

@@ -70,7 +70,9 @@ void check_reply(const Frame& reply) {
 void one_input(const uint8_t* data, size_t size, uint64_t plan) {
   tally.inputs++;
   tally.bytes += size;
-  FrameDecoder decoder(kMaxPayload);
+  // Half the inputs see the server's two-stage limit: small until authenticated.
+  const bool staged = (plan >> 7) & 1;
+  FrameDecoder decoder(staged ? kMaxHandshakePayload : kMaxPayload);
   ServerHandshake server(kSecret, kConnId, kServerNonce);
   ClientHandshake client(kSecret, Peer{Role::Actor, "fuzz"}, kClientNonce);
   bool server_done = false, client_done = false;
@@ -98,6 +100,7 @@ void one_input(const uint8_t* data, size_t size, uint64_t plan) {
         tally.outcomes[static_cast<int>(s.outcome)]++;
         for (const auto& r : s.replies) check_reply(r);
         if (s.outcome != HandshakeOutcome::Continue) server_done = true;
+        if (s.outcome == HandshakeOutcome::Authenticated) decoder.set_max_payload(kMaxPayload);
         if (s.outcome == HandshakeOutcome::Authenticated && !server.authenticated())
           violated("Authenticated outcome without an authenticated state");
         if (s.outcome != HandshakeOutcome::Authenticated && server.authenticated())

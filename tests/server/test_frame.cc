@@ -144,6 +144,23 @@ TEST(ServerFrame, OversizedLengthRefusedFromTheHeaderAlone) {
   EXPECT_THROW(encode(FrameType::Chunk, std::string(1001, 'x'), 1000), std::length_error);
 }
 
+TEST(ServerFrame, TheLimitCanBeRaisedMidStream) {
+  const std::string stream =
+      encode(FrameType::Hello, "small") + encode(FrameType::Chunk, std::string(600, 'c'));
+  FrameDecoder decoder(kMaxHandshakePayload);
+  decoder.feed(stream.data(), stream.size());
+  Frame f;
+  ASSERT_EQ(decoder.next(f), Status::Frame);
+  decoder.set_max_payload(1 << 20);  // authenticated
+  ASSERT_EQ(decoder.next(f), Status::Frame);
+  EXPECT_EQ(f.payload.size(), 600u);
+  FrameDecoder strict(kMaxHandshakePayload);
+  strict.feed(stream.data(), stream.size());
+  ASSERT_EQ(strict.next(f), Status::Frame);
+  EXPECT_EQ(strict.next(f), Status::Error);
+  EXPECT_EQ(strict.error(), DecodeError::TooLong);
+}
+
 TEST(ServerFrame, ErrorsAreSticky) {
   FrameDecoder decoder;
   decoder.feed("XXXX", 4);

@@ -383,9 +383,9 @@ TEST_F(ServerHostilePeer, OversizedLengthHeader) {
 
 TEST_F(ServerHostilePeer, OversizedBeforeAuthenticating) {
   RawPeer raw(h->port());
-  // Just over the server's 1 MiB limit; the payload is never read.
+  // Under the 1 MiB limit of authenticated peers, over what a handshake frame may be.
   std::string header = encode(FrameType::Hello, "").substr(0, kHeaderSize);
-  const uint32_t over = (1u << 20) + 1;
+  const uint32_t over = kMaxHandshakePayload + 1;
   for (int i = 0; i < 4; ++i) header[8 + i] = static_cast<char>((over >> (8 * i)) & 0xFF);
   raw.send_bytes(header);
   expect_refused(raw, &ServerCounters::oversized);
@@ -445,6 +445,29 @@ TEST(ServerSockets, HandshakeAndIdleTimeouts) {
   EXPECT_TRUE(wait_until([&] { return alive.client->counters().frames_out >= 20; }));
   EXPECT_TRUE(alive.round_trip("alive"));
   EXPECT_EQ(alive.disconnects.load(), 0);
+}
+
+TEST(ServerSockets, APeerThatDoesNotReadIsClosedAlone) {
+  ServerOptions options;
+  options.max_queued_bytes = 1 << 20;
+  Harness h(options);
+  RawPeer deaf(h.port());
+  ASSERT_EQ(deaf.authenticate(kSecret, "deaf"), HandshakeOutcome::Authenticated);
+  Actor reader(h.port(), "reader");
+  ASSERT_TRUE(reader.client->wait_connected(5s));
+  // Paced broadcasts: the reader keeps up, the deaf peer's queue grows past the limit once
+  // the kernel's socket buffers are full.
+  const std::string weights(256 << 10, 'w');
+  size_t sent = 0;
+  while (h.server->counters().slow == 0 && sent < 400) {
+    h.server->broadcast(FrameType::Weights, weights);
+    ++sent;
+    ASSERT_TRUE(wait_until([&] { return reader.received_count() == sent; }));
+  }
+  EXPECT_EQ(h.server->counters().slow, 1u);
+  EXPECT_TRUE(deaf.wait_closed());
+  EXPECT_TRUE(reader.round_trip("still reading"));
+  EXPECT_EQ(reader.disconnects.load(), 0);
 }
 
 TEST(ServerSockets, ConnectionCap) {
