@@ -206,6 +206,7 @@ void ClientState::connect() {
   connect_attempts++;
   const std::string where = options.host + ":" + std::to_string(options.port);
   boost::system::error_code ec;
+  // Resolved on the I/O thread, blocking: one connection attempt at a time has nothing else to do.
   tcp::resolver resolver(io);
   const auto endpoints = resolver.resolve(options.host, std::to_string(options.port), ec);
   if (ec) {

@@ -63,7 +63,7 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   void start();  // starts the I/O thread and the first connection attempt
-  void stop();   // sends Bye if connected, closes, joins; idempotent
+  void stop();   // sends Bye if connected, closes, joins; idempotent; not from a callback
 
   // Thread-safe. False (and the frame dropped) when no session is authenticated; a frame
   // queued on a session that then breaks is lost: delivery is at most once.

@@ -62,7 +62,8 @@ class Server {
   // Binds host:port (SO_REUSEADDR, so a restarted server gets its port back), listens and
   // starts the I/O thread. Throws std::runtime_error naming the address if binding fails.
   void start();
-  // Closes every connection and the listener and joins the I/O thread; idempotent.
+  // Closes every connection and the listener and joins the I/O thread; idempotent. Not from a
+  // callback (it would join its own thread).
   void stop();
   uint16_t port() const;  // the bound port, once started
 
