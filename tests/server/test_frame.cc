@@ -46,6 +46,14 @@ TEST(ServerFrame, HeaderLayout) {
 TEST(ServerFrame, Crc32cKnownValue) {
   EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);
   EXPECT_EQ(crc32c("", 0), 0u);
+  EXPECT_EQ(crc32c_portable("123456789", 9), 0xE3069283u);
+  // The hardware path equals the table at every length and alignment.
+  std::string bytes(300, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 + 7);
+  for (size_t offset = 0; offset < 8; ++offset)
+    for (size_t n = 0; offset + n <= bytes.size(); n += 1 + n / 8)
+      ASSERT_EQ(crc32c(bytes.data() + offset, n), crc32c_portable(bytes.data() + offset, n))
+          << "offset " << offset << " length " << n;
 }
 
 TEST(ServerFrame, RoundTripEveryTypeFedByteByByte) {
