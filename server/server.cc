@@ -20,13 +20,13 @@ using detail::tcp;
 namespace {
 
 struct AtomicCounters {
-#define MYRIAD_SERVER_COUNTERS(X)                                                                 \
-  X(accepted)                                                                                     \
-  X(refused_full)                                                                                 \
-  X(authenticated)                                                                                \
-  X(rejected_auth)                                                                                \
-  X(malformed) X(oversized) X(timed_out) X(slow) X(closed) X(frames_in) X(frames_out) X(bytes_in) \
-      X(bytes_out)
+#define MYRIAD_SERVER_COUNTERS(X) \
+  X(accepted)                     \
+  X(refused_full)                 \
+  X(authenticated)                \
+  X(rejected_auth)                \
+  X(malformed)                    \
+  X(oversized) X(timed_out) X(slow) X(closed) X(frames_in) X(frames_out) X(bytes_in) X(bytes_out)
 #define X(name) std::atomic<uint64_t> name{0};
   MYRIAD_SERVER_COUNTERS(X)
 #undef X
