@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "myriad/crc32c.h"
+
 namespace myriad::learner {
 
-// CRC32C (Castagnoli, reflected polynomial 0x82F63B78), as used by TFRecord framing.
-uint32_t crc32c(const void* data, size_t size);
+// CRC32C (Castagnoli), as used by TFRecord framing; lives in myriad::core.
+using myriad::crc32c;
 
 // TFRecord's masked CRC: rotated and offset so CRCs of data containing CRCs stay well-mixed.
 uint32_t masked_crc32c(const void* data, size_t size);
