@@ -41,6 +41,8 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
   int nefc = 0;
   for (int i = 0; i < m->nv; ++i) nefc += r.dof_frictionloss[i] > 0;
   for (int j = 0; j < m->njnt; ++j) nefc += r.jnt_limited[j] ? 2 : 0;
+  for (int t = 0; t < m->ntendon; ++t)
+    nefc += (r.tendon_frictionloss[t] > 0) + (r.tendon_limited[t] ? 2 : 0);
   for (const collision::CollisionPair& p : pairs) {
     const int condim = collision::pair_params(cm, p).condim;
     if (condim != 1 && condim != 3)
@@ -84,7 +86,11 @@ Model<double> import_model(const mjModel* m) {
   const int flags = m->opt.disableflags;
   const bool constraints_off = flags & mjDSBL_CONSTRAINT;
   // Features of later physics issues (collision, limits, solver) and ones not supported yet.
-  if (m->ntendon > 0) refuse("tendons (tendon '" + name_of(m, m->name_tendonadr[0]) + "')");
+  for (int t = 0; t < m->ntendon; ++t)
+    for (int k = m->tendon_adr[t]; k < m->tendon_adr[t] + m->tendon_num[t]; ++k)
+      if (m->wrap_type[k] != mjWRAP_JOINT)
+        refuse("spatial tendons (tendon '" + name_of(m, m->name_tendonadr[t]) +
+               "'; fixed tendons are supported)");
   if (m->neq > 0 && !constraints_off && !(flags & mjDSBL_EQUALITY))
     refuse("equality constraints (" + std::to_string(m->neq) + " in the model)");
   if (m->nmocap > 0) refuse("mocap bodies");
@@ -106,10 +112,13 @@ Model<double> import_model(const mjModel* m) {
                  "' with other joints");
   for (int u = 0; u < m->nu; ++u) {
     const std::string act = "actuator '" + name_of(m, m->name_actuatoradr[u]) + "'";
-    if (m->actuator_trntype[u] != mjTRN_JOINT) refuse("non-joint transmission (" + act + ")");
-    const int jt = m->jnt_type[m->actuator_trnid[2 * u]];
-    if (jt != mjJNT_HINGE && jt != mjJNT_SLIDE)
-      refuse("joint transmission on a ball or free joint (" + act + ")");
+    if (m->actuator_trntype[u] != mjTRN_JOINT && m->actuator_trntype[u] != mjTRN_TENDON)
+      refuse("transmission other than joint or tendon (" + act + ")");
+    if (m->actuator_trntype[u] == mjTRN_JOINT) {
+      const int jt = m->jnt_type[m->actuator_trnid[2 * u]];
+      if (jt != mjJNT_HINGE && jt != mjJNT_SLIDE)
+        refuse("joint transmission on a ball or free joint (" + act + ")");
+    }
     if (m->actuator_dyntype[u] != mjDYN_NONE) refuse("activation dynamics (" + act + ")");
     if (m->actuator_gaintype[u] != mjGAIN_FIXED && m->actuator_gaintype[u] != mjGAIN_AFFINE)
       refuse("gain type other than fixed/affine (" + act + ")");

@@ -199,6 +199,34 @@ MYRIAD_HD void com_pos(const ModelView<T>& m, EnvData<T>& d) {
   }
 }
 
+// mj_tendon for fixed tendons: (qpos) => (ten_length, ten_J), a linear combination of joint
+// positions with the tendon's coefficients.
+template <class T>
+MYRIAD_HD void tendon(const ModelView<T>& m, EnvData<T>& d) {
+  for (int t = 0; t < m.ntendon; ++t) {
+    T* J = d.ten_J + t * m.nv;
+    for (int i = 0; i < m.nv; ++i) J[i] = 0;
+    T length = 0;
+    for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) {
+      const int j = m.wrap_objid[k];
+      const T coef = m.wrap_prm[k];
+      length += coef * d.qpos[m.jnt_qposadr[j]];
+      J[m.jnt_dofadr[j]] += coef;
+    }
+    d.ten_length[t] = length;
+  }
+}
+
+// Tendon velocities: (ten_J, qvel) => (ten_velocity).
+template <class T>
+MYRIAD_HD void tendon_velocity(const ModelView<T>& m, EnvData<T>& d) {
+  for (int t = 0; t < m.ntendon; ++t) {
+    T v = 0;
+    for (int i = 0; i < m.nv; ++i) v += d.ten_J[t * m.nv + i] * d.qvel[i];
+    d.ten_velocity[t] = v;
+  }
+}
+
 // Dense storage of the tree-sparse mass matrix: entry (i, j) with j an ancestor dof of i.
 template <class T>
 MYRIAD_HD T& mat(T* M, int nv, int i, int j) {
@@ -318,6 +346,13 @@ MYRIAD_HD void passive(const ModelView<T>& m, EnvData<T>& d) {
     }
   }
   for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] -= m.dof_damping[i] * d.qvel[i];
+  // Tendon springs and dampers, through the tendon Jacobian.
+  for (int t = 0; t < m.ntendon; ++t) {
+    const T k = m.tendon_stiffness[t], b = m.tendon_damping[t];
+    if (k == T(0) && b == T(0)) continue;
+    const T force = -k * (d.ten_length[t] - m.tendon_lengthspring[t]) - b * d.ten_velocity[t];
+    for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] += d.ten_J[t * m.nv + i] * force;
+  }
 }
 
 // mj_rne without accelerations: qfrc_bias = Coriolis, centrifugal and gravity forces.
@@ -348,7 +383,7 @@ MYRIAD_HD void rne(const ModelView<T>& m, EnvData<T>& d) {
     d.qfrc_bias[i] = dot6(d.cdof + 6 * i, d.cfrc + 6 * m.dof_bodyid[i]);
 }
 
-// mj_fwdActuation for joint transmissions without activation dynamics.
+// mj_fwdActuation for joint and fixed-tendon transmissions without activation dynamics.
 template <class T>
 MYRIAD_HD void actuation(const ModelView<T>& m, EnvData<T>& d) {
   for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] = 0;
@@ -365,10 +400,11 @@ MYRIAD_HD void actuation(const ModelView<T>& m, EnvData<T>& d) {
       const T lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
       ctrl = ctrl < lo ? lo : (ctrl > hi ? hi : ctrl);
     }
-    const int j = m.actuator_trnid[u];
+    const int id = m.actuator_trnid[u];
+    const bool on_tendon = m.actuator_trntype[u] == kTrnTendon;
     const T gear = m.actuator_gear[u];
-    const T length = gear * d.qpos[m.jnt_qposadr[j]];
-    const T velocity = gear * d.qvel[m.jnt_dofadr[j]];
+    const T length = gear * (on_tendon ? d.ten_length[id] : d.qpos[m.jnt_qposadr[id]]);
+    const T velocity = gear * (on_tendon ? d.ten_velocity[id] : d.qvel[m.jnt_dofadr[id]]);
     const T* g = m.actuator_gainprm + 3 * u;
     const T gain =
         m.actuator_gaintype[u] == kGainFixed ? g[0] : g[0] + g[1] * length + g[2] * velocity;
@@ -382,7 +418,11 @@ MYRIAD_HD void actuation(const ModelView<T>& m, EnvData<T>& d) {
       force = force < lo ? lo : (force > hi ? hi : force);
     }
     d.actuator_force[u] = force;
-    d.qfrc_actuator[m.jnt_dofadr[j]] += gear * force;
+    if (on_tendon) {
+      for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] += gear * force * d.ten_J[id * m.nv + i];
+    } else {
+      d.qfrc_actuator[m.jnt_dofadr[id]] += gear * force;
+    }
   }
 }
 
@@ -399,16 +439,18 @@ MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
 // mj_forward, grouped as MuJoCo's engine_forward.c.
 template <class T>
 MYRIAD_HD void forward(const ModelView<T>& m, EnvData<T>& d) {
-  // Position: (qpos) => (poses, com quantities, qM and its factor, contacts, constraint rows and
-  // their impedance).
+  // Position: (qpos) => (poses, com quantities, tendon lengths and Jacobians, qM and its factor,
+  // contacts, constraint rows and their impedance).
   kinematics(m, d);
   com_pos(m, d);
+  tendon(m, d);
   crb(m, d);
   factor(m, d.qM, d.qLD, d.qLDiagInv);
   collision_stage(m, d);
   constraint::make_rows(m, d);
   constraint::make_impedance(m, d);
-  // Velocity: (qvel) => (cvel, cdof_dot, qfrc_passive, efc_aref, qfrc_bias).
+  // Velocity: (qvel) => (ten_velocity, cvel, cdof_dot, qfrc_passive, efc_aref, qfrc_bias).
+  tendon_velocity(m, d);
   com_vel(m, d);
   passive(m, d);
   constraint::reference(m, d);

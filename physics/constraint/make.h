@@ -1,8 +1,9 @@
 // Constraint rows for one env as libmujoco 2.2.2 builds them (engine_core_constraint.c):
 // mj_makeConstraint (rows, Jacobians, positions, margins), mj_makeImpedance (impedance,
 // stiffness, damping, R and D) and mj_referenceConstraint (reference acceleration). Rows come in
-// MuJoCo's order: dof friction loss, joint limits, contacts. Supported: hinge and slide limits,
-// dof friction loss, contacts with condim 1 or 3 on the pyramidal cone; the importer refuses the
+// MuJoCo's order: friction loss (dofs, then tendons), limits (joints, then tendons), contacts.
+// Supported: hinge and slide limits, fixed tendons' limits and friction loss, dof friction loss,
+// contacts with condim 1 or 3 on the pyramidal cone; the importer refuses the
 // rest by name (physics/import.cc). MYRIAD_HD; templated on the scalar.
 #pragma once
 
@@ -90,6 +91,13 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T>& d) {
           const int r = add_row(m, d, nefc, kFrictionDof, i, T(0), T(0), m.dof_frictionloss[i]);
           d.efc_J[r * m.nv + i] = 1;
         }
+    if (!(flags & kDisableFrictionLoss))
+      for (int t = 0; t < m.ntendon; ++t)
+        if (m.tendon_frictionloss[t] > T(0)) {
+          const int r =
+              add_row(m, d, nefc, kFrictionTendon, t, T(0), T(0), m.tendon_frictionloss[t]);
+          for (int i = 0; i < m.nv; ++i) d.efc_J[r * m.nv + i] = d.ten_J[t * m.nv + i];
+        }
     if (!(flags & kDisableLimit))
       for (int j = 0; j < m.njnt; ++j) {
         if (!m.jnt_limited[j]) continue;
@@ -105,6 +113,19 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T>& d) {
         if (upper < margin) {
           const int r = add_row(m, d, nefc, kLimitJoint, j, upper, margin, T(0));
           d.efc_J[r * m.nv + m.jnt_dofadr[j]] = -1;
+        }
+      }
+    if (!(flags & kDisableLimit))
+      for (int t = 0; t < m.ntendon; ++t) {
+        if (!m.tendon_limited[t]) continue;
+        const T length = d.ten_length[t], margin = m.tendon_margin[t];
+        const T lower = length - m.tendon_range[2 * t], upper = m.tendon_range[2 * t + 1] - length;
+        for (int side = 0; side < 2; ++side) {
+          const T dist = side == 0 ? lower : upper;
+          if (!(dist < margin)) continue;
+          const int r = add_row(m, d, nefc, kLimitTendon, t, dist, margin, T(0));
+          const T sign = side == 0 ? T(1) : T(-1);
+          for (int i = 0; i < m.nv; ++i) d.efc_J[r * m.nv + i] = sign * d.ten_J[t * m.nv + i];
         }
       }
     const collision::Contact<T>* con = contacts_of(d);
@@ -211,6 +232,14 @@ MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T>& d) {
       solref_in = m.dof_solref + kNRef * id;
       solimp_in = m.dof_solimp + kNImp * id;
       diag = m.dof_invweight0[id];
+    } else if (type == kFrictionTendon) {
+      solref_in = m.tendon_solref_fri + kNRef * id;
+      solimp_in = m.tendon_solimp_fri + kNImp * id;
+      diag = m.tendon_invweight0[id];
+    } else if (type == kLimitTendon) {
+      solref_in = m.tendon_solref_lim + kNRef * id;
+      solimp_in = m.tendon_solimp_lim + kNImp * id;
+      diag = m.tendon_invweight0[id];
     } else if (type == kLimitJoint) {
       solref_in = m.jnt_solref + kNRef * id;
       solimp_in = m.jnt_solimp + kNImp * id;
@@ -227,7 +256,8 @@ MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T>& d) {
     clean_params(m, solref_in, solimp_in, solref, solimp);
     T imp, imp_prime;
     const T violation = fabs(d.efc_pos[r] - d.efc_margin[r]);
-    impedance(solimp, type == kFrictionDof ? T(0) : violation, &imp, &imp_prime);
+    const bool friction = type == kFrictionDof || type == kFrictionTendon;
+    impedance(solimp, friction ? T(0) : violation, &imp, &imp_prime);
     const T dmax = solimp[1];
     T K, B;
     if (solref[0] > T(0)) {
@@ -237,7 +267,7 @@ MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T>& d) {
       K = -solref[0] / (dmax * dmax);
       B = -solref[1] / dmax;
     }
-    if (type == kFrictionDof) K = 0;
+    if (friction) K = 0;
     T* kbip = d.efc_KBIP + 4 * r;
     kbip[0] = K;
     kbip[1] = B;

@@ -50,10 +50,12 @@ std::unique_ptr<Loaded> load(const std::string& xml) {
 void build_rows(const ModelView<double>& v, EnvData<double>& e) {
   kinematics(v, e);
   com_pos(v, e);
+  tendon(v, e);
   crb(v, e);
   collision_stage(v, e);
   constraint::make_rows(v, e);
   constraint::make_impedance(v, e);
+  tendon_velocity(v, e);
   com_vel(v, e);
   constraint::reference(v, e);
 }
@@ -181,6 +183,44 @@ TEST(ConstraintRows, HopperWithLimitsFrictionLossAndContacts) {
 
 TEST(ConstraintRows, HopperOtherSeed) {
   EXPECT_GT(compare_along_trajectory(kHopper, 1000, 13, 2.0, 7), 50);
+}
+
+// Fixed tendons: limits with a margin, friction loss, a spring-damper and a tendon actuator,
+// coupling two hinges of an arm and a slide.
+TEST(ConstraintRows, FixedTendonsLimitsFrictionSpringsAndActuator) {
+  const char* xml = R"(
+<mujoco><worldbody>
+  <body><joint name="a" type="hinge" axis="0 1 0" damping="0.1"/>
+    <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.04" contype="0" conaffinity="0"/>
+    <body pos="0.4 0 0"><joint name="b" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.04" contype="0" conaffinity="0"/>
+      <body pos="0.4 0 0"><joint name="c" type="slide" axis="1 0 0"/>
+        <geom type="sphere" size="0.05" contype="0" conaffinity="0"/></body></body></body>
+</worldbody>
+<tendon>
+  <fixed name="ab" limited="true" range="-0.4 0.3" margin="0.02" frictionloss="0.05"
+         stiffness="2" damping="0.3" springlength="0.1">
+    <joint joint="a" coef="1"/><joint joint="b" coef="-0.5"/></fixed>
+  <fixed name="bc" limited="true" range="-0.2 0.2" solreflimit="0.03 0.9">
+    <joint joint="b" coef="0.7"/><joint joint="c" coef="2"/></fixed>
+</tendon>
+<actuator><motor tendon="ab" gear="3" ctrlrange="-1 1" ctrllimited="true"/>
+  <motor joint="c" gear="1"/></actuator>
+</mujoco>)";
+  EXPECT_GT(compare_along_trajectory(xml, 800, 4, 3.0), 50);
+  // And the trajectory: qpos after 800 steps under the same controls as libmujoco.
+  auto L = load(xml);
+  const Model<double> model = import_model(L->m);
+  Data<double> data(model, 1);
+  EnvData<double> e = data.env(model, 0);
+  const ModelView<double> v = view_of(model);
+  for (int s = 0; s < 800; ++s) {
+    e.ctrl[0] = L->d->ctrl[0] = std::sin(0.01 * s);
+    e.ctrl[1] = L->d->ctrl[1] = std::cos(0.013 * s);
+    mj_step(L->m, L->d);
+    step(v, e);
+  }
+  for (int k = 0; k < L->m->nq; ++k) EXPECT_NEAR(e.qpos[k], L->d->qpos[k], 1e-8) << k;
 }
 
 // The notes' reference values: a sphere of radius 0.1 and mass 1 resting on a plane (mu = 1) has

@@ -1,5 +1,5 @@
 // The engine with contacts, limits and friction loss against libmujoco 2.2.2:
-// - Gymnasium's published MuJoCo models (hopper, half_cheetah, walker2d_v5, ant,
+// - Gymnasium's published MuJoCo models (hopper, half_cheetah, walker2d_v5, ant, humanoid,
 //   inverted_pendulum, inverted_double_pendulum, reacher) through check_against_mujoco: the
 //   contact set, constraint rows, forces, qacc (1e-6 of the largest component in float64, 1e-3
 //   in float32) and cfrc_ext at states from libmujoco's own trajectories;
@@ -24,9 +24,14 @@
 namespace myriad::physics {
 namespace {
 
-const std::vector<std::string> kGymModels = {
-    "hopper", "half_cheetah", "walker2d_v5", "ant", "inverted_pendulum", "inverted_double_pendulum",
-    "reacher"};
+const std::vector<std::string> kGymModels = {"hopper",
+                                             "half_cheetah",
+                                             "walker2d_v5",
+                                             "ant",
+                                             "humanoid",
+                                             "inverted_pendulum",
+                                             "inverted_double_pendulum",
+                                             "reacher"};
 
 std::string gym_model(const std::string& name) {
   return std::string(MYRIAD_GYM_ASSETS) + "/" + name + ".xml";
@@ -74,7 +79,9 @@ TEST_P(GymModel, Float32ParityWithContactsAndLimits) {
 // Zero control from qpos0 for 2 s: body 1's height against libmujoco's, float64 and float32.
 TEST_P(GymModel, StandsUnderZeroControlLikeLibmujoco) {
   MjModelHandle handle(gym_model(GetParam()));
-  const mjModel* mm = handle.get();
+  // The reference solves with Newton too (Humanoid asks for PGS).
+  mjModel* mm = mj_copyModel(nullptr, handle.get());
+  mm->opt.solver = mjSOL_NEWTON;
   mjData* ref = mj_makeData(mm);
   const Model<double> m64 = import_model(mm);
   const Model<float> m32 = m64.cast<float>();
@@ -101,6 +108,7 @@ TEST_P(GymModel, StandsUnderZeroControlLikeLibmujoco) {
   std::printf("%s: torso z after 2 s %.5f (libmujoco %.5f); worst |dz| f64 %.2e, f32 %.2e\n",
               GetParam().c_str(), d64.env(m64, 0).xpos[5], ref->xpos[5], worst64, worst32);
   mj_deleteData(ref);
+  mj_deleteModel(mm);
 }
 
 INSTANTIATE_TEST_SUITE_P(Published, GymModel, ::testing::ValuesIn(kGymModels));

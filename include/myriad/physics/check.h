@@ -21,10 +21,14 @@ struct CheckRow {
   double max_error;      // relative (norm(ours - mujoco) / norm(mujoco)) or absolute, see kind
   std::string kind;      // "relative" or "absolute"
   double tolerance;
+  std::string detail = "";  // what was compared (e.g. how many states had contacts)
   bool ok() const { return max_error <= tolerance; }
 };
 
 // Throws std::invalid_argument for a file libmujoco cannot load or the engine cannot import.
 std::vector<CheckRow> check_against_mujoco(const std::string& mjcf_path, const CheckOptions& o);
+
+// The failing row whose error is the largest multiple of its tolerance; nullptr if all pass.
+const CheckRow* worst_failure(const std::vector<CheckRow>& rows);
 
 }  // namespace myriad::physics

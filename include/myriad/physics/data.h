@@ -16,8 +16,8 @@ namespace myriad::physics {
 constexpr int64_t kContactWords = 32;
 
 // The fields, in order: X(name, size), size per env in terms of the model's sizes nq, nv, nu,
-// nbody, njnt, ngeom, ncon_max, nefc_max, nsolver_scratch. Counts (ncon, nefc, solver_niter) are
-// stored as scalars of type T.
+// nbody, njnt, ngeom, ntendon, ncon_max, nefc_max, nsolver_scratch. Counts (ncon, nefc,
+// solver_niter) are stored as scalars of type T.
 // clang-format off
 #define MYRIAD_DATA_FIELDS(X)                                       \
   /* state */                                                       \
@@ -52,6 +52,9 @@ constexpr int64_t kContactWords = 32;
   X(qfrc_smooth, nv)                                                \
   X(qacc_int, nv)                                                   \
   X(actuator_force, nu)                                             \
+  X(ten_length, ntendon)  /* fixed tendons */                       \
+  X(ten_J, ntendon * nv)                                            \
+  X(ten_velocity, ntendon)                                          \
   /* constraints (physics/constraint/) */                           \
   X(ncon, 1)              /* contacts this step */                  \
   X(contact, ncon_max * kContactWords) /* collision::Contact<T> */  \
@@ -91,7 +94,8 @@ struct EnvData {
 // f(name, pointer member, per-env size) for every field, in declaration order.
 template <class T, class F>
 void for_each_field(EnvData<T>& d, const Model<T>& m, F&& f) {
-  const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom;
+  const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom,
+                ntendon = m.ntendon;
   const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch;
 #define MYRIAD_X(name, size) f(#name, d.name, size);
   MYRIAD_DATA_FIELDS(MYRIAD_X)

@@ -16,6 +16,7 @@ enum JointType : int32_t { kFree = 0, kBall = 1, kSlide = 2, kHinge = 3 };
 enum Integrator : int32_t { kEuler = 0, kRK4 = 1 };
 enum GainType : int32_t { kGainFixed = 0, kGainAffine = 1 };
 enum BiasType : int32_t { kBiasNone = 0, kBiasAffine = 1 };
+enum TrnType : int32_t { kTrnJoint = 0, kTrnTendon = 3 };  // mjtTrn values
 
 template <class T>
 struct Model {

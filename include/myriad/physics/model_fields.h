@@ -38,6 +38,8 @@ constexpr int kNImp = 5;
   X(nv, 0, copy)                     \
   X(njnt, 0, copy)                   \
   X(nu, 0, copy)                     \
+  X(ntendon, 0, copy)                \
+  X(nwrap, 0, copy)                  \
   X(integrator, kEuler, custom)      /* Integrator */ \
   X(cone, 0, opt)                    /* mjtCone: 0 pyramidal (elliptic is refused) */ \
   X(iterations, 100, opt)            /* Newton iterations at most */ \
@@ -90,7 +92,11 @@ constexpr int kNImp = 5;
   X(dof_bodyid, nv, 1, copy)                 \
   X(dof_jntid, nv, 1, copy)                  \
   X(dof_parentid, nv, 1, copy)               \
-  X(actuator_trnid, nu, 1, custom)           /* the joint: mjModel's actuator_trnid[u, 0] */ \
+  X(actuator_trnid, nu, 1, custom)           /* joint or tendon: mjModel's actuator_trnid[u, 0] */ \
+  X(actuator_trntype, nu, 1, copy)           /* mjtTrn: 0 joint, 3 tendon */ \
+  X(tendon_adr, ntendon, 1, copy)            \
+  X(tendon_num, ntendon, 1, copy)            \
+  X(wrap_objid, nwrap, 1, copy)              /* the joint of a fixed tendon's entry */ \
   X(actuator_gaintype, nu, 1, custom)        /* GainType */ \
   X(actuator_biastype, nu, 1, custom)        /* BiasType */ \
   X(candidate_pairs, ncandidate, 3, custom)  /* collision::CollisionPair: geom1, geom2, pair */
@@ -143,7 +149,19 @@ constexpr int kNImp = 5;
   X(dof_solref, nv, kNRef, copy)             /* frictionloss */ \
   X(dof_solimp, nv, kNImp, copy)             \
   X(dof_invweight0, nv, 1, copy)             \
-  X(body_invweight0, nbody, 2, copy)         /* translation, rotation */
+  X(body_invweight0, nbody, 2, copy)         /* translation, rotation */ \
+  X(wrap_prm, nwrap, 1, copy)                /* a fixed tendon's coefficient */ \
+  X(tendon_range, ntendon, 2, copy)          \
+  X(tendon_margin, ntendon, 1, copy)         \
+  X(tendon_stiffness, ntendon, 1, copy)      \
+  X(tendon_damping, ntendon, 1, copy)        \
+  X(tendon_frictionloss, ntendon, 1, copy)   \
+  X(tendon_lengthspring, ntendon, 1, copy)   \
+  X(tendon_invweight0, ntendon, 1, copy)     \
+  X(tendon_solref_lim, ntendon, kNRef, copy) \
+  X(tendon_solimp_lim, ntendon, kNImp, copy) \
+  X(tendon_solref_fri, ntendon, kNRef, copy) \
+  X(tendon_solimp_fri, ntendon, kNImp, copy)
 #define MYRIAD_COLLISION_REAL_ARRAYS(X)      \
   X(geom_size, ngeom, 3, copy)               \
   X(geom_rbound, ngeom, 1, copy)             /* 0: no bounding sphere (planes) */ \
@@ -163,7 +181,8 @@ constexpr int kNImp = 5;
 #define MYRIAD_SMOOTH_BYTE_ARRAYS(X)         \
   X(actuator_ctrllimited, nu, 1, copy)       \
   X(actuator_forcelimited, nu, 1, copy)      \
-  X(jnt_limited, njnt, 1, copy)
+  X(jnt_limited, njnt, 1, copy)              \
+  X(tendon_limited, ntendon, 1, copy)
 #define MYRIAD_COLLISION_BYTE_ARRAYS(X)
 
 // Names (host only: not in ModelView).
