@@ -137,23 +137,23 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T>& d) {
       const int dim = con[c].dim;
       const RowType type = dim == 1 ? kContactFrictionless : kContactPyramidal;
       const int nrow = dim == 1 ? 1 : 3;  // frame rows the Jacobian needs (condim 1 or 3)
-      T C[3 * 64];                        // frame . Jacobian difference, [nrow, nv]; nv <= 64
-      for (int k = 0; k < nrow * m.nv; ++k) C[k] = 0;
+      // The contact's rows first hold frame . (J_body2 - J_body1) (rows C0, C1, C2), then become
+      // the pyramid's edges in place (no per-thread scratch).
+      const int first = nefc;
+      for (int k = 0; k < contact_rows(dim); ++k)
+        add_row(m, d, nefc, type, c, con[c].dist, con[c].includemargin, T(0));
+      T* C = d.efc_J + first * m.nv;
       add_frame_jacobian(m, d, b2, con[c].pos, con[c].frame, nrow, T(1), C);
       add_frame_jacobian(m, d, b1, con[c].pos, con[c].frame, nrow, T(-1), C);
-      if (dim == 1) {
-        const int r = add_row(m, d, nefc, type, c, con[c].dist, con[c].includemargin, T(0));
-        for (int i = 0; i < m.nv; ++i) d.efc_J[r * m.nv + i] = C[i];
-        continue;
-      }
-      // Pyramid edges: C0 + mu_k C_k and C0 - mu_k C_k for the tangents k = 1, 2.
-      for (int k = 1; k < dim; ++k) {
-        const T mu = con[c].friction[k - 1];
-        for (int s = 0; s < 2; ++s) {
-          const int r = add_row(m, d, nefc, type, c, con[c].dist, con[c].includemargin, T(0));
-          const T sign = s == 0 ? mu : -mu;
-          for (int i = 0; i < m.nv; ++i) d.efc_J[r * m.nv + i] = C[i] + sign * C[k * m.nv + i];
-        }
+      if (dim == 1) continue;
+      // Pyramid edges: C0 + mu_k C_k and C0 - mu_k C_k for the tangents k = 1, 2 (condim 3).
+      const T mu1 = con[c].friction[0], mu2 = con[c].friction[1];
+      for (int i = 0; i < m.nv; ++i) {
+        const T c0 = C[i], c1 = C[m.nv + i], c2 = C[2 * m.nv + i];
+        C[i] = c0 + mu1 * c1;
+        C[m.nv + i] = c0 - mu1 * c1;
+        C[2 * m.nv + i] = c0 + mu2 * c2;
+        C[3 * m.nv + i] = c0 - mu2 * c2;
       }
     }
   }
