@@ -1,5 +1,5 @@
-// CudaBatch: physics/pipeline.h's stages launched with parallel_for on the GPU. Included by
-// physics/cuda_batch_f32.cu and physics/cuda_batch_f64.cu, one precision each, so that only the
+// CudaBatch: the device mirror of a batch, stepped by physics/launch.h's loops on the GPU. Included
+// by physics/cuda_batch_f32.cu and physics/cuda_batch_f64.cu, one precision each, so that only the
 // float64 engine is compiled without FMA contraction (physics/CMakeLists.txt).
 #pragma once
 
@@ -13,7 +13,7 @@
 
 #include "myriad/parallel_for.h"
 #include "myriad/physics/cuda_batch.h"
-#include "physics/pipeline.h"
+#include "physics/launch.h"
 
 namespace myriad::physics {
 namespace {
@@ -23,28 +23,6 @@ void check(cudaError_t err, const char* what) {
     throw std::runtime_error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
 }
 
-// The number of batch data fields (MYRIAD_DATA_FIELDS).
-#define MYRIAD_COUNT_FIELD(name, size) +1
-constexpr int kMaxFields = 0 MYRIAD_DATA_FIELDS(MYRIAD_COUNT_FIELD);
-#undef MYRIAD_COUNT_FIELD
-static_assert(sizeof(EnvData<float>) == kMaxFields * sizeof(float*), "EnvData is its pointers");
-
-// Every field's batch array on the device: env i's slice is base[f] + i * size[f].
-template <class T>
-struct DeviceData {
-  T* base[kMaxFields];
-  int64_t size[kMaxFields];
-  int count;
-
-  MYRIAD_HD EnvData<T> env(int64_t i) const {
-    T* pointers[kMaxFields];
-    for (int f = 0; f < count; ++f) pointers[f] = base[f] + i * size[f];
-    EnvData<T> d;
-    memcpy(&d, pointers, sizeof(EnvData<T>));  // EnvData is its fields' pointers, in order
-    return d;
-  }
-};
-
 }  // namespace
 
 template <class T>
@@ -53,7 +31,7 @@ struct CudaBatch<T>::Impl {
   int64_t n;
   int device;  // GPU ordinal: every allocation, copy and launch is made with it current
   ModelView<T> view{};
-  DeviceData<T> data{};
+  BatchView<T> data{};
   std::vector<void*> allocations;
 
   void* alloc(size_t bytes) {
@@ -86,9 +64,7 @@ CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n, int device) : impl_(new Im
     impl_->data.size[f] = size;
     ++f;
   });
-  impl_->data.count = f;
-  if (sizeof(EnvData<T>) != f * sizeof(T*))
-    throw std::logic_error("EnvData and for_each_field disagree");
+  if (f != kNumDataFields) throw std::logic_error("EnvData and for_each_field disagree");
 }
 
 template <class T>
@@ -128,13 +104,8 @@ void CudaBatch<T>::download(Data<T>& host) {
 
 template <class T>
 void CudaBatch<T>::forward() {
-  const ModelView<T> v = impl_->view;
-  const DeviceData<T> d = impl_->data;
   const DeviceId on{Device::kCuda, impl_->device};
-  parallel_for(on, "physics.forward", impl_->n, [v, d] MYRIAD_HD_LAMBDA(int64_t i) {
-    EnvData<T> e = d.env(i);
-    physics::forward(v, e);
-  });
+  launch_forward<Device::kCuda>(impl_->view, impl_->data, impl_->n, on);
   // Synchronous by contract (bench and tests time it); it waits for this GPU's work only.
   const CudaDeviceScope scope(impl_->device);
   check(cudaStreamSynchronize(nullptr), "physics.forward");
@@ -142,13 +113,8 @@ void CudaBatch<T>::forward() {
 
 template <class T>
 void CudaBatch<T>::step(int substeps) {
-  const ModelView<T> v = impl_->view;
-  const DeviceData<T> d = impl_->data;
   const DeviceId on{Device::kCuda, impl_->device};
-  parallel_for(on, "physics.step", impl_->n, [v, d, substeps] MYRIAD_HD_LAMBDA(int64_t i) {
-    EnvData<T> e = d.env(i);
-    for (int s = 0; s < substeps; ++s) physics::step(v, e);
-  });
+  launch_step<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on);
   const CudaDeviceScope scope(impl_->device);
   check(cudaStreamSynchronize(nullptr), "physics.step");
 }

@@ -3,33 +3,19 @@
 
 #include <cstdint>
 
-#include "myriad/parallel_for.h"
-#include "physics/pipeline.h"
+#include "physics/launch.h"
 
 namespace myriad::physics {
 
 template <class T>
 void forward(const Model<T>& m, Data<T>& d) {
-  const ModelView<T> v = view_of(m);
-  parallel_for(
-      Device::kCpu, "physics.forward", d.num_envs(),
-      [&](int64_t i) {
-        EnvData<T> e = d.env(m, i);
-        physics::forward(v, e);
-      },
-      nullptr, /*min_parallel=*/2);
+  launch_forward<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(), {Device::kCpu, 0});
 }
 
 template <class T>
 void step(const Model<T>& m, Data<T>& d, int substeps) {
-  const ModelView<T> v = view_of(m);
-  parallel_for(
-      Device::kCpu, "physics.step", d.num_envs(),
-      [&](int64_t i) {
-        EnvData<T> e = d.env(m, i);
-        for (int s = 0; s < substeps; ++s) physics::step(v, e);
-      },
-      nullptr, /*min_parallel=*/2);
+  launch_step<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(), substeps,
+                            {Device::kCpu, 0});
 }
 
 template <class T>
