@@ -148,6 +148,29 @@ TEST(ShippedModels, Float32Finite10kStepsUnderRandomControls) {
     expect_finite_10k(shipped_model(name));
 }
 
+// The documented rule: a NaN, infinite or huge control zeroes that env's controls for the step,
+// so the step equals a zero-control step and stays finite; other envs are untouched.
+TEST_P(GymModel, NonFiniteControlIsZeroedForThatEnv) {
+  const Model<double> m = load_mjcf(gym_model(GetParam()));
+  if (m.nu == 0) GTEST_SKIP() << "no actuators";
+  Data<double> d(m, 3);
+  reset_data(m, d);
+  step(m, d, 50);
+  const double bad[3] = {std::nan(""), INFINITY, 0.0};
+  for (int i = 0; i < 3; ++i) {
+    EnvData<double> e = d.env(m, i);
+    for (int k = 0; k < m.nu; ++k) e.ctrl[k] = k == 0 ? bad[i] : 0.3;
+    if (i == 2)
+      for (int k = 0; k < m.nu; ++k) e.ctrl[k] = 0;
+  }
+  step(m, d, 20);
+  for (int i = 0; i < 2; ++i)
+    for (int k = 0; k < m.nq; ++k) {
+      ASSERT_TRUE(std::isfinite(d.env(m, i).qpos[k]));
+      EXPECT_EQ(d.env(m, i).qpos[k], d.env(m, 2).qpos[k]) << "env " << i << " qpos " << k;
+    }
+}
+
 // An MJCF string through a temporary file.
 Model<double> from_string(const std::string& xml) {
   const std::string path = ::testing::TempDir() + "/reference_case.xml";
