@@ -225,6 +225,11 @@ for prec in float32 float64; do
     --steps 200 "${flag[@]}" > "$runs/physics.json" 2>> "$log"
   tail -n 1 "$runs/physics.json" >> "$out/bench.jsonl"
   echo "quadruped physics-bench $dev $bodies $prec: $(json_field "$runs/physics.json" steps_per_second) steps/s"
+  # With contacts and limits (issue 9: aim above 50M physics steps/s at 64K envs on one H200).
+  timeout 120 "$bin" physics-bench physics/models/ant_contacts.xml --device "$dev" \
+    --num-envs 65536 --steps 200 --warmup 100 "${flag[@]}" > "$runs/physics.json" 2>> "$log"
+  tail -n 1 "$runs/physics.json" >> "$out/bench.jsonl"
+  echo "ant_contacts physics-bench $dev 65536 $prec: $(json_field "$runs/physics.json" steps_per_second) steps/s, $(json_field "$runs/physics.json" mean_contacts) contacts/env"
 done
 
 section "PPO training throughput (CartPole, CUDA; env steps / wall s from summary.json)"

@@ -144,7 +144,7 @@ TEST_P(GymModel, Float32Finite10kStepsUnderRandomControls) {
 
 TEST(ShippedModels, Float32Finite10kStepsUnderRandomControls) {
   for (const char* name : {"pendulum", "cartpole", "double_pendulum", "hopper_chain", "free_body",
-                           "quadruped", "ant_smooth"})
+                           "quadruped", "ant_smooth", "ant_contacts"})
     expect_finite_10k(shipped_model(name));
 }
 

@@ -92,7 +92,8 @@ TEST_P(LongParity, Float64Trajectories1000Steps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, LongParity,
-                         ::testing::Values("pendulum", "cartpole", "hopper_chain", "free_body"));
+                         ::testing::Values("pendulum", "cartpole", "hopper_chain", "free_body",
+                                           "ant_contacts"));
 
 // Loads an MJCF string through a temporary file; returns the import error ("" when it loads).
 std::string import_error(const std::string& xml) {

@@ -138,7 +138,8 @@ TEST_P(CudaPhysics, Float32IsAsAccurateAsCpu) { compare_f32(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Models, CudaPhysics,
                          ::testing::Values("pendulum", "double_pendulum", "cartpole",
-                                           "hopper_chain", "free_body", "quadruped"));
+                                           "hopper_chain", "free_body", "quadruped",
+                                           "ant_contacts"));
 
 }  // namespace
 }  // namespace myriad::physics
