@@ -195,7 +195,71 @@ void read_rms(torch::serialize::InputArchive& a, const std::string& key, Running
 
 }  // namespace
 
-void Trainer::save_checkpoint(const std::string& path) const {
+std::map<std::string, torch::Tensor> Trainer::rank_state() const {
+  std::map<std::string, torch::Tensor> out;
+  for (const TeamLearner& l : teams_) {
+    const std::string p = checkpoint_prefix(l.team);
+    if (l.team.learns) out[p + "discounted_return"] = l.discounted_return;
+    out[p + "episodes.values"] = l.episodes.values();
+    out[p + "episodes.count"] = l.episodes.count();
+    if (env_->spec().decides_winner) {
+      out[p + "wins.values"] = l.wins.values();
+      out[p + "wins.count"] = l.wins.count();
+    }
+  }
+  out["generator"] = gen_.get_state();
+  for (const auto& [key, t] : env_->save_rollout_state()) out["env." + key] = t;
+  return out;
+}
+
+void Trainer::load_rank_state(const std::map<std::string, torch::Tensor>& state) {
+  const auto get = [&](const std::string& key) {
+    const auto it = state.find(key);
+    if (it == state.end()) throw std::invalid_argument("checkpoint lacks '" + key + "'");
+    return it->second;
+  };
+  for (TeamLearner& l : teams_) {
+    const std::string p = checkpoint_prefix(l.team);
+    if (l.team.learns) l.discounted_return = get(p + "discounted_return").to(device_);
+    l.episodes.load(get(p + "episodes.values"), get(p + "episodes.count"));
+    if (env_->spec().decides_winner) l.wins.load(get(p + "wins.values"), get(p + "wins.count"));
+  }
+  gen_.set_state(get("generator"));
+  std::map<std::string, torch::Tensor> env_state;
+  for (const auto& [key, _] : env_->save_rollout_state()) env_state[key] = get("env." + key);
+  env_->load_rollout_state(env_state);
+}
+
+std::map<std::string, torch::Tensor> Trainer::gather_rank_states() const {
+  std::map<std::string, torch::Tensor> out;
+  if (!comm_) return out;
+  const std::map<std::string, torch::Tensor> mine = rank_state();
+  // Every rank holds the same keys, shapes and dtypes (the same env count and device kind), so
+  // each rank r in turn broadcasts its tensors as bytes, and rank 0 keeps them.
+  for (int r = 1; r < comm_->world_size(); ++r) {
+    for (const auto& [key, t] : mine) {
+      const torch::Tensor src = t.cpu().contiguous();
+      const int64_t bytes = src.numel() * static_cast<int64_t>(src.element_size());
+      torch::Tensor buf = torch::empty({bytes}, torch::kUInt8);
+      if (comm_->rank() == r && bytes > 0) std::memcpy(buf.data_ptr(), src.data_ptr(), bytes);
+      if (bytes > 0) comm_->broadcast_(buf, r);
+      if (comm_->rank() == 0) {
+        torch::Tensor v = torch::empty(src.sizes(), src.options());
+        if (bytes > 0) std::memcpy(v.data_ptr(), buf.data_ptr(), bytes);
+        out["rank" + std::to_string(r) + "." + key] = v;
+      }
+    }
+  }
+  return out;
+}
+
+void Trainer::checkpoint_job(const std::string& path) const {
+  const std::map<std::string, torch::Tensor> others = gather_rank_states();
+  if (rank_.rank == 0) save_checkpoint(path, others);
+}
+
+void Trainer::save_checkpoint(const std::string& path,
+                              const std::map<std::string, torch::Tensor>& other_ranks) const {
   torch::serialize::OutputArchive a;
   write_tensor(a, "version", torch::tensor({kCheckpointVersion}));
   write_string(a, "config_yaml", to_yaml(cfg_));
@@ -212,25 +276,20 @@ void Trainer::save_checkpoint(const std::string& path) const {
         write_tensor(a, p + "adam." + std::to_string(k), adam[k]);
       write_rms(a, p + "obs_rms", l.obs_rms);
       write_rms(a, p + "ret_rms", l.ret_rms);
-      write_tensor(a, p + "discounted_return", l.discounted_return);
-    }
-    write_tensor(a, p + "episodes.values", l.episodes.values());
-    write_tensor(a, p + "episodes.count", l.episodes.count());
-    if (env_->spec().decides_winner) {
-      write_tensor(a, p + "wins.values", l.wins.values());
-      write_tensor(a, p + "wins.count", l.wins.count());
     }
   }
   if (env_->spec().decides_winner) {
     write_tensor(a, "draws.values", draws_.values());
     write_tensor(a, "draws.count", draws_.count());
   }
-  write_tensor(a, "generator", gen_.get_state());
   write_string(a, "generator_device", gen_.device().is_cpu() ? "cpu" : "cuda");
   write_tensor(a, "counters", torch::tensor({env_steps_, updates_}));
   write_tensor(a, "scalars",
                torch::tensor({seconds(), solved_seconds_.value_or(-1.0)}, torch::kFloat64));
-  for (const auto& [key, t] : env_->save_rollout_state()) write_tensor(a, "env." + key, t);
+  // This rank's (rank 0's) envs, generator, returns and episode windows, then the other ranks'.
+  for (const auto& [key, t] : rank_state()) write_tensor(a, key, t);
+  write_tensor(a, "world_size", torch::tensor({static_cast<int64_t>(rank_.world_size)}));
+  for (const auto& [key, t] : other_ranks) write_tensor(a, key, t);
   save_archive_atomically(a, path);
 }
 
@@ -319,25 +378,34 @@ void Trainer::load_checkpoint(const std::string& path) {
   elapsed_before_ = scalars[0].item<double>();
   if (scalars[1].item<double>() >= 0) solved_seconds_ = scalars[1].item<double>();
   if (rank_.rank != 0) {
-    // The checkpoint holds rank 0's envs and sampling stream; the other ranks of a resumed
-    // data-parallel job start new episodes from (seed, rank, updates): the job continues, but
-    // not bitwise as it would have without the stop.
+    // A checkpoint of a job of the same world size holds this rank's own state: it resumes
+    // where it was. Otherwise (an older checkpoint or a changed world size) this rank starts new
+    // episodes from (seed, rank, updates): the job continues, but not bitwise.
+    torch::Tensor world;
+    const std::string prefix = "rank" + std::to_string(rank_.rank) + ".";
+    if (a.try_read("world_size", world, /*is_buffer=*/true) &&
+        world.item<int64_t>() == rank_.world_size) {
+      std::map<std::string, torch::Tensor> mine;
+      for (const auto& [key, _] : rank_state()) mine[key] = read_tensor(a, prefix + key);
+      load_rank_state(mine);
+      return;
+    }
     const uint64_t seed = rank_seed(cfg_.run.seed + static_cast<uint64_t>(updates_), rank_.rank);
     gen_.set_current_seed(seed);
     env_->reset(seed);
     return;
   }
-  if (saved_gen == (gen_.device().is_cpu() ? "cpu" : "cuda")) {
-    gen_.set_state(read_tensor(a, "generator"));
-  } else {
+  if (saved_gen != (gen_.device().is_cpu() ? "cpu" : "cuda")) {
     gen_.set_current_seed(cfg_.run.seed + static_cast<uint64_t>(updates_));
     std::cerr << "myriad: resuming a " << saved_gen << " run on " << device_.str()
               << ": the sampling generator restarts from (seed, updates)\n";
   }
-  std::map<std::string, torch::Tensor> env_state;
-  for (const auto& [key, _] : env_->save_rollout_state())
-    env_state[key] = read_tensor(a, "env." + key);
-  env_->load_rollout_state(env_state);
+  std::map<std::string, torch::Tensor> mine;
+  for (const auto& [key, _] : rank_state())
+    if (key != "generator" || saved_gen == (gen_.device().is_cpu() ? "cpu" : "cuda"))
+      mine[key] = read_tensor(a, key);
+  if (!mine.count("generator")) mine["generator"] = gen_.get_state();
+  load_rank_state(mine);
 }
 
 LoadedPolicy load_policy(const std::string& checkpoint, const std::string& device) {

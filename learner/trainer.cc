@@ -94,6 +94,12 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
     config_file << to_yaml(cfg_) << std::flush;
     if (!config_file) throw std::runtime_error("cannot write " + config_path.string());
   }
+  checkpoints_ = !run_dir_.empty();
+  if (comm_) {  // rank 0 owns the run folder; the others must join its checkpoints' gathers
+    torch::Tensor flag = torch::tensor({checkpoints_ ? 1.0f : 0.0f});
+    comm_->broadcast_(flag);
+    checkpoints_ = flag.item<float>() > 0;
+  }
   logs_ =
       std::make_unique<RunLogger>(run_dir_, cfg_.run.total_env_steps, resumed ? env_steps_ : -1);
   start_ = std::chrono::steady_clock::now();
@@ -342,9 +348,8 @@ TrainSummary Trainer::train() {
     logs_->log(env_steps_, update_scalars(s, sps, elapsed_before_ + wall));
     if (rank_.rank == 0)
       logs_->progress(env_steps_, sps, s.episode_return, cfg_.run.log_every_seconds);
-    if (!ckpt_dir.empty() && cfg_.run.checkpoint_every > 0 &&
-        updates_ % cfg_.run.checkpoint_every == 0)
-      save_checkpoint(ckpt_dir + "/last.pt");
+    if (checkpoints_ && cfg_.run.checkpoint_every > 0 && updates_ % cfg_.run.checkpoint_every == 0)
+      checkpoint_job(ckpt_dir + "/last.pt");
   }
   const double wall = since();
   if (rank_.rank == 0) {
@@ -362,9 +367,9 @@ TrainSummary Trainer::train() {
   summary.run_dir = run_dir_;
   summary.world_size = rank_.world_size;
   summary.params_crc32c = params_crc32c();  // a collective: every rank, before rank 0 goes on
-  if (!ckpt_dir.empty()) {
-    summary.checkpoint = ckpt_dir + "/last.pt";
-    save_checkpoint(summary.checkpoint);
+  if (checkpoints_) {
+    if (!ckpt_dir.empty()) summary.checkpoint = ckpt_dir + "/last.pt";
+    checkpoint_job(ckpt_dir + "/last.pt");
   }
   // Evaluation and replays: rank 0's job (the others hold the same policy).
   if (cfg_.run.eval_episodes > 0 && rank_.rank == 0) {

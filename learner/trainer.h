@@ -176,7 +176,10 @@ class Trainer {
   UpdateStats update();  // one rollout and PPO update
   bool finished() const;
 
-  void save_checkpoint(const std::string& path) const;
+  // Writes the checkpoint (rank 0). `other_ranks` holds ranks 1.. state from
+  // gather_rank_states(), so that every rank of a data-parallel job resumes where it was.
+  void save_checkpoint(const std::string& path,
+                       const std::map<std::string, torch::Tensor>& other_ranks = {}) const;
   void load_checkpoint(const std::string& path);
   LoadedPolicy snapshot() const;  // the current policy as load_policy would return it
 
@@ -208,6 +211,15 @@ class Trainer {
   const TeamLearner& first_learner() const;
 
   double seconds() const;  // wall seconds of the run, earlier sessions included
+  // What differs between the ranks of a data-parallel job: the envs' rollout state, the sampling
+  // generator, each team's discounted return and episode windows (keys as in the checkpoint).
+  std::map<std::string, torch::Tensor> rank_state() const;
+  void load_rank_state(const std::map<std::string, torch::Tensor>& state);
+  // A collective (every rank, at the same update): rank 0 gets every other rank's rank_state()
+  // as "rank<r>.<key>"; the others get nothing.
+  std::map<std::string, torch::Tensor> gather_rank_states() const;
+  // Every rank: gathers, then rank 0 writes the checkpoint.
+  void checkpoint_job(const std::string& path) const;
   // Throws NonFiniteTraining when the update's losses or (params_finite false) parameters are
   // NaN or infinite.
   void check_finite(const UpdateStats& s, bool params_finite) const;
@@ -216,6 +228,7 @@ class Trainer {
   std::string run_dir_;
   RankInfo rank_;
   std::unique_ptr<Comm> comm_;  // data-parallel jobs only
+  bool checkpoints_ = false;    // rank 0 writes checkpoints (known to every rank)
   std::unique_ptr<BatchEnv> env_;
   torch::Device device_{torch::kCPU};
   std::vector<TeamLearner> teams_;

@@ -2,7 +2,8 @@
 with torchrun's variables. Parameters end bitwise equal on every rank and the same seed and
 world size give the same parameters twice; 2 ranks of 32 envs learn CartPole as 1 rank of 64
 does; a killed rank stops the others within seconds with a message naming the failure; the job
-resumes from rank 0's checkpoint; bad variables are clear errors."""
+resumes from its checkpoint (bitwise, every rank, at the same world size); bad variables are
+clear errors."""
 import json
 import os
 import re
@@ -99,6 +100,26 @@ def test_a_killed_rank_stops_the_job_and_it_resumes(tmp_path):
     assert codes == [0, 0, 0], outs
     assert len(set(checksums(outs))) == 1
     assert json.loads((out / "summary.json").read_text())["world_size"] == 3
+
+
+def test_a_stopped_job_resumes_bitwise_on_every_rank(tmp_path):
+    """A checkpoint holds every rank's envs, sampling stream and returns: 2 ranks stopped after
+    4 updates and resumed to 8 end with the parameters of 2 ranks run straight to 8."""
+    # 2 ranks x 8 envs x 32 steps = 512 a update; a constant rate (linear follows the total)
+    steps = ["env.num_envs=8", "ppo.num_steps=32", "ppo.lr_schedule=constant"]
+    codes, outs = finish(start(2, tmp_path / "straight", *QUICK, *steps,
+                               "run.total_env_steps=4096", "run.eval_episodes=0"))
+    assert codes == [0, 0], outs
+    straight = checksums(outs)[0]
+    codes, outs = finish(start(2, tmp_path / "first", *QUICK, *steps, "run.total_env_steps=2048",
+                               "run.eval_episodes=0"))
+    assert codes == [0, 0], outs
+    assert checksums(outs)[0] != straight
+    codes, outs = finish(start(2, tmp_path / "first", *QUICK, *steps, "run.total_env_steps=4096",
+                               "run.eval_episodes=0", "--resume",
+                               tmp_path / "first" / "checkpoints" / "last.pt"))
+    assert codes == [0, 0], outs
+    assert checksums(outs) == [straight, straight], outs
 
 
 def test_bad_variables_are_clear_errors(tmp_path):
