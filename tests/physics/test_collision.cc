@@ -20,39 +20,16 @@
 #include <vector>
 
 #include "physics/collision/collide.h"
+#include "tests/physics/mj_from_string.h"
 
 namespace myriad::physics::collision {
 namespace {
 
 constexpr double kTol = 1e-9;
 
-// An mjModel compiled from an MJCF string through a one-file VFS.
-struct Loaded {
-  mjModel* m = nullptr;
-  mjData* d = nullptr;
-  ~Loaded() {
-    if (d) mj_deleteData(d);
-    if (m) mj_deleteModel(m);
-  }
-};
-
+using Loaded = physics::test_support::MjLoaded;
 std::unique_ptr<Loaded> load(const std::string& xml) {
-  auto vfs = std::make_unique<mjVFS>();
-  mj_defaultVFS(vfs.get());
-  const char* name = "model.xml";
-  EXPECT_EQ(mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(xml.size())), 0);
-  const int i = mj_findFileVFS(vfs.get(), name);
-  std::memcpy(vfs->filedata[i], xml.data(), xml.size());
-  char err[1000] = "";
-  auto out = std::make_unique<Loaded>();
-  out->m = mj_loadXML(name, vfs.get(), err, sizeof err);
-  mj_deleteVFS(vfs.get());
-  if (!out->m) {
-    ADD_FAILURE() << "mj_loadXML: " << err << "\n" << xml;
-    return nullptr;
-  }
-  out->d = mj_makeData(out->m);
-  return out;
+  return physics::test_support::load_mj_string(xml);
 }
 
 // The collision view of an mjModel (mjtNum is double, int is int32_t: no copies), field by field

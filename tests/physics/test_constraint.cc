@@ -15,36 +15,13 @@
 #include "myriad/physics/data.h"
 #include "myriad/physics/import.h"
 #include "physics/pipeline.h"
+#include "tests/physics/mj_from_string.h"
 
 namespace myriad::physics {
 namespace {
 
-struct Loaded {
-  mjModel* m = nullptr;
-  mjData* d = nullptr;
-  ~Loaded() {
-    if (d) mj_deleteData(d);
-    if (m) mj_deleteModel(m);
-  }
-};
-
-std::unique_ptr<Loaded> load(const std::string& xml) {
-  mjVFS vfs;
-  mj_defaultVFS(&vfs);
-  const char* name = "model.xml";
-  EXPECT_EQ(mj_makeEmptyFileVFS(&vfs, name, static_cast<int>(xml.size())), 0);
-  std::memcpy(vfs.filedata[mj_findFileVFS(&vfs, name)], xml.data(), xml.size());
-  char err[1000] = "";
-  auto out = std::make_unique<Loaded>();
-  out->m = mj_loadXML(name, &vfs, err, sizeof err);
-  mj_deleteVFS(&vfs);
-  if (!out->m) {
-    ADD_FAILURE() << "mj_loadXML: " << err;
-    return nullptr;
-  }
-  out->d = mj_makeData(out->m);
-  return out;
-}
+using Loaded = test_support::MjLoaded;
+std::unique_ptr<Loaded> load(const std::string& xml) { return test_support::load_mj_string(xml); }
 
 // Myriad's position and velocity stages up to the reference acceleration.
 void build_rows(const ModelView<double>& v, EnvData<double>& e) {

@@ -20,40 +20,20 @@
 #include <vector>
 
 #include "physics/constraint/newton.h"
+#include "tests/physics/mj_from_string.h"
 
 namespace myriad::physics::constraint {
 namespace {
 
-// An mjModel compiled from an MJCF string through a one-file VFS.
-struct Loaded {
-  mjModel* m = nullptr;
-  mjData* d = nullptr;
-  ~Loaded() {
-    if (d) mj_deleteData(d);
-    if (m) mj_deleteModel(m);
-  }
-};
+using Loaded = physics::test_support::MjLoaded;
 
+// libmujoco with a tight, dense solve: its qacc is the optimum to ~1e-12.
 std::unique_ptr<Loaded> load(const std::string& xml) {
-  auto vfs = std::make_unique<mjVFS>();
-  mj_defaultVFS(vfs.get());
-  const char* name = "model.xml";
-  EXPECT_EQ(mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(xml.size())), 0);
-  const int i = mj_findFileVFS(vfs.get(), name);
-  std::memcpy(vfs->filedata[i], xml.data(), xml.size());
-  char err[1000] = "";
-  auto out = std::make_unique<Loaded>();
-  out->m = mj_loadXML(name, vfs.get(), err, sizeof err);
-  mj_deleteVFS(vfs.get());
-  if (!out->m) {
-    ADD_FAILURE() << "mj_loadXML: " << err << "\n" << xml;
-    return nullptr;
-  }
-  // Tight, dense libmujoco solve: its qacc is the optimum to ~1e-12.
+  auto out = physics::test_support::load_mj_string(xml);
+  if (!out) return nullptr;
   out->m->opt.tolerance = 1e-12;
   out->m->opt.iterations = 200;
   out->m->opt.jacobian = mjJAC_DENSE;
-  out->d = mj_makeData(out->m);
   return out;
 }
 
