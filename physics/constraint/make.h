@@ -129,7 +129,9 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T>& d) {
         }
       }
     const collision::Contact<T>* con = contacts_of(d);
-    const int ncon = static_cast<int>(d.ncon[0]);
+    // ncon_max bounds every env's contacts by construction; the clamp only guards the storage.
+    const int found = static_cast<int>(d.ncon[0]);
+    const int ncon = found < m.ncon_max ? found : m.ncon_max;
     for (int c = 0; c < ncon; ++c) {
       if (con[c].exclude) continue;
       const int b1 = m.geom_bodyid[con[c].geom1], b2 = m.geom_bodyid[con[c].geom2];
