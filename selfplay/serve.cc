@@ -1,0 +1,254 @@
+#include "selfplay/serve.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "learner/run_dir.h"
+#include "selfplay/learner.h"
+#include "server/auth.h"
+#include "server/server.h"
+
+namespace myriad::selfplay {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop = true; }
+
+// What the server's I/O thread hands the learner thread.
+struct Event {
+  enum Kind { kConnect, kDisconnect, kFrame } kind = kFrame;
+  uint64_t conn = 0;
+  std::string peer;
+  server::Frame frame;
+};
+
+class EventQueue {
+ public:
+  void push(Event e) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      q_.push_back(std::move(e));
+    }
+    cv_.notify_one();
+  }
+  bool pop(Event& e, std::chrono::milliseconds wait) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_for(lock, wait, [this] { return !q_.empty(); })) return false;
+    e = std::move(q_.front());
+    q_.pop_front();
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Event> q_;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& o) {
+  std::vector<std::string> overrides = o.overrides;
+  learner::TrainConfig config = learner::load_config(o.config, overrides);
+  check_selfplay(config);
+  const std::string secret = server::load_secret(o.secret_file, o.secret_file.empty() ? o.secret_env : "");
+  std::string dir = o.out;
+  if (dir.empty())
+    dir = learner::claim_run_dir("", std::filesystem::path(o.config).stem().string(), o.resume,
+                                 false);
+  std::filesystem::create_directories(std::filesystem::path(dir) / "checkpoints");
+  const std::string ckpt = (std::filesystem::path(dir) / "checkpoints" / "server.pt").string();
+
+  SelfPlayLearner learner(config);
+  if (!o.resume.empty()) {
+    learner.load(o.resume);
+    std::cout << "myriad serve: resumed " << o.resume << " at version " << learner.version()
+              << " (" << learner.league().snapshots().size() << " snapshots)" << std::endl;
+  }
+  const learner::ServeConfig& sc = config.serve;
+  std::mt19937_64 rng(config.run.seed * 7919 + learner.version());
+
+  EventQueue events;
+  server::ServerOptions so;
+  so.host = sc.host;
+  so.port = static_cast<uint16_t>(sc.port);
+  server::ServerCallbacks cb;
+  cb.on_connect = [&](uint64_t conn, const server::Peer& peer) {
+    events.push({Event::kConnect, conn, peer.id, {}});
+  };
+  cb.on_disconnect = [&](uint64_t conn, const std::string& reason) {
+    events.push({Event::kDisconnect, conn, reason, {}});
+  };
+  cb.on_frame = [&](uint64_t conn, server::Frame&& f) {
+    events.push({Event::kFrame, conn, "", std::move(f)});
+  };
+  server::Server srv(secret, so, cb);
+  srv.start();
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::cout << "myriad serve: " << config.env.id << ", listening on " << sc.host << ":"
+            << srv.port() << ", run folder " << dir << std::endl;
+
+  std::ofstream csv(std::filesystem::path(dir) / "serve.csv", std::ios::app);
+  if (csv.tellp() == 0)
+    csv << "version,env_steps,wall_seconds,steps_per_second,chunk_bytes,chunks_used,"
+           "chunks_dropped,lag_mean,lag_max,elo_learner,elo_first,pool,actors,policy_loss,"
+           "value_loss,entropy,approx_kl\n";
+
+  std::map<uint64_t, std::string> actors;  // connection -> peer id
+  std::vector<ChunkMsg> batch;
+  std::map<int64_t, int64_t> lag_histogram;  // lag (versions) -> chunks received
+  int64_t chunks_used = 0, chunks_dropped = 0, malformed = 0, results = 0, connects = 0;
+  int64_t chunk_bytes = 0, batch_lag_sum = 0, batch_lag_max = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto last_print = start;
+  int64_t updates_here = 0, steps_here = 0;
+  const auto send_weights = [&](uint64_t conn) {
+    srv.send(conn, server::FrameType::Weights, encode(learner.weights(rng)));
+  };
+  const auto finished = [&] {
+    if (g_stop) return true;
+    if (learner.env_steps() >= config.run.total_env_steps) return true;
+    if (o.max_updates > 0 && updates_here >= o.max_updates) return true;
+    return o.max_seconds > 0 && seconds_since(start) >= o.max_seconds;
+  };
+
+  while (!finished()) {
+    Event e;
+    if (!events.pop(e, std::chrono::milliseconds(100))) continue;
+    if (e.kind == Event::kConnect) {
+      actors[e.conn] = e.peer;
+      ++connects;
+      std::cout << "myriad serve: actor '" << e.peer << "' connected (conn " << e.conn << ", "
+                << actors.size() << " connected)" << std::endl;
+      send_weights(e.conn);
+      continue;
+    }
+    if (e.kind == Event::kDisconnect) {
+      std::cout << "myriad serve: actor '" << actors[e.conn] << "' left (conn " << e.conn
+                << "): " << e.peer << std::endl;
+      actors.erase(e.conn);
+      continue;
+    }
+    if (e.frame.type == server::FrameType::MatchResult) {
+      try {
+        const MatchResultMsg m = decode_result(e.frame.payload);
+        for (int64_t k = 0; k < m.wins; ++k) learner.league().record(m.opponent_id, 1.0);
+        for (int64_t k = 0; k < m.draws; ++k) learner.league().record(m.opponent_id, 0.5);
+        for (int64_t k = 0; k < m.losses; ++k) learner.league().record(m.opponent_id, 0.0);
+        results += m.wins + m.draws + m.losses;
+      } catch (const std::invalid_argument&) {
+        ++malformed;
+      }
+      continue;
+    }
+    if (e.frame.type != server::FrameType::Chunk) continue;
+    ChunkMsg m;
+    try {
+      m = decode_chunk(e.frame.payload);
+    } catch (const std::invalid_argument&) {
+      ++malformed;
+      continue;
+    }
+    chunk_bytes += static_cast<int64_t>(e.frame.payload.size());
+    const int64_t lag = learner.version() - m.version;
+    ++lag_histogram[lag];
+    // Too old, or from a future this server never had (it restarted from an older checkpoint).
+    if (lag > sc.max_lag || lag < 0) {
+      ++chunks_dropped;
+      continue;
+    }
+    batch_lag_sum += lag;
+    batch_lag_max = std::max(batch_lag_max, lag);
+    batch.push_back(std::move(m));
+    if (static_cast<int64_t>(batch.size()) < sc.chunks_per_update) continue;
+
+    const UpdateFigures f = learner.update(batch);
+    ++updates_here;
+    steps_here += f.env_steps;
+    chunks_used += f.chunks;
+    const double lag_mean = static_cast<double>(batch_lag_sum) / f.chunks;
+    batch.clear();
+    batch_lag_sum = batch_lag_max = 0;
+    for (const auto& [conn, id] : actors) send_weights(conn);
+    const double wall = seconds_since(start);
+    const auto& pool = learner.league().snapshots();
+    csv << learner.version() << "," << learner.env_steps() << "," << wall << ","
+        << steps_here / std::max(wall, 1e-9) << "," << chunk_bytes << "," << chunks_used << ","
+        << chunks_dropped << "," << lag_mean << "," << batch_lag_max << ","
+        << learner.league().learner_rating() << "," << pool.front().rating << "," << pool.size()
+        << "," << actors.size() << "," << f.pg_loss << "," << f.v_loss << "," << f.entropy << ","
+        << f.approx_kl << std::endl;
+    if (config.run.checkpoint_every > 0 && learner.version() % config.run.checkpoint_every == 0)
+      learner.save(ckpt);
+    if (seconds_since(last_print) >= config.run.log_every_seconds) {
+      last_print = std::chrono::steady_clock::now();
+      std::cout << std::fixed << std::setprecision(1) << "myriad serve: version "
+                << learner.version() << ", " << learner.env_steps() << " env steps, "
+                << steps_here / std::max(wall, 1e-9) << " steps/s, elo " << learner.league().learner_rating()
+                << " (first snapshot " << pool.front().rating << "), " << actors.size()
+                << " actors, " << chunks_dropped << " chunks dropped" << std::endl;
+    }
+  }
+  learner.save(ckpt);
+  const double wall = seconds_since(start);
+  const server::ServerCounters sc_counters = srv.counters();
+  srv.stop();
+
+  nlohmann::json pool = nlohmann::json::array();
+  for (const Snapshot& s : learner.league().snapshots())
+    pool.push_back({{"id", s.id},
+                    {"version", s.version},
+                    {"elo", s.rating},
+                    {"games", s.games},
+                    {"learner_score", s.learner_score}});
+  nlohmann::json lags = nlohmann::json::object();
+  for (const auto& [lag, n] : lag_histogram) lags[std::to_string(lag)] = n;
+  const nlohmann::json summary = {
+      {"env", config.env.id},
+      {"version", learner.version()},
+      {"env_steps", learner.env_steps()},
+      {"updates_this_session", updates_here},
+      {"wall_seconds", wall},
+      {"steps_per_second", steps_here / std::max(wall, 1e-9)},
+      {"chunk_bytes", chunk_bytes},
+      {"chunk_bytes_per_second", chunk_bytes / std::max(wall, 1e-9)},
+      {"chunks_used", chunks_used},
+      {"chunks_dropped", chunks_dropped},
+      {"chunks_malformed", malformed},
+      {"games", results},
+      {"lag_histogram", lags},
+      {"elo_learner", learner.league().learner_rating()},
+      {"pool", pool},
+      {"connects", connects},
+      {"server",
+       {{"authenticated", sc_counters.authenticated},
+        {"rejected_auth", sc_counters.rejected_auth},
+        {"bytes_in", sc_counters.bytes_in},
+        {"bytes_out", sc_counters.bytes_out}}},
+      {"checkpoint", ckpt}};
+  std::ofstream(std::filesystem::path(dir) / "summary.json") << summary.dump(2) << "\n";
+  std::cout << std::fixed << std::setprecision(1) << "myriad serve: stopped at version "
+            << learner.version() << " (" << learner.env_steps() << " env steps); elo "
+            << learner.league().learner_rating() << " vs first snapshot "
+            << learner.league().snapshots().front().rating << "; checkpoint " << ckpt
+            << std::endl;
+  return 0;
+}
+
+}  // namespace myriad::selfplay
