@@ -24,17 +24,18 @@ namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
 
-// The newest Weights payload from the server, and whether one arrived since the last connect.
+// The newest Weights from the server and the chunks it granted on the current connection.
 struct Inbox {
   std::mutex mu;
   std::condition_variable cv;
-  std::optional<std::string> weights;
-  bool fresh = false;  // Weights received on the current connection
-  void put(std::string payload) {
+  std::optional<WeightsMsg> weights;  // not yet taken
+  int64_t credits = 0;                // chunks the server will take
+  uint64_t connection = 0;            // counts connections: credits belong to one
+  void put(WeightsMsg w) {
     {
       std::lock_guard<std::mutex> lock(mu);
-      weights = std::move(payload);
-      fresh = true;
+      credits += w.grant;
+      weights = std::move(w);
     }
     cv.notify_all();
   }
@@ -56,16 +57,22 @@ int run_actor(const ActorOptions& o) {
   cb.on_connected = [&](uint64_t conn) {
     {
       std::lock_guard<std::mutex> lock(inbox.mu);
-      inbox.fresh = false;  // wait for this server's weights before collecting again
+      inbox.credits = 0;  // a new session: wait for this server's weights and grants
+      ++inbox.connection;
     }
     std::cout << "myriad actor " << o.id << ": connected to " << o.host << ":" << o.port
               << " (conn " << conn << ")" << std::endl;
   };
   cb.on_frame = [&](server::Frame&& f) {
-    if (f.type == server::FrameType::Weights) inbox.put(std::move(f.payload));
+    if (f.type != server::FrameType::Weights) return;
+    try {
+      inbox.put(decode_weights(f.payload));
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "myriad actor " << o.id << ": bad Weights: " << e.what() << std::endl;
+    }
   };
   cb.on_disconnected = [&](const std::string& reason) {
-    std::cout << "myriad actor " << o.id << ": disconnected (" << reason << "); reconnecting"
+    std::cout << "myriad actor " << o.id << ": disconnected (" << reason << ")"
               << std::endl;
   };
   cb.on_fatal = [&](const std::string& reason) {
@@ -81,29 +88,32 @@ int run_actor(const ActorOptions& o) {
                               .count() >= o.max_seconds);
   };
   // Blocks until weights of the current connection are in; nullopt when stopping or refused.
-  // Waits while there is no connection or it has not sent weights yet.
-  const auto next_weights = [&]() -> std::optional<std::string> {
+  // Waits for a granted chunk (connected, weights in); takes the newest weights if any came.
+  // False when stopping or refused.
+  uint64_t session = 0;
+  const auto wait_for_grant = [&](std::optional<WeightsMsg>& newest) {
     std::unique_lock<std::mutex> lock(inbox.mu);
-    while ((!client.connected() || !inbox.fresh) && !out_of_time() && !client.failed())
+    while ((!client.connected() || inbox.credits <= 0) && !out_of_time() && !client.failed())
       inbox.cv.wait_for(lock, std::chrono::milliseconds(100));
-    if (!inbox.fresh || !inbox.weights) return std::nullopt;
-    std::optional<std::string> w = std::move(inbox.weights);
+    if (out_of_time() || client.failed()) return false;
+    if (inbox.weights) newest = std::move(inbox.weights);
     inbox.weights.reset();
-    return w;
+    session = inbox.connection;
+    return true;
   };
 
-  std::optional<std::string> payload = next_weights();
-  if (client.failed()) return 1;
-  if (!payload) return 0;
-  WeightsMsg w = decode_weights(*payload);
+  std::optional<WeightsMsg> first;
+  if (!wait_for_grant(first) || !first) return client.failed() ? 1 : 0;
+  WeightsMsg w = std::move(*first);
   const learner::TrainConfig config = learner::parse_config(w.config_yaml, {});
   const int64_t n = o.envs > 0                  ? o.envs
                     : config.serve.num_envs > 0 ? config.serve.num_envs
                                                 : config.env.num_envs;
   const uint64_t seed =
       o.seed ? o.seed
-             : std::hash<std::string>{}(o.id) ^
-                   static_cast<uint64_t>(start.time_since_epoch().count());
+             : (std::hash<std::string>{}(o.id) ^
+                static_cast<uint64_t>(start.time_since_epoch().count())) >>
+                   2;  // envs take seeds below 2**63
   if (config.run.threads > 0) myriad::set_cpu_threads(config.run.threads);
   torch::set_num_threads(std::max(config.run.learner_threads, 1));
   auto env = envs::make(config.env.id, n, resolve_device_id(o.device), seed,
@@ -123,7 +133,8 @@ int run_actor(const ActorOptions& o) {
   const learner::ActionAdapter to_env(spec.action_space, device);
 
   int64_t chunks = 0, sent = 0;
-  while (!out_of_time() && !client.failed()) {
+  bool have_grant = true;
+  while (have_grant) {
     load_flat_parameters(mine, w.learner.to(device));
     load_flat_parameters(theirs, w.opponent.to(device));
     learner::CollectInputs in{{}, env.get(), &gen, start, 0};
@@ -157,9 +168,14 @@ int run_actor(const ActorOptions& o) {
       ++sent;
       client.send(server::FrameType::MatchResult, encode(m));
     }
-    // New weights (after an update, or from a restarted server).
-    std::optional<std::string> next = next_weights();
-    if (next) w = decode_weights(*next);
+    {
+      std::lock_guard<std::mutex> lock(inbox.mu);
+      if (inbox.connection == session) --inbox.credits;
+    }
+    // The next grant, with the newest weights (after an update, or from a restarted server).
+    std::optional<WeightsMsg> next;
+    have_grant = wait_for_grant(next);
+    if (next) w = std::move(*next);
   }
   client.stop();
   std::cout << "myriad actor " << o.id << ": stopped after " << chunks << " chunks (" << sent

@@ -40,15 +40,18 @@ const Snapshot* League::find(int64_t id) const {
   return nullptr;
 }
 
-bool League::record(int64_t opponent, double score) {
+bool League::record(int64_t opponent, int64_t wins, int64_t draws, int64_t losses) {
   auto it = std::find_if(pool_.begin(), pool_.end(),
                          [&](const Snapshot& s) { return s.id == opponent; });
-  if (it == pool_.end()) return false;
+  const int64_t games = wins + draws + losses;
+  if (it == pool_.end() || games <= 0 || wins < 0 || draws < 0 || losses < 0) return false;
+  const double score = (static_cast<double>(wins) + 0.5 * static_cast<double>(draws)) /
+                       static_cast<double>(games);
   const double delta = options_.elo_k * (score - elo_expected(learner_rating_, it->rating));
   learner_rating_ += delta;
   it->rating -= delta;
-  it->games += 1;
-  it->learner_score += score;
+  it->games += games;
+  it->learner_score += score * static_cast<double>(games);
   return true;
 }
 

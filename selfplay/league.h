@@ -43,9 +43,10 @@ class League {
 
   // A snapshot of the learner at `version`, rated as the learner is now. Returns its id.
   int64_t add_snapshot(int64_t version);
-  // One finished game of the learner against snapshot `opponent`: score 1 win, 0.5 draw, 0 loss.
-  // Both ratings move by K (score - expected), zero-sum. Unknown ids are ignored (false).
-  bool record(int64_t opponent, double score);
+  // A match of the learner against snapshot `opponent`: the games one chunk finished. Its score
+  // is the learner's mean (win 1, draw 1/2, loss 0); both ratings move by K (score - expected),
+  // zero-sum. A match without games, or an unknown id, changes nothing (false).
+  bool record(int64_t opponent, int64_t wins, int64_t draws, int64_t losses);
 
   // An opponent id by the sampler: the newest snapshot (latest), uniform over the pool, or PFSP:
   // weights f(x) of the learner's win rate x against each (hard: (1 - x)^p; variance: x (1 - x)),

@@ -161,12 +161,15 @@ constexpr int64_t kServeCheckpointFormat = 1;
 void SelfPlayLearner::save(const std::string& path) const {
   using learner::write_tensor;
   torch::serialize::OutputArchive a;
+  // "version": the checkpoint file format load_archive checks; "serve_format": what is in it.
+  write_tensor(a, "version", torch::tensor({learner::kCheckpointVersion}));
   write_tensor(a, "serve_format", torch::tensor({kServeCheckpointFormat}));
   learner::write_string(a, "config", config_yaml_);
   write_tensor(a, "params", flat_parameters(const_cast<ActorCritic&>(policy_)));
   const std::vector<torch::Tensor> adam = optimizer_.state();
   for (size_t k = 0; k < adam.size(); ++k) write_tensor(a, "adam." + std::to_string(k), adam[k]);
   write_tensor(a, "counters", torch::tensor({version_, env_steps_}));
+  write_tensor(a, "generator", gen_.get_state());
   write_tensor(a, "league", torch::tensor(league_.state(), torch::kFloat64));
   for (const auto& [id, p] : snapshots_) write_tensor(a, "snapshot." + std::to_string(id), p);
   learner::save_archive_atomically(a, path);
@@ -176,7 +179,8 @@ void SelfPlayLearner::load(const std::string& path) {
   using learner::read_tensor;
   torch::serialize::InputArchive a;
   learner::load_archive(a, path);
-  if (read_tensor(a, "serve_format").item<int64_t>() != kServeCheckpointFormat)
+  torch::Tensor format;
+  if (!a.try_read("serve_format", format) || format.item<int64_t>() != kServeCheckpointFormat)
     throw std::invalid_argument(path + ": not a myriad serve checkpoint of a known format");
   const TrainConfig saved = learner::parse_config(learner::read_string(a, "config"), {});
   if (saved.env.id != cfg_.env.id || saved.ppo.hidden_sizes != cfg_.ppo.hidden_sizes ||
@@ -191,6 +195,7 @@ void SelfPlayLearner::load(const std::string& path) {
   const torch::Tensor counters = read_tensor(a, "counters");
   version_ = counters[0].item<int64_t>();
   env_steps_ = counters[1].item<int64_t>();
+  gen_.set_state(read_tensor(a, "generator"));
   const torch::Tensor l = read_tensor(a, "league").contiguous();
   league_.load_state(std::vector<double>(l.data_ptr<double>(), l.data_ptr<double>() + l.numel()));
   snapshots_.clear();

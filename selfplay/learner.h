@@ -61,7 +61,8 @@ class SelfPlayLearner {
   League& league() { return league_; }
   const League& league() const { return league_; }
 
-  // Policy, optimizer, version, env steps, pool (parameters and Elo): save_archive_atomically.
+  // Policy, optimizer, version, env steps, shuffling generator, pool (parameters and Elo), so
+  // the next update after load() is the one save() would have seen: save_archive_atomically.
   void save(const std::string& path) const;
   // Loads a file save() wrote; its config replaces ours (overrides of serve.* kept).
   void load(const std::string& path);

@@ -82,6 +82,7 @@ int run_serve(const ServeOptions& o) {
   }
   const learner::ServeConfig& sc = config.serve;
   std::mt19937_64 rng(config.run.seed * 7919 + learner.version());
+  torch::set_num_threads(std::max(config.run.learner_threads, 1));
 
   EventQueue events;
   server::ServerOptions so;
@@ -110,7 +111,14 @@ int run_serve(const ServeOptions& o) {
            "chunks_dropped,lag_mean,lag_max,elo_learner,elo_first,pool,actors,policy_loss,"
            "value_loss,entropy,approx_kl\n";
 
-  std::map<uint64_t, std::string> actors;  // connection -> peer id
+  // Flow control: an actor sends only the chunks granted to it (Weights.grant). The server keeps
+  // chunks_per_update chunks in the batch or granted, plus one ahead per connected actor, so the
+  // actors keep collecting while the learner updates and nothing piles up unread.
+  struct ActorState {
+    std::string id;
+    int64_t outstanding = 0;  // granted, not yet received
+  };
+  std::map<uint64_t, ActorState> actors;  // by connection
   std::vector<ChunkMsg> batch;
   std::map<int64_t, int64_t> lag_histogram;  // lag (versions) -> chunks received
   int64_t chunks_used = 0, chunks_dropped = 0, malformed = 0, results = 0, connects = 0;
@@ -118,8 +126,27 @@ int run_serve(const ServeOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   auto last_print = start;
   int64_t updates_here = 0, steps_here = 0;
-  const auto send_weights = [&](uint64_t conn) {
-    srv.send(conn, server::FrameType::Weights, encode(learner.weights(rng)));
+  const auto send_weights = [&](uint64_t conn, int64_t grant) {
+    WeightsMsg w = learner.weights(rng);
+    w.grant = grant;
+    srv.send(conn, server::FrameType::Weights, encode(w));
+  };
+  // Grants chunks up to the target, each to the actor owing the fewest; sends Weights to those
+  // granted some, to every actor when `everyone` (new weights), and to `also`.
+  const auto top_up = [&](bool everyone, uint64_t also) {
+    int64_t have = static_cast<int64_t>(batch.size());
+    for (const auto& [conn, a] : actors) have += a.outstanding;
+    const int64_t want = sc.chunks_per_update + static_cast<int64_t>(actors.size());
+    std::map<uint64_t, int64_t> grants;
+    for (; have < want && !actors.empty(); ++have) {
+      auto least = actors.begin();
+      for (auto it = actors.begin(); it != actors.end(); ++it)
+        if (it->second.outstanding < least->second.outstanding) least = it;
+      ++least->second.outstanding;
+      ++grants[least->first];
+    }
+    for (const auto& [conn, a] : actors)
+      if (everyone || grants.count(conn) || conn == also) send_weights(conn, grants[conn]);
   };
   const auto finished = [&] {
     if (g_stop) return true;
@@ -132,37 +159,39 @@ int run_serve(const ServeOptions& o) {
     Event e;
     if (!events.pop(e, std::chrono::milliseconds(100))) continue;
     if (e.kind == Event::kConnect) {
-      actors[e.conn] = e.peer;
+      actors[e.conn] = {e.peer, 0};
       ++connects;
       std::cout << "myriad serve: actor '" << e.peer << "' connected (conn " << e.conn << ", "
                 << actors.size() << " connected)" << std::endl;
-      send_weights(e.conn);
+      top_up(false, e.conn);
       continue;
     }
     if (e.kind == Event::kDisconnect) {
-      std::cout << "myriad serve: actor '" << actors[e.conn] << "' left (conn " << e.conn
+      std::cout << "myriad serve: actor '" << actors[e.conn].id << "' left (conn " << e.conn
                 << "): " << e.peer << std::endl;
-      actors.erase(e.conn);
+      actors.erase(e.conn);  // what it owed is lost: granted to the others instead
+      top_up(false, 0);
       continue;
     }
     if (e.frame.type == server::FrameType::MatchResult) {
       try {
         const MatchResultMsg m = decode_result(e.frame.payload);
-        for (int64_t k = 0; k < m.wins; ++k) learner.league().record(m.opponent_id, 1.0);
-        for (int64_t k = 0; k < m.draws; ++k) learner.league().record(m.opponent_id, 0.5);
-        for (int64_t k = 0; k < m.losses; ++k) learner.league().record(m.opponent_id, 0.0);
-        results += m.wins + m.draws + m.losses;
+        if (learner.league().record(m.opponent_id, m.wins, m.draws, m.losses))
+          results += m.wins + m.draws + m.losses;
       } catch (const std::invalid_argument&) {
         ++malformed;
       }
       continue;
     }
     if (e.frame.type != server::FrameType::Chunk) continue;
+    auto owner = actors.find(e.conn);
+    if (owner != actors.end() && owner->second.outstanding > 0) --owner->second.outstanding;
     ChunkMsg m;
     try {
       m = decode_chunk(e.frame.payload);
     } catch (const std::invalid_argument&) {
       ++malformed;
+      top_up(false, 0);
       continue;
     }
     chunk_bytes += static_cast<int64_t>(e.frame.payload.size());
@@ -171,6 +200,7 @@ int run_serve(const ServeOptions& o) {
     // Too old, or from a future this server never had (it restarted from an older checkpoint).
     if (lag > sc.max_lag || lag < 0) {
       ++chunks_dropped;
+      top_up(false, 0);
       continue;
     }
     batch_lag_sum += lag;
@@ -185,7 +215,7 @@ int run_serve(const ServeOptions& o) {
     const double lag_mean = static_cast<double>(batch_lag_sum) / f.chunks;
     batch.clear();
     batch_lag_sum = batch_lag_max = 0;
-    for (const auto& [conn, id] : actors) send_weights(conn);
+    top_up(true, 0);
     const double wall = seconds_since(start);
     const auto& pool = learner.league().snapshots();
     csv << learner.version() << "," << learner.env_steps() << "," << wall << ","
@@ -233,6 +263,7 @@ int run_serve(const ServeOptions& o) {
       {"chunks_malformed", malformed},
       {"games", results},
       {"lag_histogram", lags},
+      {"max_lag", sc.max_lag},
       {"elo_learner", learner.league().learner_rating()},
       {"pool", pool},
       {"connects", connects},

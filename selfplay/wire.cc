@@ -96,6 +96,7 @@ std::string encode(const WeightsMsg& m) {
   w.pod(kWeightsTag);
   w.pod(m.version);
   w.pod(m.opponent_id);
+  w.pod(m.grant);
   w.text(m.config_yaml);
   w.tensor(m.learner);
   w.tensor(m.opponent);
@@ -108,6 +109,7 @@ WeightsMsg decode_weights(const std::string& payload) {
   WeightsMsg m;
   m.version = r.pod<int64_t>();
   m.opponent_id = r.pod<int64_t>();
+  m.grant = r.pod<int64_t>();
   m.config_yaml = r.text();
   m.learner = r.tensor();
   m.opponent = r.tensor();

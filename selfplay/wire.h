@@ -21,6 +21,7 @@ inline constexpr uint32_t kResultTag = 0x52594d31;   // "1MYR"
 struct WeightsMsg {
   int64_t version = 0;      // the learner's policy version (PPO updates so far)
   int64_t opponent_id = 0;  // the pool snapshot the opponent is
+  int64_t grant = 0;        // chunks more the actor may send (flow control)
   std::string config_yaml;  // the server's resolved config (the actor builds env and nets from it)
   torch::Tensor learner;    // [P] float32, flat parameters in ActorCritic::parameters() order
   torch::Tensor opponent;   // [P] float32

@@ -16,23 +16,27 @@ TEST(Elo, ExpectedScoreIsSymmetricAnd400PointsIsTenToOne) {
 TEST(League, RecordMovesBothRatingsZeroSum) {
   League l({Sampler::kUniform, PfspWeighting::kHard, 2.0, 32.0, 1000.0});
   const int64_t first = l.add_snapshot(0);
-  EXPECT_TRUE(l.record(first, 1.0));  // equal ratings: +16 / -16
-  EXPECT_DOUBLE_EQ(l.learner_rating(), 1016.0);
-  EXPECT_DOUBLE_EQ(l.find(first)->rating, 984.0);
-  EXPECT_FALSE(l.record(99, 1.0));  // unknown opponent: ignored
-  EXPECT_DOUBLE_EQ(l.learner_rating(), 1016.0);
+  // A match of 4 games, score (3 + 1/2) / 4 = 0.875 between equals: +K 0.375 = +12 / -12.
+  EXPECT_TRUE(l.record(first, 3, 1, 0));
+  EXPECT_DOUBLE_EQ(l.learner_rating(), 1012.0);
+  EXPECT_DOUBLE_EQ(l.find(first)->rating, 988.0);
+  EXPECT_EQ(l.find(first)->games, 4);
+  EXPECT_DOUBLE_EQ(l.find(first)->learner_score, 3.5);
+  EXPECT_FALSE(l.record(99, 1, 0, 0));  // unknown opponent: ignored
+  EXPECT_FALSE(l.record(first, 0, 0, 0));  // no games: nothing
+  EXPECT_DOUBLE_EQ(l.learner_rating(), 1012.0);
   // A snapshot inherits the learner's rating; a draw between equals moves nothing.
   const int64_t second = l.add_snapshot(5);
-  EXPECT_DOUBLE_EQ(l.find(second)->rating, 1016.0);
-  l.record(second, 0.5);
-  EXPECT_DOUBLE_EQ(l.learner_rating(), 1016.0);
-  EXPECT_EQ(l.find(second)->games, 1);
+  EXPECT_DOUBLE_EQ(l.find(second)->rating, 1012.0);
+  l.record(second, 1, 0, 1);
+  EXPECT_DOUBLE_EQ(l.learner_rating(), 1012.0);
+  EXPECT_EQ(l.find(second)->games, 2);
 }
 
 TEST(League, WinningEveryGameRaisesTheGapPast200) {
   League l({Sampler::kUniform, PfspWeighting::kHard, 2.0, 16.0, 1000.0});
   const int64_t first = l.add_snapshot(0);
-  for (int k = 0; k < 200; ++k) l.record(first, k % 10 == 0 ? 0.5 : 1.0);
+  for (int k = 0; k < 200; ++k) l.record(first, 9, 1, 0);
   EXPECT_GT(l.learner_rating() - l.find(first)->rating, 200.0);
 }
 
@@ -44,7 +48,7 @@ TEST(League, SamplersLatestUniformPfsp) {
     League l({s, PfspWeighting::kHard, 2.0, 16.0, 1000.0});
     for (int v = 0; v < 3; ++v) l.add_snapshot(v * 5);
     // The learner always beats snapshot 0, never snapshot 1; snapshot 2 is unplayed.
-    for (int k = 0; k < 50; ++k) l.record(0, 1.0), l.record(1, 0.0);
+    l.record(0, 50, 0, 0), l.record(1, 0, 0, 50);
     std::vector<int> counts(3, 0);
     for (int k = 0; k < 3000; ++k) ++counts[l.sample(rng)];
     if (s == Sampler::kLatest) {
@@ -63,7 +67,7 @@ TEST(League, SamplersLatestUniformPfsp) {
 TEST(League, VarianceWeightingPrefersEvenOpponents) {
   League l({Sampler::kPfsp, PfspWeighting::kVariance, 2.0, 16.0, 1000.0});
   for (int v = 0; v < 3; ++v) l.add_snapshot(v);
-  for (int k = 0; k < 50; ++k) l.record(0, 1.0), l.record(1, 0.0), l.record(2, k % 2 ? 1.0 : 0.0);
+  l.record(0, 50, 0, 0), l.record(1, 0, 0, 50), l.record(2, 25, 0, 25);
   const auto w = l.pfsp_weights();
   EXPECT_GT(w[2], 10 * w[0]);
   EXPECT_GT(w[2], 10 * w[1]);
@@ -74,8 +78,8 @@ TEST(League, StateRoundTrips) {
   League a({Sampler::kPfsp, PfspWeighting::kHard, 2.0, 16.0, 1000.0});
   a.add_snapshot(0);
   a.add_snapshot(5);
-  a.record(0, 1.0);
-  a.record(1, 0.5);
+  a.record(0, 1, 0, 0);
+  a.record(1, 0, 1, 0);
   League b;
   b.load_state(a.state());
   EXPECT_EQ(b.state(), a.state());

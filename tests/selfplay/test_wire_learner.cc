@@ -52,9 +52,10 @@ TEST(Wire, MessagesRoundTrip) {
   EXPECT_EQ(n.wins, 10);
   EXPECT_EQ(n.losses, 2);
   EXPECT_EQ(n.draws, 5);
-  WeightsMsg w{4, 2, "env: {}\n", torch::randn({10}), torch::randn({10})};
+  WeightsMsg w{4, 2, 3, "env: {}\n", torch::randn({10}), torch::randn({10})};
   const WeightsMsg x = decode_weights(encode(w));
   EXPECT_EQ(x.config_yaml, w.config_yaml);
+  EXPECT_EQ(x.grant, 3);
   EXPECT_TRUE(torch::equal(x.opponent, w.opponent));
 }
 
@@ -85,7 +86,7 @@ TEST(SelfPlayLearner, UpdatesSnapshotsAndResumes) {
   EXPECT_EQ(l.version(), 4);
   EXPECT_EQ(l.league().snapshots().size(), 3u);  // versions 0, 2, 4
   EXPECT_FALSE(torch::equal(l.weights(rng).learner, w0.learner));
-  l.league().record(0, 1.0);
+  l.league().record(0, 1, 0, 0);
 
   testing_util::TempDir dir("selfplay");
   const std::string path = dir.path() + "/server.pt";
