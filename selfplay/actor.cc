@@ -133,8 +133,20 @@ int run_actor(const ActorOptions& o) {
   const learner::ActionAdapter to_env(spec.action_space, device);
 
   int64_t chunks = 0, sent = 0;
+  std::string repeated;  // repeat_chunk: the first chunk's bytes
   bool have_grant = true;
   while (have_grant) {
+    if (!repeated.empty()) {
+      sent += client.send(server::FrameType::Chunk, repeated) ? 1 : 0;
+      ++chunks;
+      {
+        std::lock_guard<std::mutex> lock(inbox.mu);
+        if (inbox.connection == session) --inbox.credits;
+      }
+      std::optional<WeightsMsg> ignored;
+      have_grant = wait_for_grant(ignored);
+      continue;
+    }
     load_flat_parameters(mine, w.learner.to(device));
     load_flat_parameters(theirs, w.opponent.to(device));
     learner::CollectInputs in{{}, env.get(), &gen, start, 0};
@@ -164,7 +176,8 @@ int run_actor(const ActorOptions& o) {
     }
     ++chunks;
     // At most once: a chunk collected across a lost connection is dropped here or by the server.
-    if (client.send(server::FrameType::Chunk, encode(c))) {
+    if (o.repeat_chunk) repeated = encode(c);
+    if (client.send(server::FrameType::Chunk, o.repeat_chunk ? repeated : encode(c))) {
       ++sent;
       client.send(server::FrameType::MatchResult, encode(m));
     }

@@ -20,6 +20,9 @@ struct ActorOptions {
   int64_t envs = 0;                          // 0: the server's serve.num_envs (or env.num_envs)
   uint64_t seed = 0;                         // 0: from the id and the clock
   double max_seconds = 0;                    // 0: until SIGINT/SIGTERM
+  // A transport benchmark (with `myriad serve --no-train`): collect one chunk, then send the
+  // same bytes for every grant without stepping envs.
+  bool repeat_chunk = false;
 };
 
 // Returns the exit status: 0 stopped by a signal or max_seconds, 1 refused by the server (a wrong

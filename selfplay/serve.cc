@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <csignal>
 #include <deque>
@@ -15,6 +16,7 @@
 #include <set>
 
 #include "learner/run_dir.h"
+#include "selfplay/evaluate.h"
 #include "selfplay/learner.h"
 #include "server/auth.h"
 #include "server/server.h"
@@ -126,6 +128,7 @@ int run_serve(const ServeOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   auto last_print = start;
   int64_t updates_here = 0, steps_here = 0;
+  auto first_chunk = start;  // throughput is counted from the first chunk received
   const auto send_weights = [&](uint64_t conn, int64_t grant) {
     WeightsMsg w = learner.weights(rng);
     w.grant = grant;
@@ -194,6 +197,7 @@ int run_serve(const ServeOptions& o) {
       top_up(false, 0);
       continue;
     }
+    if (chunk_bytes == 0) first_chunk = std::chrono::steady_clock::now();
     chunk_bytes += static_cast<int64_t>(e.frame.payload.size());
     const int64_t lag = learner.version() - m.version;
     ++lag_histogram[lag];
@@ -207,6 +211,14 @@ int run_serve(const ServeOptions& o) {
     batch_lag_max = std::max(batch_lag_max, lag);
     batch.push_back(std::move(m));
     if (static_cast<int64_t>(batch.size()) < sc.chunks_per_update) continue;
+    if (!o.train) {
+      for (const ChunkMsg& c : batch) steps_here += c.steps();
+      chunks_used += static_cast<int64_t>(batch.size());
+      batch.clear();
+      batch_lag_sum = batch_lag_max = 0;
+      top_up(false, 0);
+      continue;
+    }
 
     const UpdateFigures f = learner.update(batch);
     ++updates_here;
@@ -216,7 +228,7 @@ int run_serve(const ServeOptions& o) {
     batch.clear();
     batch_lag_sum = batch_lag_max = 0;
     top_up(true, 0);
-    const double wall = seconds_since(start);
+    const double wall = seconds_since(first_chunk);
     const auto& pool = learner.league().snapshots();
     csv << learner.version() << "," << learner.env_steps() << "," << wall << ","
         << steps_here / std::max(wall, 1e-9) << "," << chunk_bytes << "," << chunks_used << ","
@@ -235,11 +247,29 @@ int run_serve(const ServeOptions& o) {
                 << " actors, " << chunks_dropped << " chunks dropped" << std::endl;
     }
   }
-  learner.save(ckpt);
-  const double wall = seconds_since(start);
+  if (o.train) learner.save(ckpt);
+  const double wall = seconds_since(start), busy = seconds_since(first_chunk);
   const server::ServerCounters sc_counters = srv.counters();
   srv.stop();
 
+  // The Elo table's claim checked head to head: the latest policy against the first snapshot.
+  nlohmann::json head_to_head = nullptr;
+  if (o.train && config.run.eval_episodes > 0) {
+    const MatchTally m = play_match(config, learner.weights(rng).learner,
+                                    learner.snapshot_parameters(learner.league().snapshots().front().id),
+                                    config.run.eval_episodes, config.run.seed + 1000003);
+    const double x = m.score();
+    head_to_head = {{"episodes", config.run.eval_episodes},
+                    {"wins", m.wins},
+                    {"draws", m.draws},
+                    {"losses", m.losses},
+                    {"score", x},
+                    {"elo_gap_implied", x > 0 && x < 1 ? 400.0 * std::log10(x / (1.0 - x)) : NAN}};
+    std::cout << std::fixed << std::setprecision(3) << "myriad serve: latest (v"
+              << learner.version() << ") vs first snapshot over " << config.run.eval_episodes
+              << " episodes: " << m.wins << " wins, " << m.draws << " draws, " << m.losses
+              << " losses, score " << x << std::endl;
+  }
   nlohmann::json pool = nlohmann::json::array();
   for (const Snapshot& s : learner.league().snapshots())
     pool.push_back({{"id", s.id},
@@ -255,9 +285,11 @@ int run_serve(const ServeOptions& o) {
       {"env_steps", learner.env_steps()},
       {"updates_this_session", updates_here},
       {"wall_seconds", wall},
-      {"steps_per_second", steps_here / std::max(wall, 1e-9)},
+      {"trained", o.train},
+      {"seconds_from_first_chunk", busy},
+      {"steps_per_second", steps_here / std::max(busy, 1e-9)},
       {"chunk_bytes", chunk_bytes},
-      {"chunk_bytes_per_second", chunk_bytes / std::max(wall, 1e-9)},
+      {"chunk_bytes_per_second", chunk_bytes / std::max(busy, 1e-9)},
       {"chunks_used", chunks_used},
       {"chunks_dropped", chunks_dropped},
       {"chunks_malformed", malformed},
@@ -265,6 +297,7 @@ int run_serve(const ServeOptions& o) {
       {"lag_histogram", lags},
       {"max_lag", sc.max_lag},
       {"elo_learner", learner.league().learner_rating()},
+      {"latest_vs_first", head_to_head},
       {"pool", pool},
       {"connects", connects},
       {"server",

@@ -19,6 +19,9 @@ struct ServeOptions {
   std::string secret_env = "MYRIAD_SECRET";  // the environment variable holding it
   int64_t max_updates = 0;                   // 0: until run.total_env_steps
   double max_seconds = 0;                    // 0: no wall-clock limit
+  // false: a transport benchmark; chunks are received, decoded and counted, then discarded
+  // (no PPO update, the version stays), and more are granted at once.
+  bool train = true;
 };
 
 // Runs until run.total_env_steps env steps were trained on, max_updates, max_seconds, or SIGINT/

@@ -43,6 +43,8 @@ void add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-updates", o->max_updates, "Stop after this many updates (0: no limit)");
   cmd->add_option("--max-seconds", o->max_seconds, "Stop after this many seconds (0: no limit)");
+  cmd->add_flag("--no-train{false}", o->train,
+                "Transport benchmark: receive, decode and count chunks, never update");
   cmd->callback([o] {
     const int rc = selfplay::run_serve(*o);
     if (rc != 0) throw CLI::RuntimeError(rc);
@@ -64,6 +66,8 @@ void add_actor_command(CLI::App& app) {
   cmd->add_option("--secret-env", o->secret_env, "Environment variable holding the secret")
       ->capture_default_str();
   cmd->add_option("--max-seconds", o->max_seconds, "Stop after this many seconds (0: no limit)");
+  cmd->add_flag("--repeat-chunk", o->repeat_chunk,
+                "Transport benchmark: collect one chunk, then resend it for every grant");
   cmd->callback([o, connect] {
     split_host_port(*connect, o->host, o->port);
     const int rc = selfplay::run_actor(*o);

@@ -18,7 +18,7 @@ SRC = Path(os.environ.get("MYRIAD_SOURCE_DIR", "."))
 CONFIG = SRC / "configs/sumo_selfplay.yaml"
 TINY = ["env.num_envs=8", "ppo.num_steps=20", "ppo.num_minibatches=2", "ppo.update_epochs=1",
         "ppo.hidden_sizes=[16,16]", "serve.chunks_per_update=2", "serve.snapshot_every=2",
-        "run.checkpoint_every=2", "run.log_every_seconds=0.5", "run.total_env_steps=1000000000"]
+        "run.checkpoint_every=2", "run.eval_episodes=20", "run.log_every_seconds=0.5", "run.total_env_steps=1000000000"]
 SECRET = "0123456789abcdef0123456789abcdef"
 
 
