@@ -72,8 +72,7 @@ int run_actor(const ActorOptions& o) {
     }
   };
   cb.on_disconnected = [&](const std::string& reason) {
-    std::cout << "myriad actor " << o.id << ": disconnected (" << reason << ")"
-              << std::endl;
+    std::cout << "myriad actor " << o.id << ": disconnected (" << reason << ")" << std::endl;
   };
   cb.on_fatal = [&](const std::string& reason) {
     std::cerr << "myriad actor " << o.id << ": refused: " << reason << std::endl;
@@ -83,9 +82,10 @@ int run_actor(const ActorOptions& o) {
   client.start();
   const auto start = std::chrono::steady_clock::now();
   const auto out_of_time = [&] {
-    return g_stop || (o.max_seconds > 0 &&
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                              .count() >= o.max_seconds);
+    return g_stop ||
+           (o.max_seconds > 0 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+                o.max_seconds);
   };
   // Blocks until weights of the current connection are in; nullopt when stopping or refused.
   // Waits for a granted chunk (connected, weights in); takes the newest weights if any came.
@@ -109,15 +109,14 @@ int run_actor(const ActorOptions& o) {
   const int64_t n = o.envs > 0                  ? o.envs
                     : config.serve.num_envs > 0 ? config.serve.num_envs
                                                 : config.env.num_envs;
-  const uint64_t seed =
-      o.seed ? o.seed
-             : (std::hash<std::string>{}(o.id) ^
-                static_cast<uint64_t>(start.time_since_epoch().count())) >>
-                   2;  // envs take seeds below 2**63
+  const uint64_t seed = o.seed ? o.seed
+                               : (std::hash<std::string>{}(o.id) ^
+                                  static_cast<uint64_t>(start.time_since_epoch().count())) >>
+                                     2;  // envs take seeds below 2**63
   if (config.run.threads > 0) myriad::set_cpu_threads(config.run.threads);
   torch::set_num_threads(std::max(config.run.learner_threads, 1));
-  auto env = envs::make(config.env.id, n, resolve_device_id(o.device), seed,
-                        config.env.options, learner::env_text_options(config.env));
+  auto env = envs::make(config.env.id, n, resolve_device_id(o.device), seed, config.env.options,
+                        learner::env_text_options(config.env));
   const torch::Device device = env->buffers().obs.device();
   const EnvSpec& spec = env->spec();
   const std::vector<learner::Team> teams = learner::make_teams(spec, config.agents, device);

@@ -27,9 +27,10 @@ MatchTally play_match(const learner::TrainConfig& config, const torch::Tensor& l
   at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
   const learner::ActionAdapter to_env(spec.action_space, torch::kCPU);
   const auto& buf = env->buffers();
-  torch::Tensor actions = spec.action_space.is_discrete()
-                              ? torch::zeros({episodes, spec.num_agents}, torch::kInt)
-                              : torch::zeros({episodes, spec.num_agents, spec.action_space.flat_size()});
+  torch::Tensor actions =
+      spec.action_space.is_discrete()
+          ? torch::zeros({episodes, spec.num_agents}, torch::kInt)
+          : torch::zeros({episodes, spec.num_agents, spec.action_space.flat_size()});
   std::vector<bool> finished(episodes, false);
   int64_t remaining = episodes;
   for (int64_t t = 0; t < spec.max_episode_steps && remaining > 0; ++t) {

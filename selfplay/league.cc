@@ -22,8 +22,7 @@ PfspWeighting pfsp_weighting_from_name(const std::string& name) {
   throw std::invalid_argument("unknown PFSP weighting '" + name + "' (valid: hard, variance)");
 }
 
-League::League(LeagueOptions options)
-    : options_(options), learner_rating_(options.elo_initial) {}
+League::League(LeagueOptions options) : options_(options), learner_rating_(options.elo_initial) {}
 
 int64_t League::add_snapshot(int64_t version) {
   Snapshot s;
@@ -41,12 +40,12 @@ const Snapshot* League::find(int64_t id) const {
 }
 
 bool League::record(int64_t opponent, int64_t wins, int64_t draws, int64_t losses) {
-  auto it = std::find_if(pool_.begin(), pool_.end(),
-                         [&](const Snapshot& s) { return s.id == opponent; });
+  auto it =
+      std::find_if(pool_.begin(), pool_.end(), [&](const Snapshot& s) { return s.id == opponent; });
   const int64_t games = wins + draws + losses;
   if (it == pool_.end() || games <= 0 || wins < 0 || draws < 0 || losses < 0) return false;
-  const double score = (static_cast<double>(wins) + 0.5 * static_cast<double>(draws)) /
-                       static_cast<double>(games);
+  const double score =
+      (static_cast<double>(wins) + 0.5 * static_cast<double>(draws)) / static_cast<double>(games);
   const double delta = options_.elo_k * (score - elo_expected(learner_rating_, it->rating));
   learner_rating_ += delta;
   it->rating -= delta;

@@ -46,8 +46,9 @@ void load_flat_parameters(ActorCritic& policy, const torch::Tensor& flat) {
 void check_selfplay(const TrainConfig& c) {
   const EnvSpec spec = learner::configured_spec(c);
   if (!spec.multi_agent() || spec.team_names.size() < 2)
-    throw std::invalid_argument("config key 'env.id': self-play needs an env of two or more teams; " +
-                                spec.id + " has " + std::to_string(spec.team_names.size()));
+    throw std::invalid_argument(
+        "config key 'env.id': self-play needs an env of two or more teams; " + spec.id + " has " +
+        std::to_string(spec.team_names.size()));
   if (!c.agents.random_teams.empty())
     throw std::invalid_argument(
         "config key 'agents.random_teams': self-play draws every opponent from the pool; leave "
@@ -119,8 +120,8 @@ UpdateFigures SelfPlayLearner::update(const std::vector<ChunkMsg>& chunks) {
                            r);
   const learner::LrSchedule schedule = learner::lr_schedule_from_name(c.lr_schedule);
   if (schedule != learner::LrSchedule::kKlAdaptive)
-    optimizer_.set_lr(learner::scheduled_lr(schedule, c.learning_rate, env_steps_,
-                                            cfg_.run.total_env_steps));
+    optimizer_.set_lr(
+        learner::scheduled_lr(schedule, c.learning_rate, env_steps_, cfg_.run.total_env_steps));
   const torch::Tensor m =
       learner::ppo_update({policy_, &optimizer_, &c, schedule, &gen_, nullptr}, r);
   ++version_;
@@ -185,8 +186,8 @@ void SelfPlayLearner::load(const std::string& path) {
   const TrainConfig saved = learner::parse_config(learner::read_string(a, "config"), {});
   if (saved.env.id != cfg_.env.id || saved.ppo.hidden_sizes != cfg_.ppo.hidden_sizes ||
       saved.ppo.activation != cfg_.ppo.activation)
-    throw std::invalid_argument(path + ": a checkpoint of another env or network (" +
-                                saved.env.id + ")");
+    throw std::invalid_argument(path + ": a checkpoint of another env or network (" + saved.env.id +
+                                ")");
   load_flat_parameters(policy_, read_tensor(a, "params"));
   std::vector<torch::Tensor> adam;
   for (size_t k = 0; k < optimizer_.state().size(); ++k)

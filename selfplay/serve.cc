@@ -68,7 +68,8 @@ int run_serve(const ServeOptions& o) {
   std::vector<std::string> overrides = o.overrides;
   learner::TrainConfig config = learner::load_config(o.config, overrides);
   check_selfplay(config);
-  const std::string secret = server::load_secret(o.secret_file, o.secret_file.empty() ? o.secret_env : "");
+  const std::string secret =
+      server::load_secret(o.secret_file, o.secret_file.empty() ? o.secret_env : "");
   std::string dir = o.out;
   if (dir.empty())
     dir = learner::claim_run_dir("", std::filesystem::path(o.config).stem().string(), o.resume,
@@ -79,8 +80,8 @@ int run_serve(const ServeOptions& o) {
   SelfPlayLearner learner(config);
   if (!o.resume.empty()) {
     learner.load(o.resume);
-    std::cout << "myriad serve: resumed " << o.resume << " at version " << learner.version()
-              << " (" << learner.league().snapshots().size() << " snapshots)" << std::endl;
+    std::cout << "myriad serve: resumed " << o.resume << " at version " << learner.version() << " ("
+              << learner.league().snapshots().size() << " snapshots)" << std::endl;
   }
   const learner::ServeConfig& sc = config.serve;
   std::mt19937_64 rng(config.run.seed * 7919 + learner.version());
@@ -242,9 +243,10 @@ int run_serve(const ServeOptions& o) {
       last_print = std::chrono::steady_clock::now();
       std::cout << std::fixed << std::setprecision(1) << "myriad serve: version "
                 << learner.version() << ", " << learner.env_steps() << " env steps, "
-                << steps_here / std::max(wall, 1e-9) << " steps/s, elo " << learner.league().learner_rating()
-                << " (first snapshot " << pool.front().rating << "), " << actors.size()
-                << " actors, " << chunks_dropped << " chunks dropped" << std::endl;
+                << steps_here / std::max(wall, 1e-9) << " steps/s, elo "
+                << learner.league().learner_rating() << " (first snapshot " << pool.front().rating
+                << "), " << actors.size() << " actors, " << chunks_dropped << " chunks dropped"
+                << std::endl;
     }
   }
   if (o.train) learner.save(ckpt);
@@ -255,9 +257,10 @@ int run_serve(const ServeOptions& o) {
   // The Elo table's claim checked head to head: the latest policy against the first snapshot.
   nlohmann::json head_to_head = nullptr;
   if (o.train && config.run.eval_episodes > 0) {
-    const MatchTally m = play_match(config, learner.weights(rng).learner,
-                                    learner.snapshot_parameters(learner.league().snapshots().front().id),
-                                    config.run.eval_episodes, config.run.seed + 1000003);
+    const MatchTally m =
+        play_match(config, learner.weights(rng).learner,
+                   learner.snapshot_parameters(learner.league().snapshots().front().id),
+                   config.run.eval_episodes, config.run.seed + 1000003);
     const double x = m.score();
     head_to_head = {{"episodes", config.run.eval_episodes},
                     {"wins", m.wins},
@@ -279,39 +282,37 @@ int run_serve(const ServeOptions& o) {
                     {"learner_score", s.learner_score}});
   nlohmann::json lags = nlohmann::json::object();
   for (const auto& [lag, n] : lag_histogram) lags[std::to_string(lag)] = n;
-  const nlohmann::json summary = {
-      {"env", config.env.id},
-      {"version", learner.version()},
-      {"env_steps", learner.env_steps()},
-      {"updates_this_session", updates_here},
-      {"wall_seconds", wall},
-      {"trained", o.train},
-      {"seconds_from_first_chunk", busy},
-      {"steps_per_second", steps_here / std::max(busy, 1e-9)},
-      {"chunk_bytes", chunk_bytes},
-      {"chunk_bytes_per_second", chunk_bytes / std::max(busy, 1e-9)},
-      {"chunks_used", chunks_used},
-      {"chunks_dropped", chunks_dropped},
-      {"chunks_malformed", malformed},
-      {"games", results},
-      {"lag_histogram", lags},
-      {"max_lag", sc.max_lag},
-      {"elo_learner", learner.league().learner_rating()},
-      {"latest_vs_first", head_to_head},
-      {"pool", pool},
-      {"connects", connects},
-      {"server",
-       {{"authenticated", sc_counters.authenticated},
-        {"rejected_auth", sc_counters.rejected_auth},
-        {"bytes_in", sc_counters.bytes_in},
-        {"bytes_out", sc_counters.bytes_out}}},
-      {"checkpoint", ckpt}};
+  const nlohmann::json summary = {{"env", config.env.id},
+                                  {"version", learner.version()},
+                                  {"env_steps", learner.env_steps()},
+                                  {"updates_this_session", updates_here},
+                                  {"wall_seconds", wall},
+                                  {"trained", o.train},
+                                  {"seconds_from_first_chunk", busy},
+                                  {"steps_per_second", steps_here / std::max(busy, 1e-9)},
+                                  {"chunk_bytes", chunk_bytes},
+                                  {"chunk_bytes_per_second", chunk_bytes / std::max(busy, 1e-9)},
+                                  {"chunks_used", chunks_used},
+                                  {"chunks_dropped", chunks_dropped},
+                                  {"chunks_malformed", malformed},
+                                  {"games", results},
+                                  {"lag_histogram", lags},
+                                  {"max_lag", sc.max_lag},
+                                  {"elo_learner", learner.league().learner_rating()},
+                                  {"latest_vs_first", head_to_head},
+                                  {"pool", pool},
+                                  {"connects", connects},
+                                  {"server",
+                                   {{"authenticated", sc_counters.authenticated},
+                                    {"rejected_auth", sc_counters.rejected_auth},
+                                    {"bytes_in", sc_counters.bytes_in},
+                                    {"bytes_out", sc_counters.bytes_out}}},
+                                  {"checkpoint", ckpt}};
   std::ofstream(std::filesystem::path(dir) / "summary.json") << summary.dump(2) << "\n";
   std::cout << std::fixed << std::setprecision(1) << "myriad serve: stopped at version "
             << learner.version() << " (" << learner.env_steps() << " env steps); elo "
             << learner.league().learner_rating() << " vs first snapshot "
-            << learner.league().snapshots().front().rating << "; checkpoint " << ckpt
-            << std::endl;
+            << learner.league().snapshots().front().rating << "; checkpoint " << ckpt << std::endl;
   return 0;
 }
 

@@ -11,11 +11,11 @@
 namespace myriad::selfplay {
 
 struct ServeOptions {
-  std::string config;                  // YAML config path
-  std::vector<std::string> overrides;  // key.path=value
-  std::string out;                     // run folder (serve.csv, summary.json, checkpoints/)
-  std::string resume;                  // a server checkpoint to continue from
-  std::string secret_file;             // the shared secret's file, or
+  std::string config;                        // YAML config path
+  std::vector<std::string> overrides;        // key.path=value
+  std::string out;                           // run folder (serve.csv, summary.json, checkpoints/)
+  std::string resume;                        // a server checkpoint to continue from
+  std::string secret_file;                   // the shared secret's file, or
   std::string secret_env = "MYRIAD_SECRET";  // the environment variable holding it
   int64_t max_updates = 0;                   // 0: until run.total_env_steps
   double max_seconds = 0;                    // 0: no wall-clock limit

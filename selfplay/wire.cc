@@ -136,8 +136,8 @@ ChunkMsg decode_chunk(const std::string& payload) {
   ChunkMsg m;
   m.version = r.pod<int64_t>();
   m.opponent_id = r.pod<int64_t>();
-  for (torch::Tensor* t : {&m.obs, &m.actions, &m.logprobs, &m.rewards, &m.terminated,
-                           &m.truncated, &m.final_obs, &m.next_obs})
+  for (torch::Tensor* t : {&m.obs, &m.actions, &m.logprobs, &m.rewards, &m.terminated, &m.truncated,
+                           &m.final_obs, &m.next_obs})
     *t = r.tensor();
   r.end();
   // Every [T, B] field agrees with obs [T, B, D]; final_obs is obs-shaped; next_obs [B, D].

@@ -1,9 +1,10 @@
 // myriad serve / myriad actor: self-play over the transport (selfplay/).
+#include "selfplay/serve.h"
+
 #include <stdexcept>
 #include <string>
 
 #include "selfplay/actor.h"
-#include "selfplay/serve.h"
 #include "tools/commands.h"
 
 namespace myriad::tools {
@@ -20,7 +21,8 @@ void split_host_port(const std::string& s, std::string& host, uint16_t& port) {
     throw std::invalid_argument("--connect: expected HOST:PORT, got '" + s + "'");
   host = s.substr(0, colon);
   const int p = std::stoi(s.substr(colon + 1));
-  if (p <= 0 || p > 65535) throw std::invalid_argument("--connect: port out of range in '" + s + "'");
+  if (p <= 0 || p > 65535)
+    throw std::invalid_argument("--connect: port out of range in '" + s + "'");
   port = static_cast<uint16_t>(p);
 }
 

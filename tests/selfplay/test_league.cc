@@ -22,7 +22,7 @@ TEST(League, RecordMovesBothRatingsZeroSum) {
   EXPECT_DOUBLE_EQ(l.find(first)->rating, 988.0);
   EXPECT_EQ(l.find(first)->games, 4);
   EXPECT_DOUBLE_EQ(l.find(first)->learner_score, 3.5);
-  EXPECT_FALSE(l.record(99, 1, 0, 0));  // unknown opponent: ignored
+  EXPECT_FALSE(l.record(99, 1, 0, 0));     // unknown opponent: ignored
   EXPECT_FALSE(l.record(first, 0, 0, 0));  // no games: nothing
   EXPECT_DOUBLE_EQ(l.learner_rating(), 1012.0);
   // A snapshot inherits the learner's rating; a draw between equals moves nothing.

@@ -78,8 +78,8 @@ TEST(SelfPlayLearner, UpdatesSnapshotsAndResumes) {
   EXPECT_EQ(w0.version, 0);
   EXPECT_TRUE(torch::equal(w0.learner, w0.opponent));  // the pool holds the initial policy
   for (int k = 0; k < 4; ++k) {
-    const UpdateFigures f = l.update({random_chunk(16, 8, 8, l.version()),
-                                      random_chunk(16, 8, 8, l.version())});
+    const UpdateFigures f =
+        l.update({random_chunk(16, 8, 8, l.version()), random_chunk(16, 8, 8, l.version())});
     EXPECT_EQ(f.env_steps, 16 * 16);
     EXPECT_TRUE(std::isfinite(f.pg_loss) && std::isfinite(f.v_loss));
   }
