@@ -89,7 +89,7 @@ struct ServeConfig {
   std::string opponents = "pfsp";  // latest, uniform (over the pool) or pfsp
   std::string pfsp_weighting = "hard";  // hard: (1 - x)^p; variance: x (1 - x); x: win rate
   double pfsp_p = 2.0;                  // the exponent of the hard weighting
-  double elo_k = 16.0;                  // Elo K-factor (per finished episode)
+  double elo_k = 32.0;                  // Elo K-factor, per match (the games one chunk finished)
   double elo_initial = 1000.0;          // rating of the first policy
 };
 

@@ -133,16 +133,25 @@ def main():
     ap.add_argument("--transport-seconds", type=float, default=10)
     ap.add_argument("--transport-chunks", type=int, default=16,
                     help="serve.chunks_per_update of the transport run (chunks in flight)")
+    ap.add_argument("--transport-only", action="store_true",
+                    help="only the transport run and the raw socket copy")
     ap.add_argument("overrides", nargs="*", help="key.path=value for the server's config")
     a = ap.parse_args()
     out = Path(a.out or ROOT / f"runs/selfplay-{time.strftime('%Y%m%d-%H%M%S')}")
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, MYRIAD_SECRET=secrets.token_hex(32))
-    s = run_processes(a, out, env, free_port(), a.overrides, [], a.seconds)
+    if not a.transport_only:
+        s = run_processes(a, out, env, free_port(), a.overrides, [], a.seconds)
     t = run_processes(a, out / "transport", env, free_port(),
                       [*a.overrides, f"serve.chunks_per_update={a.transport_chunks}",
                        "--no-train"], ["--repeat-chunk"], a.transport_seconds)
     raw = raw_socket_copy()
+    tsps, tbps = t["steps_per_second"], t["chunk_bytes_per_second"]
+    if a.transport_only:
+        print(f"transport alone (--no-train, --repeat-chunk, {a.transport_chunks} chunks per "
+              f"batch): {tbps / 1e6:,.0f} MB/s of chunks = {tsps:,.0f} env steps/s; raw loopback "
+              f"socket copy {raw / 1e6:,.0f} MB/s (transport/raw = {tbps / raw:.2f})")
+        return
 
     rows = list(csv.DictReader((out / "serve.csv").read_text().splitlines()))
     pool = s["pool"]
@@ -169,7 +178,6 @@ def main():
               f"{float(r['elo_first']):8.1f}")
     svg_curves(rows, out / "elo.svg")
     sps, bps = s["steps_per_second"], s["chunk_bytes_per_second"]
-    tsps, tbps = t["steps_per_second"], t["chunk_bytes_per_second"]
     print(f"\ntraining: {sps:,.0f} learner env steps/s trained, {bps / 1e6:.2f} MB/s of "
           f"trajectory chunks received (2 actors)")
     print(f"transport alone (--no-train, --repeat-chunk, {a.transport_chunks} chunks per batch): "
