@@ -128,7 +128,12 @@ int run_actor(const ActorOptions& o) {
   for (const learner::Team& t : teams)
     rollouts.emplace_back(config.ppo.num_steps, n * t.size(), t.input_dim(), spec.action_space,
                           device, spec.decides_winner);
+  // Sampling draws on the envs' device (on CUDA a clone of its default generator, reseeded).
   at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  if (!device.is_cpu()) {
+    gen = at::globalContext().defaultGenerator(device).clone();
+    gen.set_current_seed(seed);
+  }
   const learner::ActionAdapter to_env(spec.action_space, device);
 
   int64_t chunks = 0, sent = 0;
