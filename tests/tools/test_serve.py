@@ -184,3 +184,28 @@ def test_the_secret_never_comes_from_the_command_line(tmp):
     p = subprocess.run([BIN, "serve", CONFIG, "serve.port=0", "--out", tmp / "run"],
                        capture_output=True, text=True, timeout=30, env=env)
     assert p.returncode == 1 and "MYRIAD_SECRET" in p.stderr, p.stderr
+
+
+def test_chunks_over_max_lag_are_dropped_and_replaced(tmp):
+    # max_lag 0: the chunk each actor collects ahead of an update arrives one version old and is
+    # dropped; its grant goes out again, so training still moves on lag-0 chunks only.
+    port, run = free_port(), tmp / "run"
+    s = serve(tmp, port, "serve.max_lag=0")
+    a1, a2 = actor(tmp, port, "a1"), actor(tmp, port, "a2")
+    procs = [s, a1, a2]
+    try:
+        wait_for(lambda: version(run) >= 4, "4 updates", procs=procs)
+        for a in (a1, a2):
+            assert a.stop() == 0, a.text()
+        assert s.stop() == 0, s.text()
+    finally:
+        for p in procs:
+            if p.p.poll() is None:
+                p.p.kill()
+    summary = json.loads((run / "summary.json").read_text())
+    lags = {int(k): v for k, v in summary["lag_histogram"].items()}
+    assert summary["chunks_dropped"] > 0 and summary["chunks_dropped"] == sum(
+        v for k, v in lags.items() if k > 0)
+    assert summary["chunks_used"] == 2 * summary["version"] <= lags[0]
+    rows = list(csv.DictReader((run / "serve.csv").read_text().splitlines()))
+    assert all(float(r["lag_max"]) == 0 for r in rows)
