@@ -246,6 +246,8 @@ std::vector<Field> fields(TrainConfig& c) {
       number("serve.chunks_per_update", &c.serve.chunks_per_update, positive()),
       number("serve.max_lag", &c.serve.max_lag, non_negative()),
       number("serve.snapshot_every", &c.serve.snapshot_every, positive()),
+      number("serve.max_snapshots", &c.serve.max_snapshots,
+             [](double v) { return v == 0 || v >= 2 ? "" : "must be 0 (no cap) or >= 2"; }),
       text("serve.opponents", &c.serve.opponents, {"latest", "uniform", "pfsp"}),
       text("serve.pfsp_weighting", &c.serve.pfsp_weighting, {"hard", "variance"}),
       number("serve.pfsp_p", &c.serve.pfsp_p, non_negative()),

@@ -86,6 +86,7 @@ struct ServeConfig {
   int64_t chunks_per_update = 2;   // chunks of ppo.num_steps x envs per PPO update
   int64_t max_lag = 2;             // chunks older than this many policy versions are dropped
   int64_t snapshot_every = 5;      // updates between snapshots into the opponent pool
+  int64_t max_snapshots = 0;       // pool cap: past it the oldest but the first goes (0: none)
   std::string opponents = "pfsp";  // latest, uniform (over the pool) or pfsp
   std::string pfsp_weighting = "hard";  // hard: (1 - x)^p; variance: x (1 - x); x: win rate
   double pfsp_p = 2.0;                  // the exponent of the hard weighting

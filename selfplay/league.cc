@@ -33,6 +33,13 @@ int64_t League::add_snapshot(int64_t version) {
   return s.id;
 }
 
+bool League::remove(int64_t id) {
+  auto it = std::find_if(pool_.begin(), pool_.end(), [&](const Snapshot& s) { return s.id == id; });
+  if (it == pool_.end()) return false;
+  pool_.erase(it);
+  return true;
+}
+
 const Snapshot* League::find(int64_t id) const {
   for (const Snapshot& s : pool_)
     if (s.id == id) return &s;

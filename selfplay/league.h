@@ -43,6 +43,8 @@ class League {
 
   // A snapshot of the learner at `version`, rated as the learner is now. Returns its id.
   int64_t add_snapshot(int64_t version);
+  // Removes snapshot `id` (its games stay counted in nobody's table). False if unknown.
+  bool remove(int64_t id);
   // A match of the learner against snapshot `opponent`: the games one chunk finished. Its score
   // is the learner's mean (win 1, draw 1/2, loss 0); both ratings move by K (score - expected),
   // zero-sum. A match without games, or an unknown id, changes nothing (false).

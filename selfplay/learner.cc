@@ -126,8 +126,17 @@ UpdateFigures SelfPlayLearner::update(const std::vector<ChunkMsg>& chunks) {
       learner::ppo_update({policy_, &optimizer_, &c, schedule, &gen_, nullptr}, r);
   ++version_;
   env_steps_ += r.T * r.N;
-  if (version_ % cfg_.serve.snapshot_every == 0)
+  if (version_ % cfg_.serve.snapshot_every == 0) {
     snapshots_[league_.add_snapshot(version_)] = flat_parameters(policy_);
+    // Over the cap: the oldest goes, except the first (the Elo table's reference point).
+    const auto& pool = league_.snapshots();
+    if (cfg_.serve.max_snapshots > 0 &&
+        static_cast<int64_t>(pool.size()) > cfg_.serve.max_snapshots) {
+      const int64_t oldest = pool[1].id;
+      league_.remove(oldest);
+      snapshots_.erase(oldest);
+    }
+  }
   UpdateFigures f;
   f.chunks = static_cast<int64_t>(chunks.size());
   f.env_steps = r.T * r.N;

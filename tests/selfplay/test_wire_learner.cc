@@ -106,6 +106,21 @@ TEST(SelfPlayLearner, UpdatesSnapshotsAndResumes) {
   EXPECT_DOUBLE_EQ(a.pg_loss, b.pg_loss);
 }
 
+TEST(SelfPlayLearner, ThePoolIsCappedKeepingTheFirstSnapshot) {
+  auto cfg = tiny_config();
+  cfg.serve.max_snapshots = 3;
+  SelfPlayLearner l(cfg);
+  for (int k = 0; k < 8; ++k)
+    l.update({random_chunk(16, 8, 8, l.version()), random_chunk(16, 8, 8, l.version())});
+  // Snapshots at versions 0, 2, 4, 6, 8; capped at 3: the first and the two newest.
+  std::vector<int64_t> versions;
+  for (const Snapshot& s : l.league().snapshots()) versions.push_back(s.version);
+  EXPECT_EQ(versions, (std::vector<int64_t>{0, 6, 8}));
+  EXPECT_THROW(l.snapshot_parameters(1), std::out_of_range);
+  EXPECT_NO_THROW(l.snapshot_parameters(0));
+  EXPECT_FALSE(l.league().record(1, 1, 0, 0));  // a match against an evicted snapshot: ignored
+}
+
 TEST(SelfPlayLearner, RefusesConfigsItCannotRun) {
   auto cfg = tiny_config();
   cfg.ppo.normalize_obs = true;
