@@ -45,9 +45,11 @@ void add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-updates", o->max_updates, "Stop after this many updates (0: no limit)");
   cmd->add_option("--max-seconds", o->max_seconds, "Stop after this many seconds (0: no limit)");
-  cmd->add_flag("--no-train{false}", o->train,
+  auto no_train = std::make_shared<bool>(false);
+  cmd->add_flag("--no-train", *no_train,
                 "Transport benchmark: receive, decode and count chunks, never update");
-  cmd->callback([o] {
+  cmd->callback([o, no_train] {
+    o->train = !*no_train;
     const int rc = selfplay::run_serve(*o);
     if (rc != 0) throw CLI::RuntimeError(rc);
   });
