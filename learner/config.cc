@@ -239,6 +239,20 @@ std::vector<Field> fields(TrainConfig& c) {
       flag("eval.record", &c.eval.record),
       number("eval.record_envs", &c.eval.record_envs, positive()),
       number("eval.record_episodes", &c.eval.record_episodes, positive()),
+      text("serve.host", &c.serve.host),
+      number("serve.port", &c.serve.port,
+             [](double v) { return v >= 0 && v <= 65535 ? "" : "must lie in [0, 65535]"; }),
+      number("serve.num_envs", &c.serve.num_envs, non_negative()),
+      number("serve.chunks_per_update", &c.serve.chunks_per_update, positive()),
+      number("serve.max_lag", &c.serve.max_lag, non_negative()),
+      number("serve.snapshot_every", &c.serve.snapshot_every, positive()),
+      number("serve.max_snapshots", &c.serve.max_snapshots,
+             [](double v) { return v == 0 || v >= 2 ? "" : "must be 0 (no cap) or >= 2"; }),
+      text("serve.opponents", &c.serve.opponents, {"latest", "uniform", "pfsp"}),
+      text("serve.pfsp_weighting", &c.serve.pfsp_weighting, {"hard", "variance"}),
+      number("serve.pfsp_p", &c.serve.pfsp_p, non_negative()),
+      number("serve.elo_k", &c.serve.elo_k, positive()),
+      number("serve.elo_initial", &c.serve.elo_initial),
   };
 }
 

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   myriad::tools::add_physics_bench_command(app);
   myriad::tools::add_view_command(app);
   myriad::tools::add_launch_command(app);
+  myriad::tools::add_serve_command(app);
+  myriad::tools::add_actor_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,319 @@
+#include "selfplay/serve.h"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <csignal>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "learner/run_dir.h"
+#include "selfplay/evaluate.h"
+#include "selfplay/learner.h"
+#include "server/auth.h"
+#include "server/server.h"
+
+namespace myriad::selfplay {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop = true; }
+
+// What the server's I/O thread hands the learner thread.
+struct Event {
+  enum Kind { kConnect, kDisconnect, kFrame } kind = kFrame;
+  uint64_t conn = 0;
+  std::string peer;
+  server::Frame frame;
+};
+
+class EventQueue {
+ public:
+  void push(Event e) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      q_.push_back(std::move(e));
+    }
+    cv_.notify_one();
+  }
+  bool pop(Event& e, std::chrono::milliseconds wait) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_for(lock, wait, [this] { return !q_.empty(); })) return false;
+    e = std::move(q_.front());
+    q_.pop_front();
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Event> q_;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& o) {
+  std::vector<std::string> overrides = o.overrides;
+  learner::TrainConfig config = learner::load_config(o.config, overrides);
+  check_selfplay(config);
+  const std::string secret =
+      server::load_secret(o.secret_file, o.secret_file.empty() ? o.secret_env : "");
+  std::string dir = o.out;
+  if (dir.empty())
+    dir = learner::claim_run_dir("", std::filesystem::path(o.config).stem().string(), o.resume,
+                                 false);
+  std::filesystem::create_directories(std::filesystem::path(dir) / "checkpoints");
+  const std::string ckpt = (std::filesystem::path(dir) / "checkpoints" / "server.pt").string();
+
+  SelfPlayLearner learner(config);
+  if (!o.resume.empty()) {
+    learner.load(o.resume);
+    std::cout << "myriad serve: resumed " << o.resume << " at version " << learner.version() << " ("
+              << learner.league().snapshots().size() << " snapshots)" << std::endl;
+  }
+  const learner::ServeConfig& sc = config.serve;
+  std::mt19937_64 rng(config.run.seed * 7919 + learner.version());
+  torch::set_num_threads(std::max(config.run.learner_threads, 1));
+
+  EventQueue events;
+  server::ServerOptions so;
+  so.host = sc.host;
+  so.port = static_cast<uint16_t>(sc.port);
+  server::ServerCallbacks cb;
+  cb.on_connect = [&](uint64_t conn, const server::Peer& peer) {
+    events.push({Event::kConnect, conn, peer.id, {}});
+  };
+  cb.on_disconnect = [&](uint64_t conn, const std::string& reason) {
+    events.push({Event::kDisconnect, conn, reason, {}});
+  };
+  cb.on_frame = [&](uint64_t conn, server::Frame&& f) {
+    events.push({Event::kFrame, conn, "", std::move(f)});
+  };
+  server::Server srv(secret, so, cb);
+  srv.start();
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::cout << "myriad serve: " << config.env.id << ", listening on " << sc.host << ":"
+            << srv.port() << ", run folder " << dir << std::endl;
+
+  std::ofstream csv(std::filesystem::path(dir) / "serve.csv", std::ios::app);
+  if (csv.tellp() == 0)
+    csv << "version,env_steps,wall_seconds,steps_per_second,chunk_bytes,chunks_used,"
+           "chunks_dropped,lag_mean,lag_max,elo_learner,elo_first,pool,actors,policy_loss,"
+           "value_loss,entropy,approx_kl\n";
+
+  // Flow control: an actor sends only the chunks granted to it (Weights.grant). The server keeps
+  // chunks_per_update chunks in the batch or granted, plus one ahead per connected actor, so the
+  // actors keep collecting while the learner updates and nothing piles up unread.
+  struct ActorState {
+    std::string id;
+    int64_t outstanding = 0;  // granted, not yet received
+  };
+  std::map<uint64_t, ActorState> actors;  // by connection
+  std::vector<ChunkMsg> batch;
+  std::map<int64_t, int64_t> lag_histogram;  // lag (versions) -> chunks received
+  int64_t chunks_used = 0, chunks_dropped = 0, malformed = 0, results = 0, connects = 0;
+  int64_t chunk_bytes = 0, batch_lag_sum = 0, batch_lag_max = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto last_print = start;
+  int64_t updates_here = 0, steps_here = 0;
+  auto first_chunk = start;  // throughput is counted from the first chunk received
+  const auto send_weights = [&](uint64_t conn, int64_t grant) {
+    WeightsMsg w = learner.weights(rng);
+    w.grant = grant;
+    srv.send(conn, server::FrameType::Weights, encode(w));
+  };
+  // Grants chunks up to the target, each to the actor owing the fewest; sends Weights to those
+  // granted some, to every actor when `everyone` (new weights), and to `also`.
+  const auto top_up = [&](bool everyone, uint64_t also) {
+    int64_t have = static_cast<int64_t>(batch.size());
+    for (const auto& [conn, a] : actors) have += a.outstanding;
+    const int64_t want = sc.chunks_per_update + static_cast<int64_t>(actors.size());
+    std::map<uint64_t, int64_t> grants;
+    for (; have < want && !actors.empty(); ++have) {
+      auto least = actors.begin();
+      for (auto it = actors.begin(); it != actors.end(); ++it)
+        if (it->second.outstanding < least->second.outstanding) least = it;
+      ++least->second.outstanding;
+      ++grants[least->first];
+    }
+    for (const auto& [conn, a] : actors)
+      if (everyone || grants.count(conn) || conn == also) send_weights(conn, grants[conn]);
+  };
+  const auto finished = [&] {
+    if (g_stop) return true;
+    if (learner.env_steps() >= config.run.total_env_steps) return true;
+    if (o.max_updates > 0 && updates_here >= o.max_updates) return true;
+    return o.max_seconds > 0 && seconds_since(start) >= o.max_seconds;
+  };
+
+  while (!finished()) {
+    Event e;
+    if (!events.pop(e, std::chrono::milliseconds(100))) continue;
+    if (e.kind == Event::kConnect) {
+      actors[e.conn] = {e.peer, 0};
+      ++connects;
+      std::cout << "myriad serve: actor '" << e.peer << "' connected (conn " << e.conn << ", "
+                << actors.size() << " connected)" << std::endl;
+      top_up(false, e.conn);
+      continue;
+    }
+    if (e.kind == Event::kDisconnect) {
+      std::cout << "myriad serve: actor '" << actors[e.conn].id << "' left (conn " << e.conn
+                << "): " << e.peer << std::endl;
+      actors.erase(e.conn);  // what it owed is lost: granted to the others instead
+      top_up(false, 0);
+      continue;
+    }
+    if (e.frame.type == server::FrameType::MatchResult) {
+      try {
+        const MatchResultMsg m = decode_result(e.frame.payload);
+        if (learner.league().record(m.opponent_id, m.wins, m.draws, m.losses))
+          results += m.wins + m.draws + m.losses;
+      } catch (const std::invalid_argument&) {
+        ++malformed;
+      }
+      continue;
+    }
+    if (e.frame.type != server::FrameType::Chunk) continue;
+    auto owner = actors.find(e.conn);
+    if (owner != actors.end() && owner->second.outstanding > 0) --owner->second.outstanding;
+    ChunkMsg m;
+    try {
+      m = decode_chunk(e.frame.payload);
+    } catch (const std::invalid_argument&) {
+      ++malformed;
+      top_up(false, 0);
+      continue;
+    }
+    if (chunk_bytes == 0) first_chunk = std::chrono::steady_clock::now();
+    chunk_bytes += static_cast<int64_t>(e.frame.payload.size());
+    const int64_t lag = learner.version() - m.version;
+    ++lag_histogram[lag];
+    // Too old, or from a future this server never had (it restarted from an older checkpoint).
+    if (lag > sc.max_lag || lag < 0) {
+      ++chunks_dropped;
+      top_up(false, 0);
+      continue;
+    }
+    batch_lag_sum += lag;
+    batch_lag_max = std::max(batch_lag_max, lag);
+    batch.push_back(std::move(m));
+    if (static_cast<int64_t>(batch.size()) < sc.chunks_per_update) continue;
+    if (!o.train) {
+      for (const ChunkMsg& c : batch) steps_here += c.steps();
+      chunks_used += static_cast<int64_t>(batch.size());
+      batch.clear();
+      batch_lag_sum = batch_lag_max = 0;
+      top_up(false, 0);
+      continue;
+    }
+
+    const UpdateFigures f = learner.update(batch);
+    ++updates_here;
+    steps_here += f.env_steps;
+    chunks_used += f.chunks;
+    const double lag_mean = static_cast<double>(batch_lag_sum) / f.chunks;
+    batch.clear();
+    batch_lag_sum = batch_lag_max = 0;
+    top_up(true, 0);
+    const double wall = seconds_since(first_chunk);
+    const auto& pool = learner.league().snapshots();
+    csv << learner.version() << "," << learner.env_steps() << "," << wall << ","
+        << steps_here / std::max(wall, 1e-9) << "," << chunk_bytes << "," << chunks_used << ","
+        << chunks_dropped << "," << lag_mean << "," << batch_lag_max << ","
+        << learner.league().learner_rating() << "," << pool.front().rating << "," << pool.size()
+        << "," << actors.size() << "," << f.pg_loss << "," << f.v_loss << "," << f.entropy << ","
+        << f.approx_kl << std::endl;
+    if (config.run.checkpoint_every > 0 && learner.version() % config.run.checkpoint_every == 0)
+      learner.save(ckpt);
+    if (seconds_since(last_print) >= config.run.log_every_seconds) {
+      last_print = std::chrono::steady_clock::now();
+      std::cout << std::fixed << std::setprecision(1) << "myriad serve: version "
+                << learner.version() << ", " << learner.env_steps() << " env steps, "
+                << steps_here / std::max(wall, 1e-9) << " steps/s, elo "
+                << learner.league().learner_rating() << " (first snapshot " << pool.front().rating
+                << "), " << actors.size() << " actors, " << chunks_dropped << " chunks dropped"
+                << std::endl;
+    }
+  }
+  if (o.train) learner.save(ckpt);
+  const double wall = seconds_since(start), busy = seconds_since(first_chunk);
+  const server::ServerCounters sc_counters = srv.counters();
+  srv.stop();
+
+  // The Elo table's claim checked head to head: the latest policy against the first snapshot.
+  nlohmann::json head_to_head = nullptr;
+  if (o.train && config.run.eval_episodes > 0) {
+    const MatchTally m =
+        play_match(config, learner.weights(rng).learner,
+                   learner.snapshot_parameters(learner.league().snapshots().front().id),
+                   config.run.eval_episodes, config.run.seed + 1000003);
+    const double x = m.score();
+    head_to_head = {{"episodes", config.run.eval_episodes},
+                    {"wins", m.wins},
+                    {"draws", m.draws},
+                    {"losses", m.losses},
+                    {"score", x},
+                    {"elo_gap_implied", x > 0 && x < 1 ? 400.0 * std::log10(x / (1.0 - x)) : NAN}};
+    std::cout << std::fixed << std::setprecision(3) << "myriad serve: latest (v"
+              << learner.version() << ") vs first snapshot over " << config.run.eval_episodes
+              << " episodes: " << m.wins << " wins, " << m.draws << " draws, " << m.losses
+              << " losses, score " << x << std::endl;
+  }
+  nlohmann::json pool = nlohmann::json::array();
+  for (const Snapshot& s : learner.league().snapshots())
+    pool.push_back({{"id", s.id},
+                    {"version", s.version},
+                    {"elo", s.rating},
+                    {"games", s.games},
+                    {"learner_score", s.learner_score}});
+  nlohmann::json lags = nlohmann::json::object();
+  for (const auto& [lag, n] : lag_histogram) lags[std::to_string(lag)] = n;
+  const nlohmann::json summary = {{"env", config.env.id},
+                                  {"version", learner.version()},
+                                  {"env_steps", learner.env_steps()},
+                                  {"updates_this_session", updates_here},
+                                  {"wall_seconds", wall},
+                                  {"trained", o.train},
+                                  {"seconds_from_first_chunk", busy},
+                                  {"steps_per_second", steps_here / std::max(busy, 1e-9)},
+                                  {"chunk_bytes", chunk_bytes},
+                                  {"chunk_bytes_per_second", chunk_bytes / std::max(busy, 1e-9)},
+                                  {"chunks_used", chunks_used},
+                                  {"chunks_dropped", chunks_dropped},
+                                  {"chunks_malformed", malformed},
+                                  {"games", results},
+                                  {"lag_histogram", lags},
+                                  {"max_lag", sc.max_lag},
+                                  {"elo_learner", learner.league().learner_rating()},
+                                  {"latest_vs_first", head_to_head},
+                                  {"pool", pool},
+                                  {"connects", connects},
+                                  {"server",
+                                   {{"authenticated", sc_counters.authenticated},
+                                    {"rejected_auth", sc_counters.rejected_auth},
+                                    {"bytes_in", sc_counters.bytes_in},
+                                    {"bytes_out", sc_counters.bytes_out}}},
+                                  {"checkpoint", ckpt}};
+  std::ofstream(std::filesystem::path(dir) / "summary.json") << summary.dump(2) << "\n";
+  std::cout << std::fixed << std::setprecision(1) << "myriad serve: stopped at version "
+            << learner.version() << " (" << learner.env_steps() << " env steps); elo "
+            << learner.league().learner_rating() << " vs first snapshot "
+            << learner.league().snapshots().front().rating << "; checkpoint " << ckpt << std::endl;
+  return 0;
+}
+
+}  // namespace myriad::selfplay

@@ -1,0 +1,173 @@
+#include "selfplay/wire.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+namespace myriad::selfplay {
+namespace {
+
+class Writer {
+ public:
+  template <class T>
+  void pod(T v) {
+    out_.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  void text(const std::string& s) {
+    pod<uint64_t>(s.size());
+    out_ += s;
+  }
+  void tensor(const torch::Tensor& t) {
+    const torch::Tensor c = t.to(torch::kCPU).contiguous();
+    const uint8_t dtype = c.scalar_type() == torch::kFloat  ? 0
+                          : c.scalar_type() == torch::kLong ? 1
+                          : c.scalar_type() == torch::kByte ? 2
+                                                            : 255;
+    if (dtype == 255) throw std::invalid_argument("wire: unsupported tensor dtype");
+    pod<uint8_t>(dtype);
+    pod<uint8_t>(static_cast<uint8_t>(c.dim()));
+    for (int64_t s : c.sizes()) pod<int64_t>(s);
+    out_.append(static_cast<const char*>(c.data_ptr()), c.numel() * c.element_size());
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& in) : in_(in) {}
+  template <class T>
+  T pod() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, in_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  std::string text() {
+    const uint64_t n = pod<uint64_t>();
+    need(n);
+    std::string s = in_.substr(at_, n);
+    at_ += n;
+    return s;
+  }
+  torch::Tensor tensor() {
+    const uint8_t dtype = pod<uint8_t>(), rank = pod<uint8_t>();
+    if (dtype > 2 || rank > 4) throw std::invalid_argument("wire: malformed tensor header");
+    std::vector<int64_t> sizes;
+    int64_t numel = 1;
+    for (uint8_t k = 0; k < rank; ++k) {
+      const int64_t s = pod<int64_t>();
+      if (s < 0 || s > (int64_t{1} << 32)) throw std::invalid_argument("wire: bad tensor size");
+      sizes.push_back(s);
+      numel *= s;
+      if (numel > (int64_t{1} << 34)) throw std::invalid_argument("wire: tensor too large");
+    }
+    const auto type = dtype == 0 ? torch::kFloat : dtype == 1 ? torch::kLong : torch::kByte;
+    torch::Tensor t = torch::empty(sizes, torch::TensorOptions(type));
+    const size_t bytes = static_cast<size_t>(numel) * t.element_size();
+    need(bytes);
+    std::memcpy(t.data_ptr(), in_.data() + at_, bytes);
+    at_ += bytes;
+    return t;
+  }
+  void tag(uint32_t expected, const char* what) {
+    if (pod<uint32_t>() != expected)
+      throw std::invalid_argument(std::string("wire: not a ") + what + " message");
+  }
+  void end() const {
+    if (at_ != in_.size()) throw std::invalid_argument("wire: trailing bytes");
+  }
+
+ private:
+  void need(size_t n) const {
+    if (n > in_.size() - at_) throw std::invalid_argument("wire: truncated message");
+  }
+  const std::string& in_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+std::string encode(const WeightsMsg& m) {
+  Writer w;
+  w.pod(kWeightsTag);
+  w.pod(m.version);
+  w.pod(m.opponent_id);
+  w.pod(m.grant);
+  w.text(m.config_yaml);
+  w.tensor(m.learner);
+  w.tensor(m.opponent);
+  return w.take();
+}
+
+WeightsMsg decode_weights(const std::string& payload) {
+  Reader r(payload);
+  r.tag(kWeightsTag, "Weights");
+  WeightsMsg m;
+  m.version = r.pod<int64_t>();
+  m.opponent_id = r.pod<int64_t>();
+  m.grant = r.pod<int64_t>();
+  m.config_yaml = r.text();
+  m.learner = r.tensor();
+  m.opponent = r.tensor();
+  r.end();
+  if (m.learner.dim() != 1 || !m.learner.sizes().equals(m.opponent.sizes()))
+    throw std::invalid_argument("wire: Weights of mismatched shapes");
+  return m;
+}
+
+std::string encode(const ChunkMsg& m) {
+  Writer w;
+  w.pod(kChunkTag);
+  w.pod(m.version);
+  w.pod(m.opponent_id);
+  for (const torch::Tensor* t : {&m.obs, &m.actions, &m.logprobs, &m.rewards, &m.terminated,
+                                 &m.truncated, &m.final_obs, &m.next_obs})
+    w.tensor(*t);
+  return w.take();
+}
+
+ChunkMsg decode_chunk(const std::string& payload) {
+  Reader r(payload);
+  r.tag(kChunkTag, "Chunk");
+  ChunkMsg m;
+  m.version = r.pod<int64_t>();
+  m.opponent_id = r.pod<int64_t>();
+  for (torch::Tensor* t : {&m.obs, &m.actions, &m.logprobs, &m.rewards, &m.terminated, &m.truncated,
+                           &m.final_obs, &m.next_obs})
+    *t = r.tensor();
+  r.end();
+  // Every [T, B] field agrees with obs [T, B, D]; final_obs is obs-shaped; next_obs [B, D].
+  const bool ok = m.obs.dim() == 3 && m.obs.scalar_type() == torch::kFloat &&
+                  m.final_obs.sizes().equals(m.obs.sizes()) && m.next_obs.dim() == 2 &&
+                  m.next_obs.size(0) == m.obs.size(1) && m.next_obs.size(1) == m.obs.size(2) &&
+                  m.actions.dim() >= 2 && m.actions.size(0) == m.obs.size(0) &&
+                  m.actions.size(1) == m.obs.size(1);
+  if (!ok) throw std::invalid_argument("wire: Chunk of inconsistent shapes");
+  for (const torch::Tensor* t : {&m.logprobs, &m.rewards, &m.terminated, &m.truncated})
+    if (!t->sizes().equals(m.obs.sizes().slice(0, 2)))
+      throw std::invalid_argument("wire: Chunk of inconsistent shapes");
+  return m;
+}
+
+std::string encode(const MatchResultMsg& m) {
+  Writer w;
+  w.pod(kResultTag);
+  for (int64_t v : {m.version, m.opponent_id, m.wins, m.losses, m.draws}) w.pod(v);
+  return w.take();
+}
+
+MatchResultMsg decode_result(const std::string& payload) {
+  Reader r(payload);
+  r.tag(kResultTag, "MatchResult");
+  MatchResultMsg m;
+  for (int64_t* v : {&m.version, &m.opponent_id, &m.wins, &m.losses, &m.draws})
+    *v = r.pod<int64_t>();
+  r.end();
+  return m;
+}
+
+}  // namespace myriad::selfplay
