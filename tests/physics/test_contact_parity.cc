@@ -171,9 +171,16 @@ TEST_P(GymModel, NonFiniteControlIsZeroedForThatEnv) {
     }
 }
 
+// The file a test's MJCF string goes to: one per test, since ctest runs tests side by side.
+std::string case_path() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return ::testing::TempDir() + "/reference_" + info->test_suite_name() + "_" + info->name() +
+         ".xml";
+}
+
 // An MJCF string through a temporary file.
 Model<double> from_string(const std::string& xml) {
-  const std::string path = ::testing::TempDir() + "/reference_case.xml";
+  const std::string path = case_path();
   FILE* f = std::fopen(path.c_str(), "w");
   std::fputs(xml.c_str(), f);
   std::fclose(f);
@@ -238,7 +245,7 @@ TEST(ReferenceValues, HingeRestingOnItsLimit) {
   EnvData<double> e = d.env(m, 0);
   ASSERT_EQ(e.nefc[0], 1);
   EXPECT_EQ(e.efc_J[0], -1);  // the upper limit: gravity turns +y rotations down
-  MjModelHandle handle(::testing::TempDir() + "/reference_case.xml");
+  MjModelHandle handle(case_path());
   mjData* ref = mj_makeData(handle.get());
   for (int s = 0; s < 2000; ++s) mj_step(handle.get(), ref);
   mj_forward(handle.get(), ref);

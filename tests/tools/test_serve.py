@@ -140,7 +140,9 @@ def test_a_restarted_server_resumes_and_its_actors_find_it_again(tmp):
                  procs=procs)
         wait_for(lambda: version(run) >= saved + 3, "updates after the restart", procs=procs)
         for a in (a1, a2):
-            assert a.text().count(": connected to") >= 2, a.text()
+            # The actor's own log line may trail the server's by a moment.
+            wait_for(lambda: a.text().count(": connected to") >= 2, "the actor's reconnect line",
+                     procs=procs)
             assert a.stop() == 0, a.text()
         assert s2.stop() == 0, s2.text()
     finally:
