@@ -3,6 +3,9 @@
 #include <mujoco/mujoco.h>
 
 #include <cstdint>
+#include <iostream>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include "myriad/physics/mujoco_messages.h"
@@ -75,11 +78,20 @@ MjModelHandle::~MjModelHandle() {
 
 Model<double> load_mjcf(const std::string& path) {
   MjModelHandle handle(path);
+  Model<double> m;
   try {
-    return import_model(handle.get());
+    m = import_model(handle.get());
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument("'" + path + "': " + e.what());
   }
+  // What the import changed in the model's meaning, said once per file and process.
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const std::string& note : m.import_notes)
+    if (said.insert(path + "\n" + note).second)
+      std::cerr << "myriad: note: '" << path << "': " << note << std::endl;
+  return m;
 }
 
 Model<double> import_model(const mjModel* m) {

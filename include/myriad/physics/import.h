@@ -16,7 +16,8 @@ namespace myriad::physics {
 // element (body/joint/actuator name); nothing is approximated silently.
 Model<double> import_model(const mjModel* m);
 
-// Compiles an MJCF file with libmujoco and imports it. Errors name the file.
+// Compiles an MJCF file with libmujoco and imports it. Errors name the file. The model's
+// import_notes (e.g. a PGS model solved with Newton) go to stderr once per file and process.
 Model<double> load_mjcf(const std::string& path);
 
 // Owns an mjModel compiled from MJCF (throws std::invalid_argument with libmujoco's message).
