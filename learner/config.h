@@ -80,14 +80,14 @@ struct DistributedConfig {
 // The self-play server (`myriad serve`, selfplay/): the learner trains the env's first team on
 // chunks streamed by actors, against opponents drawn from a pool of its frozen snapshots.
 struct ServeConfig {
-  std::string host = "127.0.0.1";  // where `myriad serve` listens (0.0.0.0: every interface)
-  int64_t port = 7777;             // 0: an ephemeral port (printed at start)
-  int64_t num_envs = 0;            // envs per actor (0: env.num_envs)
-  int64_t chunks_per_update = 2;   // chunks of ppo.num_steps x envs per PPO update
-  int64_t max_lag = 2;             // chunks older than this many policy versions are dropped
-  int64_t snapshot_every = 5;      // updates between snapshots into the opponent pool
-  int64_t max_snapshots = 0;       // pool cap: past it the oldest but the first goes (0: none)
-  std::string opponents = "pfsp";  // latest, uniform (over the pool) or pfsp
+  std::string host = "127.0.0.1";       // where `myriad serve` listens (0.0.0.0: every interface)
+  int64_t port = 7777;                  // 0: an ephemeral port (printed at start)
+  int64_t num_envs = 0;                 // envs per actor (0: env.num_envs)
+  int64_t chunks_per_update = 2;        // chunks of ppo.num_steps x envs per PPO update
+  int64_t max_lag = 2;                  // chunks older than this many policy versions are dropped
+  int64_t snapshot_every = 5;           // updates between snapshots into the opponent pool
+  int64_t max_snapshots = 0;            // pool cap: past it the oldest but the first goes (0: none)
+  std::string opponents = "pfsp";       // latest, uniform (over the pool) or pfsp
   std::string pfsp_weighting = "hard";  // hard: (1 - x)^p; variance: x (1 - x); x: win rate
   double pfsp_p = 2.0;                  // the exponent of the hard weighting
   double elo_k = 32.0;                  // Elo K-factor, per match (the games one chunk finished)
