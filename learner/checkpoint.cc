@@ -395,16 +395,15 @@ void Trainer::load_checkpoint(const std::string& path) {
     env_->reset(seed);
     return;
   }
-  if (saved_gen != (gen_.device().is_cpu() ? "cpu" : "cuda")) {
+  const bool same_device_kind = saved_gen == (gen_.device().is_cpu() ? "cpu" : "cuda");
+  if (!same_device_kind) {
     gen_.set_current_seed(cfg_.run.seed + static_cast<uint64_t>(updates_));
     std::cerr << "myriad: resuming a " << saved_gen << " run on " << device_.str()
               << ": the sampling generator restarts from (seed, updates)\n";
   }
   std::map<std::string, torch::Tensor> mine;
   for (const auto& [key, _] : rank_state())
-    if (key != "generator" || saved_gen == (gen_.device().is_cpu() ? "cpu" : "cuda"))
-      mine[key] = read_tensor(a, key);
-  if (!mine.count("generator")) mine["generator"] = gen_.get_state();
+    mine[key] = key == "generator" && !same_device_kind ? gen_.get_state() : read_tensor(a, key);
   load_rank_state(mine);
 }
 

@@ -157,7 +157,6 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
   // engines solving the constraints with Newton to a tight tolerance (whatever the model asks):
   // the contact set, the constraint rows, their forces, qacc and cfrc_ext.
   mjModel* tight = mj_copyModel(nullptr, mm);
-  tight->opt.solver = mjSOL_NEWTON;
   tight->opt.tolerance = 1e-12;
   tight->opt.iterations = 200;
   Model<T> mt = m;
