@@ -10,14 +10,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <ostream>
 #include <sstream>
 #include <string>
-#include <vector>
 
 namespace {
 
@@ -44,29 +42,83 @@ constexpr double kRelTol = 1e-12;
 
 // Sizes that decide the layout of the model and of mjData. (nnames, nbuffer, ncam, nlight,
 // ntex, nmat... count visual objects and their names, which our files leave out.)
-#define MYRIAD_MODEL_SIZES(X)                                                                     \
-  X(nq)                                                                                           \
-  X(nv)                                                                                           \
-  X(nu) X(na) X(nbody) X(njnt) X(ngeom) X(nsite) X(nmesh) X(nmeshvert) X(nhfield) X(nskin)        \
-      X(npair) X(nexclude) X(neq) X(ntendon) X(nwrap) X(nsensor) X(nnumeric) X(nnumericdata)      \
-          X(ntext) X(ntextdata) X(ntuple) X(ntupledata) X(nkey) X(nmocap) X(nuser_body)           \
-              X(nuser_jnt) X(nuser_geom) X(nuser_site) X(nuser_tendon) X(nuser_actuator)          \
-                  X(nuser_sensor) X(nM) X(nD) X(nemax) X(njmax) X(nconmax) X(nstack) X(nuserdata) \
-                      X(nsensordata)
+#define MYRIAD_MODEL_SIZES(X) \
+  X(nq)                       \
+  X(nv)                       \
+  X(nu)                       \
+  X(na)                       \
+  X(nbody)                    \
+  X(njnt)                     \
+  X(ngeom)                    \
+  X(nsite)                    \
+  X(nmesh)                    \
+  X(nmeshvert)                \
+  X(nhfield)                  \
+  X(nskin)                    \
+  X(npair)                    \
+  X(nexclude)                 \
+  X(neq)                      \
+  X(ntendon)                  \
+  X(nwrap)                    \
+  X(nsensor)                  \
+  X(nnumeric)                 \
+  X(nnumericdata)             \
+  X(ntext)                    \
+  X(ntextdata)                \
+  X(ntuple)                   \
+  X(ntupledata)               \
+  X(nkey)                     \
+  X(nmocap)                   \
+  X(nuser_body)               \
+  X(nuser_jnt)                \
+  X(nuser_geom)               \
+  X(nuser_site)               \
+  X(nuser_tendon)             \
+  X(nuser_actuator)           \
+  X(nuser_sensor)             \
+  X(nM)                       \
+  X(nD)                       \
+  X(nemax)                    \
+  X(njmax)                    \
+  X(nconmax)                  \
+  X(nstack)                   \
+  X(nuserdata)                \
+  X(nsensordata)
 
 // Physics options: X(field, count) for m.opt.field[0..count) (count 1: a scalar).
-#define MYRIAD_MODEL_OPTIONS(X)                                                                  \
-  X(timestep, 1)                                                                                 \
-  X(apirate, 1)                                                                                  \
-  X(impratio, 1) X(tolerance, 1) X(noslip_tolerance, 1) X(mpr_tolerance, 1) X(gravity, 3)        \
-      X(wind, 3) X(magnetic, 3) X(density, 1) X(viscosity, 1) X(o_margin, 1) X(o_solref, mjNREF) \
-          X(o_solimp, mjNIMP) X(integrator, 1) X(collision, 1) X(cone, 1) X(jacobian, 1)         \
-              X(solver, 1) X(iterations, 1) X(noslip_iterations, 1) X(mpr_iterations, 1)         \
-                  X(disableflags, 1) X(enableflags, 1)
+#define MYRIAD_MODEL_OPTIONS(X) \
+  X(timestep, 1)                \
+  X(apirate, 1)                 \
+  X(impratio, 1)                \
+  X(tolerance, 1)               \
+  X(noslip_tolerance, 1)        \
+  X(mpr_tolerance, 1)           \
+  X(gravity, 3)                 \
+  X(wind, 3)                    \
+  X(magnetic, 3)                \
+  X(density, 1)                 \
+  X(viscosity, 1)               \
+  X(o_margin, 1)                \
+  X(o_solref, mjNREF)           \
+  X(o_solimp, mjNIMP)           \
+  X(integrator, 1)              \
+  X(collision, 1)               \
+  X(cone, 1)                    \
+  X(jacobian, 1)                \
+  X(solver, 1)                  \
+  X(iterations, 1)              \
+  X(noslip_iterations, 1)       \
+  X(mpr_iterations, 1)          \
+  X(disableflags, 1)            \
+  X(enableflags, 1)
 
 // Model statistics (used by the solver's scaling and by the viewer's framing).
 #define MYRIAD_MODEL_STATS(X) \
-  X(meaninertia, 1) X(meanmass, 1) X(meansize, 1) X(extent, 1) X(center, 3)
+  X(meaninertia, 1)           \
+  X(meanmass, 1)              \
+  X(meansize, 1)              \
+  X(extent, 1)                \
+  X(center, 3)
 
 // Arrays: X(field, rows, columns), the array m.field holding m.rows x (columns) numbers; columns
 // is an expression in m.
@@ -277,7 +329,7 @@ ModelPtr load_from_string(const std::string& text, std::string* error) {
   return ModelPtr(m);
 }
 
-bool close(double a, double b) {
+bool agree(double a, double b) {
   if (a == b) return true;
   if (!std::isfinite(a) || !std::isfinite(b)) return false;
   return std::fabs(a - b) <= kRelTol * std::max(std::fabs(a), std::fabs(b));
@@ -289,7 +341,7 @@ void expect_same(const std::string& model, const char* field, const T* ours, con
   for (int i = 0; i < n; ++i) {
     const double a = static_cast<double>(ours[i]);
     const double b = static_cast<double>(gym[i]);
-    if (!close(a, b)) {
+    if (!agree(a, b)) {
       std::ostringstream msg;
       msg.precision(17);
       msg << model << ": " << field << "[" << i << "] is " << a << " (ours) vs " << b
