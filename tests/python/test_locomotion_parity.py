@@ -382,6 +382,15 @@ def test_reset_distribution(env_id, physics, reference):
     c, qvel_law = RESET_NOISE[env_id]
     assert float(ref["meta_reset_noise_scale"]) == c, \
         f"{env_id}: Gymnasium's reset_noise_scale is {float(ref['meta_reset_noise_scale'])}"
+    if env_id in ("Ant-v5", "Humanoid-v5"):
+        # The free joint's quaternion (qpos[3:7]) gets the noise too, but set_state's
+        # mj_forward normalizes it in qpos: a unit quaternion near (1, 0, 0, 0).
+        quat = state[:, 1 + 3:1 + 7]
+        np.testing.assert_allclose(np.linalg.norm(quat, axis=1), 1.0, atol=1e-9,
+                                   err_msg=f"{what}: free joint quaternion")
+        assert np.abs(dq[:, 3:7]).max() <= c / (1 - c) * (1 + 1e-9), f"{what}: quaternion"
+        assert dq[:, 4:7].std(axis=0).min() > 0.9 * c / np.sqrt(3), f"{what}: quaternion noise"
+        dq = np.delete(dq, np.s_[3:7], axis=1)
     check_uniform(f"{what} qpos - init_qpos", dq, c)
     if qvel_law == "uniform":
         check_uniform(f"{what} qvel", dv, c)
