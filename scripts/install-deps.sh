@@ -47,15 +47,26 @@ if ! "$py" -c "import torch" 2>/dev/null; then
   pip_install "torch==$torch_version"
 fi
 # mpe2 is PettingZoo's MPE (with pettingzoo): the reference of tests/envs/test_mpe.cc.
+# mujoco (MuJoCo's Python package, with imageio, which Gymnasium's MuJoCo renderer imports) runs
+# Gymnasium's v5 locomotion envs for tests/python/test_locomotion_parity.py. Pinned to 2.3.3:
+# Gymnasium's documented minimum for v5, and the nearest wheel for Python 3.11 to Debian's
+# libmujoco 2.2.2 that Myriad's C++ side links (none older than 2.3.1 exists for 3.11).
+mujoco_version=2.3.3
 need=()
-for mod in numpy pytest pybind11 gymnasium yaml tensorboard playwright stable_baselines3 mpe2; do
+for mod in numpy pytest pybind11 gymnasium yaml tensorboard playwright stable_baselines3 mpe2 \
+  mujoco imageio; do
   "$py" -c "import $mod" 2>/dev/null || need+=("$mod")
 done
 if [ ${#need[@]} -gt 0 ]; then
   pkgs=()
   sb3=0
   for m in "${need[@]}"; do
-    case $m in yaml) pkgs+=(pyyaml) ;; stable_baselines3) sb3=1 ;; *) pkgs+=("$m") ;; esac
+    case $m in
+      yaml) pkgs+=(pyyaml) ;;
+      stable_baselines3) sb3=1 ;;
+      mujoco) pkgs+=("mujoco==$mujoco_version") ;;
+      *) pkgs+=("$m") ;;
+    esac
   done
   if [ ${#pkgs[@]} -gt 0 ]; then
     echo "[install-deps] pip install ${pkgs[*]}"
