@@ -9,8 +9,10 @@
 
 #include "envs/classic_batch_env.h"
 #include "envs/env_list.h"
+#include "envs/locomotion/env_list.h"
 #include "envs/mjcf/mjcf_env.h"
 #include "envs/multi_agent_batch_env.h"
+#include "envs/physics_batch_env.h"
 
 namespace myriad::envs {
 
@@ -76,6 +78,17 @@ Entry multi_agent_entry() {
       }};
 }
 
+// A physics env (envs/locomotion/); its spec is that of a one-env batch with default options.
+template <class Env>
+Entry physics_entry() {
+  return {[] {
+            return PhysicsBatchEnv<Env>(1, DeviceId{Device::kCpu, 0}, 0, {}, {}).spec();
+          },
+          [](int64_t n, DeviceId d, uint64_t seed, const EnvOptions& o, const EnvTextOptions& t) {
+            return std::unique_ptr<BatchEnv>(new PhysicsBatchEnv<Env>(n, d, seed, o, t));
+          }};
+}
+
 const std::map<std::string, Entry>& table() {
   static const std::map<std::string, Entry> t = [] {
     std::map<std::string, Entry> m;
@@ -89,6 +102,9 @@ const std::map<std::string, Entry>& table() {
     add(multi_agent_entry<SpreadDiscrete, SpreadContinuous>());
     add(multi_agent_entry<TagDiscrete, TagContinuous>());
     add(multi_agent_entry<SumoDiscrete, SumoContinuous>());
+#define MYRIAD_X(Env) m.emplace(locomotion::Env::kId, physics_entry<locomotion::Env>());
+    MYRIAD_PHYSICS_ENVS(MYRIAD_X)
+#undef MYRIAD_X
     return m;
   }();
   return t;

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "myriad/registry.h"
+
 namespace myriad::learner {
 namespace {
 
@@ -357,8 +359,12 @@ TrainConfig load_config(const std::string& path, const std::vector<std::string>&
 }
 
 std::map<std::string, std::string> env_text_options(const EnvConfig& env) {
-  if (env.xml.empty()) return {};
-  return {{"xml", env.xml}, {"physics", env.physics}};
+  if (!env.xml.empty()) return {{"xml", env.xml}, {"physics", env.physics}};
+  // The physics envs (envs/locomotion/) take the sim by name too.
+  const auto names = envs::spec_of(env.id).option_names;
+  if (std::find(names.begin(), names.end(), "physics") != names.end())
+    return {{"physics", env.physics}};
+  return {};
 }
 
 std::string to_yaml(const TrainConfig& config) {

@@ -16,7 +16,7 @@ struct EnvConfig {
   std::string device = "auto";            // cpu, cuda or auto
   std::map<std::string, double> options;  // env options, e.g. max_episode_steps
   std::string xml;                        // MJCF-v0: the model file
-  std::string physics = "myriad";         // MJCF-v0: myriad or mujoco
+  std::string physics = "myriad";         // MJCF-v0 and the physics envs: myriad or mujoco
 };
 
 struct PpoConfig {
@@ -109,7 +109,8 @@ struct TrainConfig {
 TrainConfig parse_config(const std::string& yaml_text, const std::vector<std::string>& overrides);
 TrainConfig load_config(const std::string& path, const std::vector<std::string>& overrides);
 
-// The env's text options from the config (xml and physics for MJCF-v0; none otherwise).
+// The env's text options from the config: xml and physics for MJCF-v0, physics for the physics
+// envs (envs/locomotion/), none otherwise.
 std::map<std::string, std::string> env_text_options(const EnvConfig& env);
 
 // The resolved config as YAML (every key, defaults included).

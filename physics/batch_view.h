@@ -13,7 +13,7 @@
 namespace myriad::physics {
 
 // The number of batch data fields (MYRIAD_DATA_FIELDS).
-#define MYRIAD_COUNT_FIELD(name, size) +1
+#define MYRIAD_COUNT_FIELD(name, size, kind) +1
 constexpr int kNumDataFields = 0 MYRIAD_DATA_FIELDS(MYRIAD_COUNT_FIELD);
 #undef MYRIAD_COUNT_FIELD
 static_assert(sizeof(EnvData<float>) == kNumDataFields * sizeof(float*) &&

@@ -103,6 +103,16 @@ void CudaBatch<T>::download(Data<T>& host) {
 }
 
 template <class T>
+const ModelView<T>& CudaBatch<T>::device_model() const {
+  return impl_->view;
+}
+
+template <class T>
+const BatchView<T>& CudaBatch<T>::device_data() const {
+  return impl_->data;
+}
+
+template <class T>
 void CudaBatch<T>::forward() {
   const DeviceId on{Device::kCuda, impl_->device};
   launch_forward<Device::kCuda>(impl_->view, impl_->data, impl_->n, on);

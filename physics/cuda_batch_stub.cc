@@ -36,6 +36,15 @@ void CudaBatch<T>::step(int) {
   no_cuda();
 }
 
+template <class T>
+const ModelView<T>& CudaBatch<T>::device_model() const {
+  no_cuda();
+}
+template <class T>
+const BatchView<T>& CudaBatch<T>::device_data() const {
+  no_cuda();
+}
+
 template class CudaBatch<float>;
 template class CudaBatch<double>;
 

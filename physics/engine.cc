@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "physics/env_step.h"
 #include "physics/launch.h"
 
 namespace myriad::physics {
@@ -29,6 +30,20 @@ void reset_data(const Model<T>& m, Data<T>& d) {
   }
 }
 
+template <class T>
+void forward_env(const ModelView<T>& m, EnvData<T>& d) {
+  forward(m, d);
+}
+
+template <class T>
+void step_env(const ModelView<T>& m, EnvData<T>& d) {
+  step(m, d);
+}
+
+template void forward_env(const ModelView<float>&, EnvData<float>&);
+template void forward_env(const ModelView<double>&, EnvData<double>&);
+template void step_env(const ModelView<float>&, EnvData<float>&);
+template void step_env(const ModelView<double>&, EnvData<double>&);
 template void forward(const Model<float>&, Data<float>&);
 template void forward(const Model<double>&, Data<double>&);
 template void step(const Model<float>&, Data<float>&, int);

@@ -3,6 +3,7 @@
 #include <mujoco/mujoco.h>
 
 #include <cstdint>
+#include <cstring>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -72,12 +73,27 @@ MjModelHandle::MjModelHandle(const std::string& path) {
   if (!m_) throw std::invalid_argument("cannot load MJCF '" + path + "': " + error);
 }
 
+MjModelHandle::MjModelHandle(const std::string& name, const std::string& text) {
+  route_mujoco_messages();
+  mjVFS vfs;
+  mj_defaultVFS(&vfs);
+  const std::string file = "model.xml";
+  if (mj_makeEmptyFileVFS(&vfs, file.c_str(), static_cast<int>(text.size())) != 0)
+    throw std::invalid_argument("cannot load MJCF '" + name + "': the virtual file system is full");
+  std::memcpy(vfs.filedata[mj_findFileVFS(&vfs, file.c_str())], text.data(), text.size());
+  char error[1000] = "";
+  m_ = mj_loadXML(file.c_str(), &vfs, error, sizeof error);
+  mj_deleteVFS(&vfs);
+  if (!m_) throw std::invalid_argument("cannot load MJCF '" + name + "': " + error);
+}
+
 MjModelHandle::~MjModelHandle() {
   if (m_) mj_deleteModel(m_);
 }
 
-Model<double> load_mjcf(const std::string& path) {
-  MjModelHandle handle(path);
+namespace {
+
+Model<double> import_named(const MjModelHandle& handle, const std::string& path) {
   Model<double> m;
   try {
     m = import_model(handle.get());
@@ -92,6 +108,14 @@ Model<double> load_mjcf(const std::string& path) {
     if (said.insert(path + "\n" + note).second)
       std::cerr << "myriad: note: '" << path << "': " << note << std::endl;
   return m;
+}
+
+}  // namespace
+
+Model<double> load_mjcf(const std::string& path) { return import_named(MjModelHandle(path), path); }
+
+Model<double> load_mjcf_text(const std::string& name, const std::string& text) {
+  return import_named(MjModelHandle(name, text), name);
 }
 
 Model<double> import_model(const mjModel* m) {

@@ -34,6 +34,20 @@ MujocoBatch::MujocoBatch(const std::string& xml_path, int64_t num_envs) {
   }
 }
 
+MujocoBatch::MujocoBatch(const mjModel* model, int64_t num_envs) {
+  if (num_envs < 1)
+    throw std::invalid_argument("MujocoBatch: num_envs must be at least 1 (got " +
+                                std::to_string(num_envs) + ")");
+  route_mujoco_messages();
+  model_.reset(mj_copyModel(nullptr, model));
+  if (!model_) throw std::runtime_error("MujocoBatch: mj_copyModel failed");
+  data_.reserve(static_cast<size_t>(num_envs));
+  for (int64_t i = 0; i < num_envs; ++i) {
+    data_.emplace_back(mj_makeData(model_.get()));
+    if (!data_.back()) throw std::runtime_error("MujocoBatch: mj_makeData failed");
+  }
+}
+
 MujocoBatch::~MujocoBatch() = default;
 MujocoBatch::MujocoBatch(MujocoBatch&&) noexcept = default;
 MujocoBatch& MujocoBatch::operator=(MujocoBatch&&) noexcept = default;

@@ -21,6 +21,8 @@ class MujocoBatch {
   // it). Throws std::invalid_argument naming the file, with libmujoco's error message, when the
   // model does not load, and std::invalid_argument when num_envs < 1.
   MujocoBatch(const std::string& xml_path, int64_t num_envs);
+  // A copy of an already compiled model (mj_copyModel), with num_envs fresh mjData.
+  MujocoBatch(const mjModel* model, int64_t num_envs);
   ~MujocoBatch();  // mj_deleteData on every env, then mj_deleteModel
 
   MujocoBatch(const MujocoBatch&) = delete;

@@ -226,6 +226,7 @@ class Env {
         {"episode_length", &b.episode_length}};
     for (const auto& [name, t] : named) out[name] = export_tensor(*t);
     if (b.winner.defined()) out["winner"] = export_tensor(b.winner);
+    for (const auto& [key, t] : b.info) out[py::str("info." + key)] = export_tensor(t);
     return out;
   }
 
@@ -311,6 +312,7 @@ py::dict space_dict(const Space& s) {
 py::dict spec_dict(const EnvSpec& s) {
   py::dict d;
   d["id"] = s.id;
+  d["state_dtype"] = s.state_float64 ? "float64" : "float32";
   d["observation_space"] = space_dict(s.observation_space);
   d["action_space"] = space_dict(s.action_space);
   d["max_episode_steps"] = s.max_episode_steps;

@@ -286,6 +286,7 @@ EnvSpec mjcf_spec_template() {
   s.observation_space = Space::box({}, {});
   s.action_space = Space::box({}, {});
   s.max_episode_steps = 1000;
+  s.state_float64 = true;
   s.option_names = {"frame_skip", "reset_noise_scale", "precision"};
   return s;
 }

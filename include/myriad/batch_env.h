@@ -49,6 +49,9 @@ namespace myriad {
 struct StepBuffers {
   at::Tensor obs, reward, terminated, truncated, final_obs, episode_return, episode_length;
   at::Tensor winner;  // [N] int32, only where spec().decides_winner
+  // Physics envs (envs/locomotion/): Gymnasium's info values of the step, by its key names,
+  // [N] float32 (or [N, k] for array values, e.g. Humanoid's tendon_length); empty otherwise.
+  std::map<std::string, at::Tensor> info;
 };
 
 class BatchEnv {

@@ -24,6 +24,7 @@ struct EnvSpec {
   int max_episode_steps = 0;               // truncation limit (Gymnasium's TimeLimit)
   std::optional<double> reward_threshold;  // where Gymnasium registers one
   std::vector<std::string> state_names;    // names of get_state() columns
+  bool state_float64 = false;              // get_state() is float64 (physics envs), else float32
   std::vector<std::string> option_names;   // options make() accepts besides max_episode_steps
   int num_agents = 1;                      // A; 1 for every single-agent env
   std::vector<std::string> agent_names;    // [A] (multi-agent envs), e.g. "adversary_0"

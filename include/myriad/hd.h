@@ -25,4 +25,10 @@ MYRIAD_HD bool is_finite(float x) {
   return (bits & 0x7f800000u) != 0x7f800000u;
 }
 
+MYRIAD_HD bool is_finite(double x) {
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  return (bits & 0x7ff0000000000000ull) != 0x7ff0000000000000ull;
+}
+
 }  // namespace myriad

@@ -5,6 +5,7 @@
 // count, the batch order or the device.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "myriad/hd.h"
@@ -59,6 +60,13 @@ class Rng {
 
   // Uniform in [lo, hi).
   MYRIAD_HD float uniform(float lo, float hi) { return lo + (hi - lo) * uniform(); }
+
+  // A standard normal draw (Box-Muller on two uniforms; u1 in (0, 1], so the log is finite).
+  MYRIAD_HD float normal() {
+    const float u1 = static_cast<float>((next_u32() >> 8) + 1) * (1.0f / 16777216.0f);
+    const float u2 = uniform();
+    return sqrtf(-2.0f * logf(u1)) * cosf(6.283185307179586f * u2);
+  }
 
  private:
   uint32_t k0_, k1_, env_, episode_, step_;

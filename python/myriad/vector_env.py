@@ -111,8 +111,15 @@ class VectorEnv(_GymVectorEnv):
             raise TypeError(f"device must be a string such as 'cpu' or 'cuda:0', got {device!r}")
         numbers_, texts = {}, {}
         for key, value in env_options.items():
-            if isinstance(value, (str, os.PathLike)) and env_id == "MJCF-v0":
-                texts[key] = os.fspath(value)  # MJCF-v0's xml and physics
+            if isinstance(value, (str, os.PathLike)):
+                texts[key] = os.fspath(value)  # e.g. physics="mujoco", MJCF-v0's xml
+            elif isinstance(value, (tuple, list)):
+                # Ranges, as Gymnasium's keyword arguments: healthy_z_range=(0.7, float("inf")).
+                if len(value) != 2 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                                              for v in value):
+                    raise TypeError(f"env option {key!r} must be a (low, high) pair of numbers, "
+                                    f"got {value!r}")
+                texts[key] = f"{float(value[0])!r},{float(value[1])!r}"
             elif isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise TypeError(f"env option {key!r} must be a number or a string, got {value!r}")
             else:
@@ -142,6 +149,10 @@ class VectorEnv(_GymVectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         # The C++ buffers never move, so their views are made once.
         self._views = {k: self._tensor(v) for k, v in self._env.buffers().items()}
+        # The mask of an info key every env fills on every step (the physics envs' keys).
+        done = self._views["done"]
+        self._all_true = (np.ones(self.num_envs, dtype=bool) if isinstance(done, np.ndarray)
+                          else _torch().ones(self.num_envs, dtype=_torch().bool, device=done.device))
         self.closed = False
 
     # -- Gymnasium API -------------------------------------------------------------------------
@@ -203,7 +214,7 @@ class VectorEnv(_GymVectorEnv):
         self._check_open()
         if _is_torch_tensor(state):
             torch = _torch()
-            dtype = torch.float64 if self.spec["id"] == "MJCF-v0" else torch.float32
+            dtype = torch.float64 if self.spec["state_dtype"] == "float64" else torch.float32
             state = state.detach().to(dtype).contiguous()
             ids = None
             if env_ids is not None:
@@ -211,8 +222,8 @@ class VectorEnv(_GymVectorEnv):
                 ids = torch.utils.dlpack.to_dlpack(ids.contiguous())
             self._env.set_state(torch.utils.dlpack.to_dlpack(state), ids)
             return
-        # MJCF-v0 states are float64 (time, qpos, qvel); classic env states float32.
-        dtype = np.float64 if self.spec["id"] == "MJCF-v0" else np.float32
+        # Physics env states are float64 (time, qpos, qvel); classic env states float32.
+        dtype = np.float64 if self.spec["state_dtype"] == "float64" else np.float32
         state = np.ascontiguousarray(state, dtype=dtype)
         ids = None
         if env_ids is not None:
@@ -256,6 +267,10 @@ class VectorEnv(_GymVectorEnv):
         if "winner" in v:  # envs that decide matches (Sumo-v0): the winning team, -1 a draw
             info["winner"] = v["winner"]
             info["_winner"] = done
+        for name, value in v.items():  # physics envs: Gymnasium's info keys, valid in every env
+            if name.startswith("info."):
+                info[name[5:]] = value
+                info["_" + name[5:]] = self._all_true
         if self._stats_key is not None:
             key = self._stats_key
             info[key] = {"r": v["episode_return"], "l": v["episode_length"], "_r": done,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -93,8 +94,30 @@ Trace rollout(BatchEnv& env, int steps, uint32_t action_seed, bool initial = tru
   return trace;
 }
 
+// Every registered single-agent env but MJCF-v0 (which needs a model file; tests/envs/
+// test_mjcf_env.cc) and the multi-agent ones (tests/envs/test_multi_agent_envs.cc): the classic
+// envs and the physics envs alike.
+std::vector<std::string> single_agent_ids() {
+  std::vector<std::string> ids;
+  for (const std::string& id : envs::registered_ids())
+    if (id != "MJCF-v0" && envs::spec_of(id).num_agents == 1) ids.push_back(id);
+  return ids;
+}
+
+bool is_physics(const std::string& id) { return envs::spec_of(id).state_float64; }
+
+// A batch that shows every case in a test's time: physics envs cost ~1000x a classic env's step.
+int64_t batch_size(const std::string& id) { return is_physics(id) ? 12 : 1000; }
+int rollout_steps(const std::string& id) { return is_physics(id) ? 120 : 300; }
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name;
+  for (char c : info.param) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
 Trace fresh_rollout(const std::string& id, uint64_t seed, int steps) {
-  auto env = envs::make(id, 1000, Device::kCpu, seed);
+  auto env = envs::make(id, batch_size(id), Device::kCpu, seed);
   return rollout(*env, steps, 12345);
 }
 
@@ -138,11 +161,11 @@ void expect_invalid_argument(Fn fn, const std::vector<std::string>& parts) {
 // ---------------------------------------------------------------------------------------------
 // (1) Determinism.
 
-class DeterminismTest : public ::testing::TestWithParam<const char*> {};
+class DeterminismTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DeterminismTest, SameSeedIsBitwiseReproducible) {
   const std::string id = GetParam();
-  constexpr int kSteps = 300;
+  const int kSteps = rollout_steps(id);
   ThreadsGuard guard;
   set_cpu_threads(1);
   const Trace one_thread = fresh_rollout(id, 2024, kSteps);
@@ -155,7 +178,7 @@ TEST_P(DeterminismTest, SameSeedIsBitwiseReproducible) {
   EXPECT_EQ(first_difference(two_threads, again), "") << "two env instances";
 
   // Reseeding an env that has already run restarts the same rollout.
-  auto env = envs::make(id, 1000, Device::kCpu, 7);
+  auto env = envs::make(id, batch_size(id), Device::kCpu, 7);
   rollout(*env, 17, 99);
   env->reset(2024);
   EXPECT_EQ(first_difference(rollout(*env, kSteps, 12345), one_thread), "") << "reset(seed)";
@@ -165,10 +188,62 @@ TEST_P(DeterminismTest, SameSeedIsBitwiseReproducible) {
   EXPECT_FALSE(bitwise_equal(other_seed, one_thread));
 }
 
-INSTANTIATE_TEST_SUITE_P(Envs, DeterminismTest, ::testing::Values("CartPole-v1", "Pendulum-v1"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           return std::string(info.param)[0] == 'C' ? "CartPole" : "Pendulum";
-                         });
+INSTANTIATE_TEST_SUITE_P(Envs, DeterminismTest, ::testing::ValuesIn(single_agent_ids()),
+                         test_name);
+
+// The time limit and same-step auto-reset, in every env: a twin with the same seed and actions
+// but no early limit shows what the limited env's final step would have observed.
+class TimeLimitTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TimeLimitTest, TruncatesAtTheLimitWithFinalObsAndASameStepReset) {
+  const std::string id = GetParam();
+  const int64_t n = batch_size(id);
+  constexpr int kLimit = 6;
+  auto limited = envs::make(id, n, Device::kCpu, 5, {{"max_episode_steps", kLimit}});
+  auto twin = envs::make(id, n, Device::kCpu, 5, {{"max_episode_steps", 10 * kLimit}});
+  ASSERT_TRUE(at::equal(limited->buffers().obs, twin->buffers().obs));
+  const at::Tensor first_obs = limited->buffers().obs.clone();
+  const StepBuffers& b = limited->buffers();
+  const StepBuffers& w = twin->buffers();
+  std::mt19937 gen(8);
+  std::vector<bool> ended(n, false);  // ended before the limit (terminated): not compared after
+  at::Tensor sum = at::zeros({n}, at::kFloat);
+  int compared = 0;
+  for (int t = 1; t <= kLimit; ++t) {
+    const at::Tensor actions = random_actions(*limited, gen);
+    limited->step(actions);
+    twin->step(actions);
+    for (int64_t i = 0; i < n; ++i) {
+      if (ended[i]) continue;
+      SCOPED_TRACE("step " + std::to_string(t) + ", env " + std::to_string(i));
+      EXPECT_EQ(b.reward[i].item<float>(), w.reward[i].item<float>()) << "the step's reward";
+      EXPECT_EQ(b.terminated[i].item<bool>(), w.terminated[i].item<bool>());
+      sum[i] += w.reward[i];
+      if (w.terminated[i].item<bool>()) {
+        ended[i] = true;
+        EXPECT_TRUE(at::equal(b.final_obs[i], w.final_obs[i]));
+        continue;
+      }
+      const bool at_limit = t == kLimit;
+      EXPECT_EQ(b.truncated[i].item<bool>(), at_limit);
+      EXPECT_FALSE(w.truncated[i].item<bool>());
+      if (!at_limit) {
+        EXPECT_TRUE(at::equal(b.obs[i], w.obs[i]));
+        continue;
+      }
+      ++compared;
+      EXPECT_TRUE(at::equal(b.final_obs[i], w.obs[i])) << "final_obs is the last step's";
+      EXPECT_EQ(b.episode_length[i].item<int>(), kLimit);
+      EXPECT_NEAR(b.episode_return[i].item<float>(), sum[i].item<float>(),
+                  1e-5 * (1 + std::abs(sum[i].item<float>())));
+      EXPECT_FALSE(at::equal(b.obs[i], w.obs[i])) << "obs starts a new episode";
+      EXPECT_FALSE(at::equal(b.obs[i], first_obs[i])) << "a new start, not the first again";
+    }
+  }
+  EXPECT_GT(compared, 0) << "no env reached the limit";
+}
+
+INSTANTIATE_TEST_SUITE_P(Envs, TimeLimitTest, ::testing::ValuesIn(single_agent_ids()), test_name);
 
 // ---------------------------------------------------------------------------------------------
 // (2) Same-step auto-reset.
@@ -518,11 +593,11 @@ TEST(Actions, OutOfRangeDiscreteActionsAreRefusedInEveryIntegerWidth) {
 // ---------------------------------------------------------------------------------------------
 // (6) Rollout save/load.
 
-class RolloutStateTest : public ::testing::TestWithParam<const char*> {};
+class RolloutStateTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RolloutStateTest, SaveLoadContinuesIdentically) {
   const std::string id = GetParam();
-  constexpr int64_t n = 100;
+  const int64_t n = is_physics(id) ? 12 : 100;
   const EnvOptions limit = {{"max_episode_steps", 40}};  // truncations happen in the window
   auto env = envs::make(id, n, Device::kCpu, 21, limit);
   rollout(*env, 37, 1);
@@ -555,7 +630,7 @@ TEST_P(RolloutStateTest, SaveLoadContinuesIdentically) {
 // The saved tensors must not alias the env's live buffers: stepping on after saving may not
 // change what was saved (on the CPU, Tensor::cpu() returns the tensor itself, not a copy).
 TEST_P(RolloutStateTest, SavedStateIsASnapshot) {
-  auto env = envs::make(GetParam(), 16, Device::kCpu, 3);
+  auto env = envs::make(GetParam(), 12, Device::kCpu, 3);
   const auto saved = env->save_rollout_state();
   std::map<std::string, at::Tensor> copy;
   for (const auto& [key, value] : saved) copy[key] = value.clone();
@@ -564,10 +639,8 @@ TEST_P(RolloutStateTest, SavedStateIsASnapshot) {
     EXPECT_TRUE(at::equal(saved.at(key), value)) << "'" << key << "' changed after saving";
 }
 
-INSTANTIATE_TEST_SUITE_P(Envs, RolloutStateTest, ::testing::Values("CartPole-v1", "Pendulum-v1"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           return std::string(info.param)[0] == 'C' ? "CartPole" : "Pendulum";
-                         });
+INSTANTIATE_TEST_SUITE_P(Envs, RolloutStateTest, ::testing::ValuesIn(single_agent_ids()),
+                         test_name);
 
 }  // namespace
 }  // namespace myriad

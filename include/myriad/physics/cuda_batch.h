@@ -12,6 +12,11 @@
 namespace myriad::physics {
 
 template <class T>
+struct ModelView;  // physics/model_view.h
+template <class T>
+struct BatchView;  // physics/batch_view.h
+
+template <class T>
 class CudaBatch {
  public:
   // device: the GPU ordinal to allocate and run on (-1: the current device). Every method
@@ -26,6 +31,11 @@ class CudaBatch {
   // Both launch on the legacy default stream of the GPU and wait for it before returning.
   void forward();
   void step(int substeps = 1);
+
+  // The device copies, for launches that run the engine inside other per-env work (the physics
+  // envs, envs/physics_kernels.h): pointers into this GPU's memory, valid while this lives.
+  const ModelView<T>& device_model() const;
+  const BatchView<T>& device_data() const;
 
  private:
   struct Impl;

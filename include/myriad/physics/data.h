@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "myriad/hd.h"
 #include "myriad/physics/model.h"
 
 namespace myriad::physics {
@@ -15,78 +16,80 @@ namespace myriad::physics {
 // Room for one collision::Contact<T> (float or double) in a contact field, in scalars.
 constexpr int64_t kContactWords = 32;
 
-// The fields, in order: X(name, size), size per env in terms of the model's sizes nq, nv, nu,
-// nbody, njnt, ngeom, ntendon, ncon_max, nefc_max, nsolver_scratch. Counts (ncon, nefc,
-// solver_niter) are stored as scalars of type T.
+// The fields, in order: X(name, size, kind), size per env in terms of the model's sizes nq, nv,
+// nu, nbody, njnt, ngeom, ntendon, ncon_max, nefc_max, nsolver_scratch. Counts (ncon, nefc,
+// solver_niter) are stored as scalars of type T. kind `env`: the state, and what an env may read
+// (libmujoco's mjData has each under the same name and layout, envs/mujoco_sim.h); with the
+// state they are what a physics env's snapshot holds. kind `internal`: the engine's own.
 // clang-format off
-#define MYRIAD_DATA_FIELDS(X)                                       \
-  /* state */                                                       \
-  X(qpos, nq)                                                       \
-  X(qvel, nv)                                                       \
-  X(ctrl, nu)                                                       \
-  X(time, 1)                                                        \
-  X(qacc, nv)             /* forward dynamics result */             \
-  X(xpos, nbody * 3)                                                \
-  X(xquat, nbody * 4)                                               \
-  X(xmat, nbody * 9)                                                \
-  X(xipos, nbody * 3)                                               \
-  X(ximat, nbody * 9)                                               \
-  X(xanchor, njnt * 3)                                              \
-  X(xaxis, njnt * 3)                                                \
-  X(geom_xpos, ngeom * 3)                                           \
-  X(geom_xmat, ngeom * 9)                                           \
-  X(subtree_com, nbody * 3)                                         \
-  X(cinert, nbody * 10)                                             \
-  X(crb, nbody * 10)                                                \
-  X(cdof, nv * 6)                                                   \
-  X(cdof_dot, nv * 6)                                               \
-  X(cvel, nbody * 6)                                                \
-  X(cacc, nbody * 6)                                                \
-  X(cfrc, nbody * 6)                                                \
-  X(qM, nv * nv)          /* dense, tree entries only */            \
-  X(qLD, nv * nv)                                                   \
-  X(qLDiagInv, nv)                                                  \
-  X(qfrc_bias, nv)                                                  \
-  X(qfrc_passive, nv)                                               \
-  X(qfrc_actuator, nv)                                              \
-  X(qfrc_smooth, nv)                                                \
-  X(qacc_int, nv)                                                   \
-  X(actuator_force, nu)                                             \
-  X(ten_length, ntendon)  /* fixed tendons */                       \
-  X(ten_J, ntendon * nv)                                            \
-  X(ten_velocity, ntendon)                                          \
-  /* constraints (physics/constraint/) */                           \
-  X(ncon, 1)              /* contacts this step */                  \
-  X(contact, ncon_max * kContactWords) /* collision::Contact<T> */  \
-  X(nefc, 1)              /* constraint rows this step */           \
-  X(efc_type, nefc_max)   /* constraint::RowType */                 \
-  X(efc_id, nefc_max)     /* dof, joint or contact of the row */    \
-  X(efc_J, nefc_max * nv)                                           \
-  X(efc_pos, nefc_max)                                              \
-  X(efc_margin, nefc_max)                                           \
-  X(efc_frictionloss, nefc_max)                                     \
-  X(efc_KBIP, nefc_max * 4) /* stiffness, damping, impedance, d' */ \
-  X(efc_R, nefc_max)                                                \
-  X(efc_D, nefc_max)                                                \
-  X(efc_aref, nefc_max)                                             \
-  X(efc_force, nefc_max)                                            \
-  X(qacc_smooth, nv)                                                \
-  X(qacc_warmstart, nv)                                             \
-  X(qfrc_constraint, nv)                                            \
-  X(cfrc_ext, nbody * 6)  /* constraint force per body (com frame) */ \
-  X(solver_niter, 1)                                                \
-  X(solver_scratch, nsolver_scratch)                                \
-  /* RK4 scratch */                                                 \
-  X(rk_qpos0, nq)                                                   \
-  X(rk_qvel0, nv)                                                   \
-  X(rk_qvel, 4 * nv)                                                \
-  X(rk_qacc, 4 * nv)
+#define MYRIAD_DATA_FIELDS(X)                                               \
+  /* state */                                                               \
+  X(qpos, nq, env)                                                          \
+  X(qvel, nv, env)                                                          \
+  X(ctrl, nu, env)                                                          \
+  X(time, 1, env)                                                           \
+  X(qacc, nv, env)             /* forward dynamics result */                \
+  X(xpos, nbody * 3, env)                                                   \
+  X(xquat, nbody * 4, env)                                                  \
+  X(xmat, nbody * 9, env)                                                   \
+  X(xipos, nbody * 3, env)                                                  \
+  X(ximat, nbody * 9, env)                                                  \
+  X(xanchor, njnt * 3, env)                                                 \
+  X(xaxis, njnt * 3, env)                                                   \
+  X(geom_xpos, ngeom * 3, env)                                              \
+  X(geom_xmat, ngeom * 9, env)                                              \
+  X(subtree_com, nbody * 3, env)                                            \
+  X(cinert, nbody * 10, env)                                                \
+  X(crb, nbody * 10, internal)                                              \
+  X(cdof, nv * 6, internal)                                                 \
+  X(cdof_dot, nv * 6, internal)                                             \
+  X(cvel, nbody * 6, env)                                                   \
+  X(cacc, nbody * 6, env)                                                   \
+  X(cfrc, nbody * 6, internal)                                              \
+  X(qM, nv * nv, internal)          /* dense, tree entries only */          \
+  X(qLD, nv * nv, internal)                                                 \
+  X(qLDiagInv, nv, internal)                                                \
+  X(qfrc_bias, nv, env)                                                     \
+  X(qfrc_passive, nv, env)                                                  \
+  X(qfrc_actuator, nv, env)                                                 \
+  X(qfrc_smooth, nv, internal)                                              \
+  X(qacc_int, nv, internal)                                                 \
+  X(actuator_force, nu, env)                                                \
+  X(ten_length, ntendon, env)  /* fixed tendons */                          \
+  X(ten_J, ntendon * nv, internal)                                          \
+  X(ten_velocity, ntendon, env)                                             \
+  /* constraints (physics/constraint/) */                                   \
+  X(ncon, 1, internal)              /* contacts this step */                \
+  X(contact, ncon_max * kContactWords, internal) /* collision::Contact<T> */\
+  X(nefc, 1, internal)              /* constraint rows this step */         \
+  X(efc_type, nefc_max, internal)   /* constraint::RowType */               \
+  X(efc_id, nefc_max, internal)     /* dof, joint or contact of the row */  \
+  X(efc_J, nefc_max * nv, internal)                                         \
+  X(efc_pos, nefc_max, internal)                                            \
+  X(efc_margin, nefc_max, internal)                                         \
+  X(efc_frictionloss, nefc_max, internal)                                   \
+  X(efc_KBIP, nefc_max * 4, internal) /* stiffness, damping, impedance, d' */\
+  X(efc_R, nefc_max, internal)                                              \
+  X(efc_D, nefc_max, internal)                                              \
+  X(efc_aref, nefc_max, internal)                                           \
+  X(efc_force, nefc_max, internal)                                          \
+  X(qacc_smooth, nv, internal)                                              \
+  X(qacc_warmstart, nv, env)                                                \
+  X(qfrc_constraint, nv, env)                                               \
+  X(cfrc_ext, nbody * 6, env)  /* constraint force per body (com frame) */  \
+  X(solver_niter, 1, internal)                                              \
+  X(solver_scratch, nsolver_scratch, internal)                              \
+  /* RK4 scratch */                                                         \
+  X(rk_qpos0, nq, internal)                                                 \
+  X(rk_qvel0, nv, internal)                                                 \
+  X(rk_qvel, 4 * nv, internal)                                              \
+  X(rk_qacc, 4 * nv, internal)
 // clang-format on
 
 // Pointers to one env's slice of every field (or, in Data, to row 0 of the batch).
 template <class T>
 struct EnvData {
-#define MYRIAD_X(name, size) T* name;
+#define MYRIAD_X(name, size, kind) T* name;
   MYRIAD_DATA_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
 };
@@ -97,9 +100,26 @@ void for_each_field(EnvData<T>& d, const Model<T>& m, F&& f) {
   const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom,
                 ntendon = m.ntendon;
   const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch;
-#define MYRIAD_X(name, size) f(#name, d.name, size);
+#define MYRIAD_X(name, size, kind) f(#name, d.name, size);
   MYRIAD_DATA_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
+}
+
+// f(pointer member, per-env size) for the fields of kind `env`, in order. M: a Model or a
+// ModelView (anything with the size members).
+template <class T, class M, class F>
+MYRIAD_HD void for_each_env_field(EnvData<T>& d, const M& m, F&& f) {
+  const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom,
+                ntendon = m.ntendon;
+  const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch;
+  (void)ncon_max, (void)nefc_max, (void)nsolver_scratch;
+#define MYRIAD_ENV_FIELD_env(name, size) f(d.name, size);
+#define MYRIAD_ENV_FIELD_internal(name, size)
+#define MYRIAD_X(name, size, kind) MYRIAD_ENV_FIELD_##kind(name, size)
+  MYRIAD_DATA_FIELDS(MYRIAD_X)
+#undef MYRIAD_X
+#undef MYRIAD_ENV_FIELD_internal
+#undef MYRIAD_ENV_FIELD_env
 }
 
 // The batch: one host array [N, size] per field.

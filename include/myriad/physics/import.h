@@ -20,10 +20,16 @@ Model<double> import_model(const mjModel* m);
 // import_notes (e.g. a PGS model solved with Newton) go to stderr once per file and process.
 Model<double> load_mjcf(const std::string& path);
 
+// The same for MJCF text (a model with no files of its own, e.g. one embedded in the binary);
+// `name` stands for the file in messages.
+Model<double> load_mjcf_text(const std::string& name, const std::string& text);
+
 // Owns an mjModel compiled from MJCF (throws std::invalid_argument with libmujoco's message).
 class MjModelHandle {
  public:
   explicit MjModelHandle(const std::string& path);
+  // Compiles MJCF text through a one-file virtual file system; `name` stands for the file.
+  MjModelHandle(const std::string& name, const std::string& text);
   ~MjModelHandle();
   MjModelHandle(const MjModelHandle&) = delete;
   MjModelHandle& operator=(const MjModelHandle&) = delete;

@@ -40,6 +40,7 @@ constexpr int kNImp = 5;
   X(nu, 0, copy)                     \
   X(ntendon, 0, copy)                \
   X(nwrap, 0, copy)                  \
+  X(nsite, 0, copy)                  /* sites: read by envs, not by the dynamics */ \
   X(integrator, kEuler, custom)      /* Integrator */ \
   X(cone, 0, opt)                    /* mjtCone: 0 pyramidal (elliptic is refused) */ \
   X(iterations, 100, opt)            /* Newton iterations at most */ \
@@ -81,6 +82,7 @@ constexpr int kNImp = 5;
 // int32_t arrays.
 #define MYRIAD_SMOOTH_INT_ARRAYS(X)          \
   X(body_rootid, nbody, 1, copy)             \
+  X(site_bodyid, nsite, 1, copy)             \
   X(body_jntnum, nbody, 1, copy)             \
   X(body_jntadr, nbody, 1, copy)             \
   X(body_dofnum, nbody, 1, copy)             \
@@ -120,6 +122,7 @@ constexpr int kNImp = 5;
 // T arrays (converted from mjtNum, or float for geom_rgba).
 #define MYRIAD_SMOOTH_REAL_ARRAYS(X)         \
   X(body_pos, nbody, 3, copy)                \
+  X(site_pos, nsite, 3, copy)                \
   X(body_ipos, nbody, 3, copy)               \
   X(body_quat, nbody, 4, copy)               \
   X(body_iquat, nbody, 4, copy)              \
@@ -189,7 +192,8 @@ constexpr int kNImp = 5;
 #define MYRIAD_MODEL_NAMES(X)                \
   X(body_names, nbody, name_bodyadr)         \
   X(joint_names, njnt, name_jntadr)          \
-  X(actuator_names, nu, name_actuatoradr)
+  X(actuator_names, nu, name_actuatoradr)   \
+  X(site_names, nsite, name_siteadr)
 
 // The whole model: smooth and collision fields.
 #define MYRIAD_MODEL_INT_SCALARS(X) MYRIAD_SMOOTH_INT_SCALARS(X) MYRIAD_COLLISION_INT_SCALARS(X)

@@ -1,0 +1,164 @@
+// Ant-v5: Gymnasium's quadruped (ant_v5.py), on the project's model
+// (envs/locomotion/models/ant.xml). Reward: forward (x) velocity of the main body's xpos +
+// healthy reward - control cost - contact cost (clipped cfrc_ext, every body); terminates when
+// unhealthy (a non-finite state, or torso z outside the closed healthy_z_range). Observation:
+// qpos[2:] (or all), qvel, then cfrc_ext of bodies 1.. clipped to contact_force_range. Reset:
+// uniform qpos noise, Gaussian qvel noise.
+//
+// The main body's xpos after a step is the one mj_step's last forward pass computed, one
+// substep behind qpos: Gymnasium's reward has this lag, and so has this one.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "envs/locomotion/env_support.h"
+
+namespace myriad::envs::locomotion {
+
+struct Ant {
+  static constexpr const char* kId = "Ant-v5";
+  static constexpr const char* kModel = "ant";
+  static constexpr int kFrameSkip = 5;
+  static constexpr int kMaxEpisodeSteps = 1000;
+  static constexpr int kBeforeDim = 2;  // the main body's x, y before the step
+
+  struct Params {
+    double dt = 0;
+    float forward_reward_weight = 1.0f;
+    float ctrl_cost_weight = 0.5f;
+    float contact_cost_weight = 5e-4f;
+    float healthy_reward = 1.0f;
+    int main_body = 1;
+    bool terminate_when_unhealthy = true;
+    float healthy_z_range[2] = {0.2f, 1.0f};
+    float contact_force_range[2] = {-1.0f, 1.0f};
+    float reset_noise_scale = 0.1f;
+    bool exclude_current_positions_from_observation = true;
+    bool include_cfrc_ext_in_observation = true;
+  };
+
+  static std::vector<std::string> option_names() {
+    return {"forward_reward_weight",
+            "ctrl_cost_weight",
+            "contact_cost_weight",
+            "healthy_reward",
+            "main_body",
+            "terminate_when_unhealthy",
+            "healthy_z_range",
+            "contact_force_range",
+            "reset_noise_scale",
+            "exclude_current_positions_from_observation",
+            "include_cfrc_ext_in_observation"};
+  }
+  static bool set_number(Params& p, const std::string& k, double v) {
+    if (k == "forward_reward_weight") p.forward_reward_weight = option_finite(kId, k, v);
+    else if (k == "ctrl_cost_weight") p.ctrl_cost_weight = option_finite(kId, k, v);
+    else if (k == "contact_cost_weight") p.contact_cost_weight = option_finite(kId, k, v);
+    else if (k == "healthy_reward") p.healthy_reward = option_finite(kId, k, v);
+    else if (k == "main_body") {
+      if (!(v >= 0 && v < 1e6) || v != std::floor(v))
+        throw std::invalid_argument(std::string(kId) + " option main_body must be a body index, got " +
+                                    std::to_string(v));
+      p.main_body = static_cast<int>(v);
+    } else if (k == "terminate_when_unhealthy") p.terminate_when_unhealthy = option_flag(kId, k, v);
+    else if (k == "reset_noise_scale") p.reset_noise_scale = option_nonnegative(kId, k, v);
+    else if (k == "exclude_current_positions_from_observation")
+      p.exclude_current_positions_from_observation = option_flag(kId, k, v);
+    else if (k == "include_cfrc_ext_in_observation")
+      p.include_cfrc_ext_in_observation = option_flag(kId, k, v);
+    else return false;
+    return true;
+  }
+  static bool set_range(Params& p, const std::string& k, double lo, double hi) {
+    if (k == "healthy_z_range") option_range(kId, k, lo, hi, p.healthy_z_range);
+    else if (k == "contact_force_range") option_range(kId, k, lo, hi, p.contact_force_range);
+    else return false;
+    return true;
+  }
+  static void prepare(Params& p, const physics::Model<double>& m) {
+    require_sizes(m, kId, 15, 14, 8);
+    if (p.main_body >= m.nbody)
+      throw std::invalid_argument(std::string(kId) + " option main_body " +
+                                  std::to_string(p.main_body) + " is not a body (the model has " +
+                                  std::to_string(m.nbody) + ")");
+  }
+  static int obs_dim(const Params& p, const physics::Model<double>& m) {
+    return m.nq + m.nv - (p.exclude_current_positions_from_observation ? 2 : 0) +
+           (p.include_cfrc_ext_in_observation ? 6 * (m.nbody - 1) : 0);
+  }
+  static std::vector<InfoKey> info_keys(const Params&, const physics::Model<double>&) {
+    return {{"x_position"},     {"y_position"},  {"distance_from_origin"},
+            {"x_velocity"},     {"y_velocity"},  {"reward_forward"},
+            {"reward_ctrl"},    {"reward_contact"}, {"reward_survive"}};
+  }
+
+  // For drawing (replays): qpos from an observation.
+  static void qpos_from_observation(const Params& p, const physics::Model<double>& m,
+                                    const float* obs, float* qpos) {
+    qpos_from_prefix(m, p.exclude_current_positions_from_observation ? 2 : 0, obs, qpos);
+  }
+
+  template <class T>
+  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T>& d, Rng& rng) {
+    qpos_uniform_noise(m, d, rng, p.reset_noise_scale);
+    qvel_normal_noise(m, d, rng, p.reset_noise_scale);
+  }
+  template <class T>
+  MYRIAD_HD static void before_step(const Params& p, const ModelView<T>&, const EnvData<T>& d,
+                                    T* before) {
+    before[0] = d.xpos[3 * p.main_body];
+    before[1] = d.xpos[3 * p.main_body + 1];
+  }
+  template <class T>
+  MYRIAD_HD static T contact_force(const Params& p, const EnvData<T>& d, int k) {
+    return clip(d.cfrc_ext[k], static_cast<T>(p.contact_force_range[0]),
+                static_cast<T>(p.contact_force_range[1]));
+  }
+  template <class T>
+  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+                                   const float* action, const T* before, float& reward,
+                                   bool& terminated, InfoRow info) {
+    const T dt = static_cast<T>(p.dt);
+    const T x_velocity = (d.xpos[3 * p.main_body] - before[0]) / dt;
+    const T y_velocity = (d.xpos[3 * p.main_body + 1] - before[1]) / dt;
+    bool finite = true;
+    for (int k = 0; k < m.nq; ++k) finite = finite && is_finite(d.qpos[k]);
+    for (int k = 0; k < m.nv; ++k) finite = finite && is_finite(d.qvel[k]);
+    const T z = d.qpos[2];
+    const bool is_healthy = finite && p.healthy_z_range[0] <= z && z <= p.healthy_z_range[1];
+    const T forward = x_velocity * static_cast<T>(p.forward_reward_weight);
+    const T survive = is_healthy ? static_cast<T>(p.healthy_reward) : T(0);
+    const T ctrl = static_cast<T>(p.ctrl_cost_weight * squared_norm(action, m.nu));
+    T contact_sq = 0;
+    for (int k = 0; k < 6 * m.nbody; ++k) {
+      const T c = contact_force(p, d, k);
+      contact_sq += c * c;
+    }
+    const T contact = static_cast<T>(p.contact_cost_weight) * contact_sq;
+    reward = static_cast<float>(forward + survive - (ctrl + contact));
+    terminated = !is_healthy && p.terminate_when_unhealthy;
+    info.set(0, static_cast<float>(d.qpos[0]));
+    info.set(1, static_cast<float>(d.qpos[1]));
+    info.set(2, static_cast<float>(sqrt(d.qpos[0] * d.qpos[0] + d.qpos[1] * d.qpos[1])));
+    info.set(3, static_cast<float>(x_velocity));
+    info.set(4, static_cast<float>(y_velocity));
+    info.set(5, static_cast<float>(forward));
+    info.set(6, static_cast<float>(-ctrl));
+    info.set(7, static_cast<float>(-contact));
+    info.set(8, static_cast<float>(survive));
+  }
+  template <class T>
+  MYRIAD_HD static void observe(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+                                float* obs) {
+    const int skip = p.exclude_current_positions_from_observation ? 2 : 0;
+    int o = 0;
+    for (int k = skip; k < m.nq; ++k) obs[o++] = static_cast<float>(d.qpos[k]);
+    for (int k = 0; k < m.nv; ++k) obs[o++] = static_cast<float>(d.qvel[k]);
+    if (p.include_cfrc_ext_in_observation)
+      for (int k = 6; k < 6 * m.nbody; ++k) obs[o++] = static_cast<float>(contact_force(p, d, k));
+  }
+};
+
+}  // namespace myriad::envs::locomotion

@@ -1,0 +1,117 @@
+// What the locomotion envs share: option parsing by Gymnasium's keyword names, info keys, and
+// the small terms their rewards and resets are made of (control cost, reset noise, ranges).
+// The per-env functions are MYRIAD_HD and templated on the sim's scalar T (float or double).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "envs/physics_frame.h"
+#include "myriad/hd.h"
+#include "myriad/physics/data.h"
+#include "myriad/physics/model.h"
+#include "myriad/rng.h"
+#include "physics/model_view.h"
+
+namespace myriad::envs::locomotion {
+
+using physics::EnvData;
+using physics::ModelView;
+
+// One info key: its name (Gymnasium's) and how many values it holds (1, or e.g. the tendons).
+struct InfoKey {
+  std::string name;
+  int width = 1;
+};
+
+// An option value as given: a number, or a range "lo,hi" (Gymnasium's tuples).
+inline bool option_flag(const std::string& env, const std::string& key, double v) {
+  if (v != 0.0 && v != 1.0)
+    throw std::invalid_argument(env + " option " + key + " must be 0 or 1 (false or true), got " +
+                                std::to_string(v));
+  return v == 1.0;
+}
+
+inline double option_finite(const std::string& env, const std::string& key, double v) {
+  if (!std::isfinite(v))
+    throw std::invalid_argument(env + " option " + key + " must be finite, got " +
+                                std::to_string(v));
+  return v;
+}
+
+inline double option_nonnegative(const std::string& env, const std::string& key, double v) {
+  if (!(v >= 0) || !std::isfinite(v))
+    throw std::invalid_argument(env + " option " + key + " must be finite and >= 0, got " +
+                                std::to_string(v));
+  return v;
+}
+
+inline void option_range(const std::string& env, const std::string& key, double lo, double hi,
+                         float out[2]) {
+  if (std::isnan(lo) || std::isnan(hi) || !(lo <= hi))
+    throw std::invalid_argument(env + " option " + key + " must be a range (low, high) with low <= high, got (" +
+                                std::to_string(lo) + ", " + std::to_string(hi) + ")");
+  out[0] = static_cast<float>(lo);
+  out[1] = static_cast<float>(hi);
+}
+
+// The body of a model by name (std::invalid_argument naming the model's bodies if absent).
+inline int body_id(const physics::Model<double>& m, const std::string& env, const std::string& name) {
+  for (size_t b = 0; b < m.body_names.size(); ++b)
+    if (m.body_names[b] == name) return static_cast<int>(b);
+  std::string names;
+  for (const auto& n : m.body_names) names += (names.empty() ? "" : ", ") + n;
+  throw std::invalid_argument(env + ": the model has no body '" + name + "' (bodies: " + names + ")");
+}
+
+// Refuses a model whose sizes the env's code assumes otherwise.
+inline void require_sizes(const physics::Model<double>& m, const std::string& env, int nq, int nv,
+                          int nu) {
+  if (m.nq != nq || m.nv != nv || m.nu != nu)
+    throw std::invalid_argument(env + " expects a model with nq " + std::to_string(nq) + ", nv " +
+                                std::to_string(nv) + ", nu " + std::to_string(nu) + "; got " +
+                                std::to_string(m.nq) + ", " + std::to_string(m.nv) + ", " +
+                                std::to_string(m.nu));
+}
+
+// For drawing: qpos from an observation that starts with qpos[skip:] (the envs that leave out
+// x, or x and y): the left-out coordinates at qpos0.
+inline void qpos_from_prefix(const physics::Model<double>& m, int skip, const float* obs,
+                             float* qpos) {
+  for (int k = 0; k < m.nq; ++k)
+    qpos[k] = k < skip ? static_cast<float>(m.qpos0[k]) : obs[k - skip];
+}
+
+// sum(action^2), Gymnasium's control cost before its weight.
+MYRIAD_HD float squared_norm(const float* a, int n) {
+  float s = 0.0f;
+  for (int k = 0; k < n; ++k) s += a[k] * a[k];
+  return s;
+}
+
+// qpos0 + U(-scale, scale) per coordinate.
+template <class T>
+MYRIAD_HD void qpos_uniform_noise(const ModelView<T>& m, EnvData<T>& d, Rng& rng, float scale) {
+  for (int k = 0; k < m.nq; ++k) d.qpos[k] = m.qpos0[k] + static_cast<T>(rng.uniform(-scale, scale));
+}
+// 0 + U(-scale, scale) per velocity.
+template <class T>
+MYRIAD_HD void qvel_uniform_noise(const ModelView<T>& m, EnvData<T>& d, Rng& rng, float scale) {
+  for (int k = 0; k < m.nv; ++k) d.qvel[k] = static_cast<T>(rng.uniform(-scale, scale));
+}
+// 0 + scale * N(0, 1) per velocity.
+template <class T>
+MYRIAD_HD void qvel_normal_noise(const ModelView<T>& m, EnvData<T>& d, Rng& rng, float scale) {
+  for (int k = 0; k < m.nv; ++k) d.qvel[k] = static_cast<T>(scale * rng.normal());
+}
+
+template <class T>
+MYRIAD_HD T clip(T x, T lo, T hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+}  // namespace myriad::envs::locomotion

@@ -1,0 +1,59 @@
+// libmujoco as a physics env's sim (CPU only): env i's mjData seen as physics::EnvData<double>,
+// so the envs' observation and reward code (envs/physics_kernels.h) reads the same fields on
+// both sims.
+#pragma once
+
+#include <mujoco/mujoco.h>
+
+#include <cstdint>
+
+#include "myriad/physics/data.h"
+#include "physics/model_view.h"
+
+namespace myriad::envs {
+
+struct MujocoSim {
+  // mjData's arrays are pointers, its time a scalar.
+  static double* field(double* array) { return array; }
+  static double* field(double& scalar) { return &scalar; }
+
+  using Scalar = double;
+  physics::ModelView<double> model;  // of the engine's import of mj (for the env code)
+  const mjModel* mj = nullptr;
+  mjData* const* datas = nullptr;  // [N]
+
+  // The fields of kind `env` (myriad/physics/data.h) point into env i's mjData; the rest are
+  // null.
+  physics::EnvData<double> env(int64_t i) const {
+    mjData* d = datas[i];
+    physics::EnvData<double> e{};
+#define MYRIAD_MJ_env(name) e.name = field(d->name);
+#define MYRIAD_MJ_internal(name)
+#define MYRIAD_X(name, size, kind) MYRIAD_MJ_##kind(name)
+    MYRIAD_DATA_FIELDS(MYRIAD_X)
+#undef MYRIAD_X
+#undef MYRIAD_MJ_internal
+#undef MYRIAD_MJ_env
+    return e;
+  }
+  void clear(physics::EnvData<double>&, int64_t i) const { mj_resetData(mj, datas[i]); }
+  void step(physics::EnvData<double>&, int64_t i) const { mj_step(mj, datas[i]); }
+  // Gymnasium's step ends with mj_rnePostConstraint (cfrc_ext). False when libmujoco found a
+  // bad qpos, qvel or qacc during the step and reset the data itself (its warnings count them).
+  bool after_steps(physics::EnvData<double>&, int64_t i) const {
+    mjData* d = datas[i];
+    mj_rnePostConstraint(mj, d);
+    bool ok = true;
+    for (int w : {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC}) {
+      ok = ok && d->warning[w].number == 0;
+      d->warning[w].number = 0;
+    }
+    return ok;
+  }
+  void forward(physics::EnvData<double>&, int64_t i) const {
+    mj_forward(mj, datas[i]);
+    mj_rnePostConstraint(mj, datas[i]);
+  }
+};
+
+}  // namespace myriad::envs

@@ -1,0 +1,352 @@
+// PhysicsBatchEnv<Env>: the BatchEnv of a physics env (envs/locomotion/), over the engine
+// (physics=myriad, float32 or float64 on the CPU, float32 on CUDA) or libmujoco
+// (physics=mujoco, CPU). Owns the framework's buffers (torch tensors on the env's device) and a
+// runner (envs/physics_runner.h) that owns the physics data; the env logic lives only in Env and
+// the framework's kernels (envs/physics_kernels.h).
+//
+// Options: the env's own (Gymnasium's keyword names; ranges such as healthy_z_range are text
+// "low,high"), plus max_episode_steps, frame_skip, precision (32 or 64; CPU engine only) and the
+// text option physics ("myriad" or "mujoco").
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "envs/batch_env_checks.h"
+#include "envs/locomotion/models.h"
+#include "envs/mjcf/mjcf_drawing.h"
+#include "envs/physics_runner.h"
+#include "myriad/batch_env.h"
+#include "myriad/physics/import.h"
+#include "myriad/registry.h"
+#include "myriad/torch_device.h"
+
+namespace myriad::envs {
+
+// "low,high" (or "(low, high)", "[low, high]"; "inf" and "-inf" allowed) as two doubles.
+inline bool parse_range(const std::string& text, double& lo, double& hi) {
+  std::string s;
+  for (char c : text)
+    if (c != '(' && c != ')' && c != '[' && c != ']' && c != ' ') s += c;
+  const size_t comma = s.find(',');
+  if (comma == std::string::npos || s.find(',', comma + 1) != std::string::npos) return false;
+  const std::string a = s.substr(0, comma), b = s.substr(comma + 1);
+  char* end = nullptr;
+  lo = std::strtod(a.c_str(), &end);
+  if (a.empty() || *end) return false;
+  hi = std::strtod(b.c_str(), &end);
+  return !b.empty() && !*end;
+}
+
+template <class Env>
+class PhysicsBatchEnv final : public BatchEnv {
+ public:
+  using Params = typename Env::Params;
+
+  PhysicsBatchEnv(int64_t n, DeviceId device, uint64_t seed, const EnvOptions& options,
+                  const EnvTextOptions& text)
+      : n_(n), device_(device), seed_(seed) {
+    spec_.id = Env::kId;
+    spec_.max_episode_steps = Env::kMaxEpisodeSteps;
+    spec_.option_names = Env::option_names();
+    for (const char* common : {"frame_skip", "precision", "physics"})
+      spec_.option_names.push_back(common);
+    int precision = 32;
+    int frame_skip = Env::kFrameSkip;
+    std::string physics = "myriad";
+    for (const auto& [key, value] : options) {
+      if (take_common_option(spec_, key, value)) continue;
+      if (key == "frame_skip") {
+        // Physics steps per env step; more than 1,000 would make one step() take minutes.
+        if (!(value >= 1 && value <= 1000) || value != std::floor(value))
+          throw std::invalid_argument(spec_.id + " option frame_skip must be an integer in [1, "
+                                                 "1000], got " + std::to_string(value));
+        frame_skip = static_cast<int>(value);
+      } else if (key == "precision") {
+        if (value != 32 && value != 64)
+          throw std::invalid_argument(spec_.id + " option precision must be 32 or 64, got " +
+                                      std::to_string(value));
+        precision = static_cast<int>(value);
+      } else if (!Env::set_number(params_, key, value)) {
+        throw std::invalid_argument(spec_.id + " has no number option '" + key +
+                                    "' (valid: " + valid_options() + ")");
+      }
+    }
+    for (const auto& [key, value] : text) {
+      if (key == "physics") {
+        if (value != "myriad" && value != "mujoco")
+          throw std::invalid_argument(spec_.id + " option physics must be 'myriad' or 'mujoco', "
+                                                 "got '" + value + "'");
+        physics = value;
+        continue;
+      }
+      double lo = 0, hi = 0;
+      if (!parse_range(value, lo, hi)) {
+        throw std::invalid_argument(spec_.id + " option " + key + ": expected a range 'low,high', "
+                                    "got '" + value + "' (valid options: " + valid_options() + ")");
+      }
+      if (!Env::set_range(params_, key, lo, hi))
+        throw std::invalid_argument(spec_.id + " has no range option '" + key +
+                                    "' (valid: " + valid_options() + ")");
+    }
+    if (device.is_cuda() && (physics != "myriad" || precision != 32))
+      throw std::invalid_argument(spec_.id + " on CUDA runs physics=myriad in float32 only (got physics=" +
+                                  physics + ", precision=" + std::to_string(precision) + ")");
+    physics_ = physics;
+    const std::string name = std::string(Env::kModel) + ".xml";
+    const std::string& xml = locomotion::embedded_model(Env::kModel);
+    compiled_ = std::make_unique<physics::MjModelHandle>(name, xml);
+    // The engine's import; load_mjcf_text also says, once, what the engine solves differently
+    // (Humanoid asks for PGS: Newton), which concerns physics=myriad only.
+    model_ = physics == "myriad" ? physics::load_mjcf_text(name, xml)
+                                 : physics::import_model(compiled_->get());
+    Env::prepare(params_, model_);
+    params_.dt = model_.timestep * frame_skip;
+    frame_skip_ = frame_skip;
+    obs_dim_ = Env::obs_dim(params_, model_);
+    info_keys_ = Env::info_keys(params_, model_);
+    for (const auto& k : info_keys_) info_dim_ += k.width;
+
+    const int nq = model_.nq, nv = model_.nv, nu = model_.nu;
+    const int64_t bytes = 4 * (2 * obs_dim_ + info_dim_ + nu + 10) +
+                          8 * int64_t(1 + nq + nv) * 2 + 8 * 64 * model_.nbody;
+    check_batch_size(spec_, n, device.is_cpu(), bytes);
+    const float inf = std::numeric_limits<float>::infinity();
+    spec_.observation_space =
+        Space::box(std::vector<float>(obs_dim_, -inf), std::vector<float>(obs_dim_, inf));
+    std::vector<float> low(nu), high(nu);
+    for (int u = 0; u < nu; ++u) {  // Gymnasium's Box from the actuators' ctrlrange
+      low[u] = static_cast<float>(model_.actuator_ctrlrange[2 * u]);
+      high[u] = static_cast<float>(model_.actuator_ctrlrange[2 * u + 1]);
+    }
+    spec_.action_space = Space::box(low, high);
+    spec_.state_float64 = true;
+    spec_.state_names = {"time"};
+    for (int k = 0; k < nq; ++k) spec_.state_names.push_back("qpos[" + std::to_string(k) + "]");
+    for (int k = 0; k < nv; ++k) spec_.state_names.push_back("qvel[" + std::to_string(k) + "]");
+
+    if (device.is_cuda()) {
+      runner_ = make_cuda_runner<Env>(model_, n, device.index);
+    } else {
+      const PhysicsSim sim = physics == "mujoco" ? PhysicsSim::kMujoco
+                             : precision == 64   ? PhysicsSim::kMyriad64
+                                                 : PhysicsSim::kMyriad32;
+      runner_ = make_cpu_runner<Env>(sim, model_, compiled_->get(), n);
+    }
+    const auto f32 = at::TensorOptions().dtype(at::kFloat).device(torch_device(device_));
+    const auto i32 = f32.dtype(at::kInt);
+    elapsed_ = at::zeros({n_}, i32);
+    episode_ = at::zeros({n_}, i32);
+    running_return_ = at::zeros({n_}, f32);
+    diverged_ = at::zeros({n_}, i32);
+    info_ = at::zeros({info_dim_, n_}, f32);
+    buf_.obs = at::zeros({n_, obs_dim_}, f32);
+    buf_.final_obs = at::zeros({n_, obs_dim_}, f32);
+    buf_.reward = at::zeros({n_}, f32);
+    buf_.terminated = at::zeros({n_}, f32.dtype(at::kBool));
+    buf_.truncated = at::zeros({n_}, f32.dtype(at::kBool));
+    buf_.episode_return = at::zeros({n_}, f32);
+    buf_.episode_length = at::zeros({n_}, i32);
+    int64_t row = 0;
+    for (const auto& k : info_keys_) {
+      const at::Tensor rows = info_.narrow(0, row, k.width);
+      buf_.info[k.name] = k.width == 1 ? rows[0] : rows.t();
+      row += k.width;
+    }
+    reset(seed);
+  }
+
+  const EnvSpec& spec() const override { return spec_; }
+  int64_t num_envs() const override { return n_; }
+  DeviceId device_id() const override { return device_; }
+  const StepBuffers& buffers() const override { return buf_; }
+  // Which sim runs the physics ("myriad" or "mujoco") and the simulated seconds per step.
+  const std::string& physics() const { return physics_; }
+
+  void reset(std::optional<uint64_t> seed) override {
+    if (seed) {
+      check_seed(spec_, *seed);
+      seed_ = *seed;
+      episode_.zero_();
+    } else {
+      episode_.add_(1);
+    }
+    diverged_.zero_();
+    buf_.reward.zero_();
+    buf_.terminated.zero_();
+    buf_.truncated.zero_();
+    info_.zero_();
+    runner_->reset(frame(nullptr), params_, stream());
+  }
+
+  void step(const at::Tensor& actions) override {
+    action_ = checked_actions(actions);
+    runner_->step(frame(action_.data_ptr<float>()), params_, stream());
+  }
+
+  at::Tensor get_state() const override {
+    at::Tensor s = at::empty({n_, state_width()}, double_options());
+    runner_->read_state(frame(nullptr), params_, s.data_ptr<double>(), stream());
+    return s;
+  }
+
+  void set_state(const at::Tensor& state, const at::Tensor& env_ids) override {
+    const int64_t rows = env_ids.defined() ? env_ids.numel() : n_;
+    if (state.dim() != 2 || state.size(0) != rows || state.size(1) != state_width())
+      throw std::invalid_argument("set_state: expected state of shape [" + std::to_string(rows) +
+                                  ", " + std::to_string(state_width()) + "] (" + spec_.id +
+                                  " state: time, qpos, qvel), got " + shape_string(state.sizes()));
+    const at::Tensor s = state.to(double_options()).contiguous();
+    if (!at::isfinite(s).all().item<bool>())
+      throw std::invalid_argument("set_state: state contains NaN or infinity");
+    at::Tensor ids = env_ids.defined() ? env_ids.to(at::kCPU, at::kLong).contiguous()
+                                       : at::arange(n_, at::TensorOptions().dtype(at::kLong));
+    const int64_t* p = ids.data_ptr<int64_t>();
+    std::vector<bool> seen(static_cast<size_t>(n_), false);
+    for (int64_t r = 0; r < rows; ++r) {
+      if (p[r] < 0 || p[r] >= n_)
+        throw std::invalid_argument("set_state: env_ids must lie in [0, " + std::to_string(n_) +
+                                    "), got " + std::to_string(p[r]));
+      if (seen[p[r]])
+        throw std::invalid_argument("set_state: env_ids names env " + std::to_string(p[r]) +
+                                    " twice");
+      seen[p[r]] = true;
+    }
+    ids = ids.to(torch_device(device_));
+    runner_->write_state(frame(nullptr), params_, s.data_ptr<double>(), ids.data_ptr<int64_t>(),
+                         rows, stream());
+  }
+
+  int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }
+
+  Scene scene() const override {
+    return mjcf_scene(model_, compiled_->get(), model_.timestep * frame_skip_);
+  }
+  // Poses from observations: the qpos an observation holds, with the coordinates it leaves out
+  // (the x, y the envs exclude by default) at qpos0.
+  at::Tensor body_poses(const at::Tensor& obs) const override {
+    const at::Tensor o = observations_for_drawing(obs, spec_);
+    const int64_t width = model_.nq + model_.nv;
+    at::Tensor q = at::zeros({o.size(0), width}, at::kFloat);
+    for (int64_t i = 0; i < o.size(0); ++i)
+      Env::qpos_from_observation(params_, model_, o.data_ptr<float>() + i * obs_dim_,
+                                 q.data_ptr<float>() + i * width);
+    return mjcf_body_poses(model_, q);
+  }
+
+  std::map<std::string, at::Tensor> save_rollout_state() const override {
+    at::Tensor snapshot = at::empty({n_, runner_->snapshot_width()}, double_options());
+    runner_->save_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());
+    auto out = save_rollout(rollout_tensors(), seed_);
+    out["physics"] = snapshot.to(at::kCPU);
+    out["state"] = get_state().to(at::kCPU);  // for reading; loading uses the snapshot
+    return out;
+  }
+
+  void load_rollout_state(const std::map<std::string, at::Tensor>& saved) override {
+    auto it = saved.find("physics");
+    if (it == saved.end()) throw std::invalid_argument("rollout state lacks physics");
+    const int64_t width = runner_->snapshot_width();
+    if (!it->second.sizes().equals({n_, width}))
+      throw std::invalid_argument("rollout state 'physics' has shape " +
+                                  shape_string(it->second.sizes()) + ", expected [" +
+                                  std::to_string(n_) + ", " + std::to_string(width) + "]");
+    const at::Tensor snapshot = it->second.to(double_options()).contiguous();
+    seed_ = load_rollout(saved, rollout_tensors());
+    runner_->load_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());
+  }
+
+ private:
+  std::string valid_options() const {
+    std::string s = "max_episode_steps";
+    for (const auto& o : spec_.option_names) s += ", " + o;
+    return s;
+  }
+  int64_t state_width() const { return 1 + model_.nq + model_.nv; }
+  at::TensorOptions double_options() const {
+    return at::TensorOptions().dtype(at::kDouble).device(torch_device(device_));
+  }
+  RolloutTensors rollout_tensors() const {
+    return {{"elapsed", &elapsed_},   {"episode", &episode_}, {"running_return", &running_return_},
+            {"diverged", &diverged_}, {"obs", &buf_.obs}};
+  }
+  void* stream() const { return current_stream(device_); }
+
+  // Validates shape, dtype and device; returns contiguous float32 actions.
+  at::Tensor checked_actions(const at::Tensor& a) const {
+    const int64_t k = model_.nu;
+    const bool shape_ok =
+        (a.dim() == 2 && a.size(0) == n_ && a.size(1) == k) || (k == 1 && a.dim() == 1 && a.size(0) == n_);
+    if (!shape_ok)
+      throw std::invalid_argument(spec_.id + " step: expected actions of shape [" +
+                                  std::to_string(n_) + ", " + std::to_string(k) + "], got " +
+                                  shape_string(a.sizes()));
+    if (a.device() != torch_device(device_))
+      throw std::invalid_argument(spec_.id + " step: actions are on " + a.device().str() +
+                                  " but the env runs on " + torch_device(device_).str());
+    if (!a.is_floating_point())
+      throw std::invalid_argument(spec_.id + " step: continuous actions must be floats, got " +
+                                  std::string(c10::toString(a.scalar_type())));
+    at::Tensor out = a.to(at::kFloat).contiguous();
+    // A NaN control would poison the physics state: refused on the CPU; on CUDA a check would
+    // cost a device sync per step, and the engine zeroes a non-finite control for the step.
+    if (device_.is_cpu()) {
+      const float* p = out.data_ptr<float>();
+      for (int64_t i = 0; i < out.numel(); ++i)
+        if (!std::isfinite(p[i]))
+          throw std::invalid_argument(spec_.id + " step: action " + std::to_string(p[i]) +
+                                      " of env " + std::to_string(i / k) + " is not finite");
+    }
+    return out;
+  }
+
+  PhysicsFrame frame(const float* action) const {
+    PhysicsFrame f;
+    f.n = n_;
+    f.seed = seed_;
+    f.max_steps = spec_.max_episode_steps;
+    f.frame_skip = frame_skip_;
+    f.obs_dim = static_cast<int32_t>(obs_dim_);
+    f.action_dim = model_.nu;
+    f.action = action;
+    f.obs = buf_.obs.data_ptr<float>();
+    f.final_obs = buf_.final_obs.data_ptr<float>();
+    f.reward = buf_.reward.data_ptr<float>();
+    f.terminated = reinterpret_cast<uint8_t*>(buf_.terminated.data_ptr<bool>());
+    f.truncated = reinterpret_cast<uint8_t*>(buf_.truncated.data_ptr<bool>());
+    f.elapsed = elapsed_.data_ptr<int32_t>();
+    f.episode = episode_.data_ptr<int32_t>();
+    f.running_return = running_return_.data_ptr<float>();
+    f.episode_return = buf_.episode_return.data_ptr<float>();
+    f.episode_length = buf_.episode_length.data_ptr<int32_t>();
+    f.diverged = diverged_.data_ptr<int32_t>();
+    f.info = info_.data_ptr<float>();
+    return f;
+  }
+
+  EnvSpec spec_;
+  int64_t n_;
+  DeviceId device_;
+  uint64_t seed_;
+  std::string physics_;
+  int frame_skip_ = 1;
+  int64_t obs_dim_ = 0, info_dim_ = 0;
+  std::vector<locomotion::InfoKey> info_keys_;
+  Params params_{};
+  physics::Model<double> model_;
+  std::unique_ptr<physics::MjModelHandle> compiled_;
+  std::unique_ptr<PhysicsRunner<Env>> runner_;
+  at::Tensor elapsed_, episode_, running_return_, diverged_, info_, action_;
+  StepBuffers buf_;
+};
+
+}  // namespace myriad::envs

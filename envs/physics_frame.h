@@ -1,0 +1,43 @@
+// What the physics envs' kernels (envs/physics_kernels.h) and their runners
+// (envs/physics_runner.h) share with the torch side: the framework's buffers as raw pointers,
+// and where an env writes its info values. No physics or torch headers.
+#pragma once
+
+#include <cstdint>
+
+#include "myriad/hd.h"
+
+namespace myriad::envs {
+
+// The framework's buffers of one batch, as raw pointers (device pointers on CUDA), batch index
+// first. Sizes that options change (observation, info) are runtime values.
+struct PhysicsFrame {
+  int64_t n = 0;
+  uint64_t seed = 0;
+  int32_t max_steps = 0;
+  int32_t frame_skip = 1;
+  int32_t obs_dim = 0;
+  int32_t action_dim = 0;
+  const float* action = nullptr;      // [N, action_dim]
+  float* obs = nullptr;               // [N, obs_dim]
+  float* final_obs = nullptr;         // [N, obs_dim]
+  float* reward = nullptr;            // [N]
+  uint8_t* terminated = nullptr;      // [N]
+  uint8_t* truncated = nullptr;       // [N]
+  int32_t* elapsed = nullptr;         // [N] steps taken in the current episode
+  int32_t* episode = nullptr;         // [N] episodes started since the seed was set
+  float* running_return = nullptr;    // [N]
+  float* episode_return = nullptr;    // [N] return of the last finished episode
+  int32_t* episode_length = nullptr;  // [N]
+  int32_t* diverged = nullptr;        // [N] episodes cut because the state diverged
+  float* info = nullptr;              // [info_dim, N]: value k of env i at info[k * n + i]
+};
+
+// Where after_step writes env i's info values: value k at p[k * stride].
+struct InfoRow {
+  float* p;
+  int64_t stride;
+  MYRIAD_HD void set(int k, float v) const { p[k * stride] = v; }
+};
+
+}  // namespace myriad::envs

@@ -1,0 +1,214 @@
+// The framework's per-env kernels for physics envs (envs/locomotion/): the counterpart of
+// envs/batch_kernels.h for envs whose state is a physics simulation. An env author writes, for
+// one env over the physics data (see envs/locomotion/hopper.h):
+//
+//   reset(params, model, data, rng)                                 => qpos, qvel of a new episode
+//   before_step(params, model, data, before)                        => what the reward needs from
+//                                                                      the state before the step
+//   after_step(params, model, data, action, before, reward, terminated, info)
+//   observe(params, model, data, obs)
+//
+// and these kernels wrap them with the physics step (ctrl, frame_skip substeps), auto-reset,
+// final_obs, truncation, the divergence cut and episode statistics, once for every sim:
+// the engine (MyriadSim, on the CPU and on CUDA) and libmujoco (MujocoSim, envs/mujoco_sim.h).
+// A sim gives env i's data as physics::EnvData<T> and steps it; env code reads only EnvData's
+// fields, so the same observation and reward code runs on both.
+#pragma once
+
+#include <cstdint>
+
+#include "envs/physics_frame.h"
+#include "myriad/hd.h"
+#include "myriad/rng.h"
+#include "physics/batch_view.h"
+#include "physics/env_step.h"
+#include "physics/model_view.h"
+#include "physics/pipeline.h"
+
+namespace myriad::envs {
+
+// The engine as a physics env's sim (CPU or CUDA; `data` points at host or device memory).
+template <class T>
+struct MyriadSim {
+  using Scalar = T;
+  physics::ModelView<T> model;
+  physics::BatchView<T> data;
+
+  MYRIAD_HD physics::EnvData<T> env(int64_t i) const { return data.env(i); }
+  // A new episode starts as mj_resetData leaves a state: no warm start, zero controls, time 0.
+  MYRIAD_HD void clear(physics::EnvData<T>& d, int64_t) const {
+    for (int k = 0; k < model.nv; ++k) d.qacc_warmstart[k] = 0;
+    for (int u = 0; u < model.nu; ++u) d.ctrl[u] = 0;
+    d.time[0] = 0;
+  }
+  // The pipeline runs out of line (physics/env_step.h), compiled once, not once per kernel.
+  MYRIAD_HD void step(physics::EnvData<T>& d, int64_t) const {
+#if defined(__CUDA_ARCH__)
+    physics::step_env_device(model, d);
+#else
+    physics::step_env(model, d);
+#endif
+  }
+  // After the substeps of an env step: the last forward pass already filled cfrc_ext (as
+  // mj_rnePostConstraint after mj_step does). False would mean the sim reset a diverged state.
+  MYRIAD_HD bool after_steps(physics::EnvData<T>&, int64_t) const { return true; }
+  // mj_forward, with cfrc_ext.
+  MYRIAD_HD void forward(physics::EnvData<T>& d, int64_t) const {
+#if defined(__CUDA_ARCH__)
+    physics::forward_env_device(model, d);
+#else
+    physics::forward_env(model, d);
+#endif
+  }
+};
+
+// The sims' data and the framework's buffers of one batch: what every kernel reads.
+template <class Env, class Sim>
+struct PhysicsView {
+  PhysicsFrame f;
+  typename Env::Params params;
+  Sim sim;
+};
+
+// qpos and qvel finite and below MuJoCo's bound on a sane value (mjMAXVAL, 1e10).
+template <class T>
+MYRIAD_HD bool physics_state_ok(const physics::ModelView<T>& m, const physics::EnvData<T>& d) {
+  bool ok = true;
+  for (int k = 0; k < m.nq; ++k) ok = ok & (d.qpos[k] == d.qpos[k]) & (d.qpos[k] < T(1e10)) &
+                                      (d.qpos[k] > T(-1e10));
+  for (int k = 0; k < m.nv; ++k) ok = ok & (d.qvel[k] == d.qvel[k]) & (d.qvel[k] < T(1e10)) &
+                                      (d.qvel[k] > T(-1e10));
+  return ok;
+}
+
+// A new episode in env i: the sim's reset state, the env's initial qpos and qvel from the
+// (seed, env, episode) stream, mj_forward, and the first observation. cfrc_ext reads zero until
+// the first step, as after Gymnasium's reset (mj_resetData, then mj_forward, which leaves it).
+template <class Env, class Sim>
+MYRIAD_HD void physics_start_episode(const PhysicsView<Env, Sim>& v, int64_t i) {
+  auto d = v.sim.env(i);
+  v.sim.clear(d, i);
+  Rng rng(v.f.seed, static_cast<uint32_t>(i), static_cast<uint32_t>(v.f.episode[i]), 0u);
+  Env::reset(v.params, v.sim.model, d, rng);
+  v.sim.forward(d, i);
+  for (int k = 0; k < 6 * v.sim.model.nbody; ++k) d.cfrc_ext[k] = 0;
+  v.f.elapsed[i] = 0;
+  v.f.running_return[i] = 0.0f;
+  Env::observe(v.params, v.sim.model, d, v.f.obs + i * v.f.obs_dim);
+}
+
+template <class Env, class Sim>
+MYRIAD_HD void physics_reset_one(const PhysicsView<Env, Sim>& v, int64_t i) {
+  physics_start_episode(v, i);
+}
+
+// One env step of env i: controls, frame_skip physics steps, reward and flags, the observation;
+// where the episode ended, final_obs, statistics and a same-step reset. A diverged state (non-
+// finite or beyond 1e10, or one the sim had to reset) is never observed or rewarded: the episode
+// is cut (truncated, reward 0, counted in diverged) and final_obs keeps the last sane
+// observation.
+template <class Env, class Sim>
+MYRIAD_HD void physics_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
+  using T = typename Sim::Scalar;
+  const auto& m = v.sim.model;
+  const PhysicsFrame& f = v.f;
+  auto d = v.sim.env(i);
+  const float* action = f.action + i * f.action_dim;
+  T before[Env::kBeforeDim > 0 ? Env::kBeforeDim : 1];
+  Env::before_step(v.params, m, d, before);
+  for (int u = 0; u < m.nu; ++u) d.ctrl[u] = static_cast<T>(action[u]);
+  for (int s = 0; s < f.frame_skip; ++s) v.sim.step(d, i);
+  const bool sim_ok = v.sim.after_steps(d, i);
+  float reward = 0.0f;
+  bool terminated = false;
+  Env::after_step(v.params, m, d, action, before, reward, terminated, InfoRow{f.info + i, f.n});
+  const bool finite = sim_ok && physics_state_ok(m, d) && is_finite(reward);
+  reward = finite ? reward : 0.0f;
+  terminated = terminated && finite;
+  const int32_t t = f.elapsed[i] + 1;
+  // Gymnasium's TimeLimit sets truncated at the limit even when the step also terminates.
+  const bool truncated = t >= f.max_steps || !finite;
+  f.reward[i] = reward;
+  f.terminated[i] = terminated;
+  f.truncated[i] = truncated;
+  f.diverged[i] += finite ? 0 : 1;
+  f.elapsed[i] = t;
+  f.running_return[i] += reward;
+  float* obs = f.obs + i * f.obs_dim;
+  if (finite) Env::observe(v.params, m, d, obs);
+  if (terminated || truncated) {
+    float* final_obs = f.final_obs + i * f.obs_dim;
+    for (int k = 0; k < f.obs_dim; ++k) final_obs[k] = obs[k];
+    f.episode_return[i] = f.running_return[i];
+    f.episode_length[i] = t;
+    f.episode[i] += 1;
+    physics_start_episode(v, i);
+  }
+}
+
+// State I/O: row i of state [N, 1 + nq + nv] is (time, qpos, qvel), float64.
+template <class Env, class Sim>
+MYRIAD_HD void physics_read_state_one(const PhysicsView<Env, Sim>& v, double* state, int64_t i) {
+  const auto& m = v.sim.model;
+  const auto d = v.sim.env(i);
+  double* row = state + i * (1 + m.nq + m.nv);
+  row[0] = static_cast<double>(d.time[0]);
+  for (int k = 0; k < m.nq; ++k) row[1 + k] = static_cast<double>(d.qpos[k]);
+  for (int k = 0; k < m.nv; ++k) row[1 + m.nq + k] = static_cast<double>(d.qvel[k]);
+}
+
+// Writes row r of `state` into env ids[r], then mj_forward (with cfrc_ext) and the observation,
+// as Gymnasium's set_state does. The warm start is cleared, so a state alone determines the
+// next step. ids are distinct and in range (checked by the caller).
+template <class Env, class Sim>
+MYRIAD_HD void physics_write_state_one(const PhysicsView<Env, Sim>& v, const double* state,
+                                       const int64_t* ids, int64_t r) {
+  using T = typename Sim::Scalar;
+  const auto& m = v.sim.model;
+  const int64_t i = ids[r];
+  auto d = v.sim.env(i);
+  const double* row = state + r * (1 + m.nq + m.nv);
+  d.time[0] = static_cast<T>(row[0]);
+  for (int k = 0; k < m.nq; ++k) d.qpos[k] = static_cast<T>(row[1 + k]);
+  for (int k = 0; k < m.nv; ++k) d.qvel[k] = static_cast<T>(row[1 + m.nq + k]);
+  for (int k = 0; k < m.nv; ++k) d.qacc_warmstart[k] = 0;
+  v.sim.forward(d, i);
+  Env::observe(v.params, m, d, v.f.obs + i * v.f.obs_dim);
+}
+
+// Snapshots, for exact resume: every field of kind `env` (myriad/physics/data.h: the state, the
+// warm start, and the poses and forces an env reads, which a step's reward may read before the
+// next forward pass) of env i, as float64, row i of [N, width].
+template <class T, class M>
+int64_t physics_snapshot_width(const M& m) {
+  physics::EnvData<T> probe{};
+  int64_t width = 0;
+  physics::for_each_env_field(probe, m, [&](T*, int64_t size) { width += size; });
+  return width;
+}
+
+template <class Env, class Sim>
+MYRIAD_HD void physics_save_one(const PhysicsView<Env, Sim>& v, double* out, int64_t width,
+                                int64_t i) {
+  using T = typename Sim::Scalar;
+  auto d = v.sim.env(i);
+  double* row = out + i * width;
+  int64_t o = 0;
+  physics::for_each_env_field(d, v.sim.model, [&](T* p, int64_t size) {
+    for (int64_t k = 0; k < size; ++k) row[o++] = static_cast<double>(p[k]);
+  });
+}
+
+template <class Env, class Sim>
+MYRIAD_HD void physics_load_one(const PhysicsView<Env, Sim>& v, const double* in, int64_t width,
+                                int64_t i) {
+  using T = typename Sim::Scalar;
+  auto d = v.sim.env(i);
+  const double* row = in + i * width;
+  int64_t o = 0;
+  physics::for_each_env_field(d, v.sim.model, [&](T* p, int64_t size) {
+    for (int64_t k = 0; k < size; ++k) p[k] = static_cast<T>(row[o++]);
+  });
+}
+
+}  // namespace myriad::envs

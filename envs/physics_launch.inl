@@ -1,0 +1,73 @@
+// Launches the physics envs' kernels (envs/physics_kernels.h) over a batch on device D, and the
+// runner that owns a sim's data and calls them. Included by one CPU and one CUDA translation
+// unit (envs/locomotion/runners_cpu.cc, runners_cuda.cu), so both run every line of env logic.
+#pragma once
+
+#include "envs/physics_kernels.h"
+#include "envs/physics_runner.h"
+#include "myriad/parallel_for.h"
+
+namespace myriad::envs {
+
+template <Device D, class Env, class Sim>
+class SimRunner : public PhysicsRunner<Env> {
+ public:
+  using Params = typename Env::Params;
+  using View = PhysicsView<Env, Sim>;
+
+  void reset(const PhysicsFrame& f, const Params& p, void* stream) override {
+    const View v{f, p, sim_};
+    parallel_for(
+        device_, "physics_env.reset", f.n,
+        [v] MYRIAD_HD_LAMBDA(int64_t i) { physics_reset_one(v, i); }, stream, 2);
+  }
+  void step(const PhysicsFrame& f, const Params& p, void* stream) override {
+    const View v{f, p, sim_};
+    parallel_for(
+        device_, "physics_env.step", f.n,
+        [v] MYRIAD_HD_LAMBDA(int64_t i) { physics_step_one(v, i); }, stream, 2);
+  }
+  void read_state(const PhysicsFrame& f, const Params& p, double* state, void* stream) override {
+    const View v{f, p, sim_};
+    parallel_for(
+        device_, "physics_env.read_state", f.n,
+        [v, state] MYRIAD_HD_LAMBDA(int64_t i) { physics_read_state_one(v, state, i); }, stream,
+        1 << 30);
+  }
+  void write_state(const PhysicsFrame& f, const Params& p, const double* state,
+                   const int64_t* ids, int64_t rows, void* stream) override {
+    const View v{f, p, sim_};
+    parallel_for(
+        device_, "physics_env.write_state", rows,
+        [v, state, ids] MYRIAD_HD_LAMBDA(int64_t r) { physics_write_state_one(v, state, ids, r); },
+        stream, 2);
+  }
+
+  int64_t snapshot_width() const override {
+    return physics_snapshot_width<typename Sim::Scalar>(sim_.model);
+  }
+  void save_snapshot(const PhysicsFrame& f, const Params& p, double* out, void* stream) override {
+    const View v{f, p, sim_};
+    const int64_t width = snapshot_width();
+    parallel_for(
+        device_, "physics_env.save", f.n,
+        [v, out, width] MYRIAD_HD_LAMBDA(int64_t i) { physics_save_one(v, out, width, i); },
+        stream, 1 << 30);
+  }
+  void load_snapshot(const PhysicsFrame& f, const Params& p, const double* in,
+                     void* stream) override {
+    const View v{f, p, sim_};
+    const int64_t width = snapshot_width();
+    parallel_for(
+        device_, "physics_env.load", f.n,
+        [v, in, width] MYRIAD_HD_LAMBDA(int64_t i) { physics_load_one(v, in, width, i); }, stream,
+        1 << 30);
+  }
+
+ protected:
+  explicit SimRunner(DeviceId device) : device_{D, device.index} {}
+  Sim sim_{};
+  DeviceId device_;
+};
+
+}  // namespace myriad::envs

@@ -1,0 +1,57 @@
+// A physics env's batch on one sim and device, behind a torch-free interface: the torch side
+// (envs/physics_batch_env.h) owns the framework's buffers and passes them as a PhysicsFrame; a
+// runner owns the physics data and launches envs/physics_kernels.h over it. Runners are made in
+// envs/locomotion/runners_cpu.cc (the engine in float32 or float64, and libmujoco) and
+// envs/locomotion/runners_cuda.cu (the engine in float32 on a GPU).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "envs/physics_frame.h"
+#include "myriad/physics/model.h"
+
+struct mjModel_;
+typedef struct mjModel_ mjModel;
+
+namespace myriad::envs {
+
+enum class PhysicsSim { kMyriad32, kMyriad64, kMujoco };
+
+template <class Env>
+class PhysicsRunner {
+ public:
+  using Params = typename Env::Params;
+  virtual ~PhysicsRunner() = default;
+  // Every call launches over the batch (on CUDA on `stream`, LibTorch's current stream of the
+  // env's GPU) and returns without waiting for a GPU.
+  virtual void reset(const PhysicsFrame& f, const Params& p, void* stream) = 0;
+  virtual void step(const PhysicsFrame& f, const Params& p, void* stream) = 0;
+  // state [N, 1 + nq + nv] float64 on the runner's device: (time, qpos, qvel) per env.
+  virtual void read_state(const PhysicsFrame& f, const Params& p, double* state,
+                          void* stream) = 0;
+  // Writes rows [rows, 1 + nq + nv] into envs ids [rows] (distinct, in range), then runs the
+  // forward pass and observes them.
+  virtual void write_state(const PhysicsFrame& f, const Params& p, const double* state,
+                           const int64_t* ids, int64_t rows, void* stream) = 0;
+  // Snapshots [N, snapshot_width()] float64 on the runner's device (envs/physics_kernels.h): what
+  // continues every env exactly where it was.
+  virtual int64_t snapshot_width() const = 0;
+  virtual void save_snapshot(const PhysicsFrame& f, const Params& p, double* out,
+                             void* stream) = 0;
+  virtual void load_snapshot(const PhysicsFrame& f, const Params& p, const double* in,
+                             void* stream) = 0;
+};
+
+// sim kMyriad32/kMyriad64: the engine on the model; kMujoco: libmujoco on a copy of mj (whose
+// import `model` is).
+template <class Env>
+std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
+                                                     const physics::Model<double>& model,
+                                                     const mjModel* mj, int64_t n);
+// The engine in float32 on GPU `device`.
+template <class Env>
+std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model,
+                                                      int64_t n, int device);
+
+}  // namespace myriad::envs
