@@ -130,7 +130,7 @@ struct Ant {
     const bool is_healthy = finite && p.healthy_z_range[0] <= z && z <= p.healthy_z_range[1];
     const T forward = x_velocity * static_cast<T>(p.forward_reward_weight);
     const T survive = is_healthy ? static_cast<T>(p.healthy_reward) : T(0);
-    const T ctrl = static_cast<T>(p.ctrl_cost_weight * squared_norm(action, m.nu));
+    const T ctrl = static_cast<T>(p.ctrl_cost_weight) * squared_norm<T>(action, m.nu);
     T contact_sq = 0;
     for (int k = 0; k < 6 * m.nbody; ++k) {
       const T c = contact_force(p, d, k);

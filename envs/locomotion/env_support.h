@@ -86,10 +86,11 @@ inline void qpos_from_prefix(const physics::Model<double>& m, int skip, const fl
     qpos[k] = k < skip ? static_cast<float>(m.qpos0[k]) : obs[k - skip];
 }
 
-// sum(action^2), Gymnasium's control cost before its weight.
-MYRIAD_HD float squared_norm(const float* a, int n) {
-  float s = 0.0f;
-  for (int k = 0; k < n; ++k) s += a[k] * a[k];
+// sum(action^2), Gymnasium's control cost before its weight, in the sim's precision.
+template <class T>
+MYRIAD_HD T squared_norm(const float* a, int n) {
+  T s = 0;
+  for (int k = 0; k < n; ++k) s += static_cast<T>(a[k]) * static_cast<T>(a[k]);
   return s;
 }
 

@@ -70,7 +70,7 @@ struct HalfCheetah {
                                    bool& terminated, InfoRow info) {
     const T x_velocity = (d.qpos[0] - before[0]) / static_cast<T>(p.dt);
     const T forward = static_cast<T>(p.forward_reward_weight) * x_velocity;
-    const T ctrl = static_cast<T>(p.ctrl_cost_weight * squared_norm(action, m.nu));
+    const T ctrl = static_cast<T>(p.ctrl_cost_weight) * squared_norm<T>(action, m.nu);
     reward = static_cast<float>(forward - ctrl);
     terminated = false;
     info.set(0, static_cast<float>(d.qpos[0]));

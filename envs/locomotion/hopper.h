@@ -102,7 +102,7 @@ struct Hopper {
     const bool is_healthy = healthy(p, m, d);
     const T forward = static_cast<T>(p.forward_reward_weight) * x_velocity;
     const T survive = is_healthy ? static_cast<T>(p.healthy_reward) : T(0);
-    const T ctrl = static_cast<T>(p.ctrl_cost_weight * squared_norm(action, m.nu));
+    const T ctrl = static_cast<T>(p.ctrl_cost_weight) * squared_norm<T>(action, m.nu);
     reward = static_cast<float>(forward + survive - ctrl);
     terminated = !is_healthy && p.terminate_when_unhealthy;
     info.set(0, static_cast<float>(d.qpos[0]));

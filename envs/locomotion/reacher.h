@@ -87,7 +87,7 @@ struct Reacher {
       sq += v * v;
     }
     const T dist = -sqrt(sq) * static_cast<T>(p.reward_dist_weight);
-    const T ctrl = -static_cast<T>(squared_norm(action, m.nu)) * static_cast<T>(p.reward_control_weight);
+    const T ctrl = -squared_norm<T>(action, m.nu) * static_cast<T>(p.reward_control_weight);
     reward = static_cast<float>(dist + ctrl);
     terminated = false;
     info.set(0, static_cast<float>(dist));
