@@ -68,8 +68,10 @@ class PhysicsBatchEnv final : public BatchEnv {
       if (key == "frame_skip") {
         // Physics steps per env step; more than 1,000 would make one step() take minutes.
         if (!(value >= 1 && value <= 1000) || value != std::floor(value))
-          throw std::invalid_argument(spec_.id + " option frame_skip must be an integer in [1, "
-                                                 "1000], got " + std::to_string(value));
+          throw std::invalid_argument(spec_.id +
+                                      " option frame_skip must be an integer in [1, "
+                                      "1000], got " +
+                                      std::to_string(value));
         frame_skip = static_cast<int>(value);
       } else if (key == "precision") {
         if (value != 32 && value != 64)
@@ -84,23 +86,28 @@ class PhysicsBatchEnv final : public BatchEnv {
     for (const auto& [key, value] : text) {
       if (key == "physics") {
         if (value != "myriad" && value != "mujoco")
-          throw std::invalid_argument(spec_.id + " option physics must be 'myriad' or 'mujoco', "
-                                                 "got '" + value + "'");
+          throw std::invalid_argument(spec_.id +
+                                      " option physics must be 'myriad' or 'mujoco', "
+                                      "got '" +
+                                      value + "'");
         physics = value;
         continue;
       }
       double lo = 0, hi = 0;
       if (!parse_range(value, lo, hi)) {
-        throw std::invalid_argument(spec_.id + " option " + key + ": expected a range 'low,high', "
-                                    "got '" + value + "' (valid options: " + valid_options() + ")");
+        throw std::invalid_argument(spec_.id + " option " + key +
+                                    ": expected a range 'low,high', "
+                                    "got '" +
+                                    value + "' (valid options: " + valid_options() + ")");
       }
       if (!Env::set_range(params_, key, lo, hi))
         throw std::invalid_argument(spec_.id + " has no range option '" + key +
                                     "' (valid: " + valid_options() + ")");
     }
     if (device.is_cuda() && (physics != "myriad" || precision != 32))
-      throw std::invalid_argument(spec_.id + " on CUDA runs physics=myriad in float32 only (got physics=" +
-                                  physics + ", precision=" + std::to_string(precision) + ")");
+      throw std::invalid_argument(
+          spec_.id + " on CUDA runs physics=myriad in float32 only (got physics=" + physics +
+          ", precision=" + std::to_string(precision) + ")");
     physics_ = physics;
     const std::string name = std::string(Env::kModel) + ".xml";
     const std::string& xml = locomotion::embedded_model(Env::kModel);
@@ -117,8 +124,8 @@ class PhysicsBatchEnv final : public BatchEnv {
     for (const auto& k : info_keys_) info_dim_ += k.width;
 
     const int nq = model_.nq, nv = model_.nv, nu = model_.nu;
-    const int64_t bytes = 4 * (2 * obs_dim_ + info_dim_ + nu + 10) +
-                          8 * int64_t(1 + nq + nv) * 2 + 8 * 64 * model_.nbody;
+    const int64_t bytes = 4 * (2 * obs_dim_ + info_dim_ + nu + 10) + 8 * int64_t(1 + nq + nv) * 2 +
+                          8 * 64 * model_.nbody;
     check_batch_size(spec_, n, device.is_cpu(), bytes);
     const float inf = std::numeric_limits<float>::infinity();
     spec_.observation_space =
@@ -276,16 +283,19 @@ class PhysicsBatchEnv final : public BatchEnv {
     return at::TensorOptions().dtype(at::kDouble).device(torch_device(device_));
   }
   RolloutTensors rollout_tensors() const {
-    return {{"elapsed", &elapsed_},   {"episode", &episode_}, {"running_return", &running_return_},
-            {"diverged", &diverged_}, {"obs", &buf_.obs}};
+    return {{"elapsed", &elapsed_},
+            {"episode", &episode_},
+            {"running_return", &running_return_},
+            {"diverged", &diverged_},
+            {"obs", &buf_.obs}};
   }
   void* stream() const { return current_stream(device_); }
 
   // Validates shape, dtype and device; returns contiguous float32 actions.
   at::Tensor checked_actions(const at::Tensor& a) const {
     const int64_t k = model_.nu;
-    const bool shape_ok =
-        (a.dim() == 2 && a.size(0) == n_ && a.size(1) == k) || (k == 1 && a.dim() == 1 && a.size(0) == n_);
+    const bool shape_ok = (a.dim() == 2 && a.size(0) == n_ && a.size(1) == k) ||
+                          (k == 1 && a.dim() == 1 && a.size(0) == n_);
     if (!shape_ok)
       throw std::invalid_argument(spec_.id + " step: expected actions of shape [" +
                                   std::to_string(n_) + ", " + std::to_string(k) + "], got " +

@@ -74,10 +74,10 @@ struct PhysicsView {
 template <class T>
 MYRIAD_HD bool physics_state_ok(const physics::ModelView<T>& m, const physics::EnvData<T>& d) {
   bool ok = true;
-  for (int k = 0; k < m.nq; ++k) ok = ok & (d.qpos[k] == d.qpos[k]) & (d.qpos[k] < T(1e10)) &
-                                      (d.qpos[k] > T(-1e10));
-  for (int k = 0; k < m.nv; ++k) ok = ok & (d.qvel[k] == d.qvel[k]) & (d.qvel[k] < T(1e10)) &
-                                      (d.qvel[k] > T(-1e10));
+  for (int k = 0; k < m.nq; ++k)
+    ok = ok & (d.qpos[k] == d.qpos[k]) & (d.qpos[k] < T(1e10)) & (d.qpos[k] > T(-1e10));
+  for (int k = 0; k < m.nv; ++k)
+    ok = ok & (d.qvel[k] == d.qvel[k]) & (d.qvel[k] < T(1e10)) & (d.qvel[k] > T(-1e10));
   return ok;
 }
 

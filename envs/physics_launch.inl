@@ -34,8 +34,8 @@ class SimRunner : public PhysicsRunner<Env> {
         [v, state] MYRIAD_HD_LAMBDA(int64_t i) { physics_read_state_one(v, state, i); }, stream,
         1 << 30);
   }
-  void write_state(const PhysicsFrame& f, const Params& p, const double* state,
-                   const int64_t* ids, int64_t rows, void* stream) override {
+  void write_state(const PhysicsFrame& f, const Params& p, const double* state, const int64_t* ids,
+                   int64_t rows, void* stream) override {
     const View v{f, p, sim_};
     parallel_for(
         device_, "physics_env.write_state", rows,
@@ -51,8 +51,8 @@ class SimRunner : public PhysicsRunner<Env> {
     const int64_t width = snapshot_width();
     parallel_for(
         device_, "physics_env.save", f.n,
-        [v, out, width] MYRIAD_HD_LAMBDA(int64_t i) { physics_save_one(v, out, width, i); },
-        stream, 1 << 30);
+        [v, out, width] MYRIAD_HD_LAMBDA(int64_t i) { physics_save_one(v, out, width, i); }, stream,
+        1 << 30);
   }
   void load_snapshot(const PhysicsFrame& f, const Params& p, const double* in,
                      void* stream) override {

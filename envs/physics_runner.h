@@ -28,8 +28,7 @@ class PhysicsRunner {
   virtual void reset(const PhysicsFrame& f, const Params& p, void* stream) = 0;
   virtual void step(const PhysicsFrame& f, const Params& p, void* stream) = 0;
   // state [N, 1 + nq + nv] float64 on the runner's device: (time, qpos, qvel) per env.
-  virtual void read_state(const PhysicsFrame& f, const Params& p, double* state,
-                          void* stream) = 0;
+  virtual void read_state(const PhysicsFrame& f, const Params& p, double* state, void* stream) = 0;
   // Writes rows [rows, 1 + nq + nv] into envs ids [rows] (distinct, in range), then runs the
   // forward pass and observes them.
   virtual void write_state(const PhysicsFrame& f, const Params& p, const double* state,
@@ -37,8 +36,7 @@ class PhysicsRunner {
   // Snapshots [N, snapshot_width()] float64 on the runner's device (envs/physics_kernels.h): what
   // continues every env exactly where it was.
   virtual int64_t snapshot_width() const = 0;
-  virtual void save_snapshot(const PhysicsFrame& f, const Params& p, double* out,
-                             void* stream) = 0;
+  virtual void save_snapshot(const PhysicsFrame& f, const Params& p, double* out, void* stream) = 0;
   virtual void load_snapshot(const PhysicsFrame& f, const Params& p, const double* in,
                              void* stream) = 0;
 };
@@ -47,11 +45,11 @@ class PhysicsRunner {
 // import `model` is).
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
-                                                     const physics::Model<double>& model,
-                                                     const mjModel* mj, int64_t n);
+                                                    const physics::Model<double>& model,
+                                                    const mjModel* mj, int64_t n);
 // The engine in float32 on GPU `device`.
 template <class Env>
-std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model,
-                                                      int64_t n, int device);
+std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model, int64_t n,
+                                                     int device);
 
 }  // namespace myriad::envs

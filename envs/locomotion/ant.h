@@ -53,28 +53,38 @@ struct Ant {
             "include_cfrc_ext_in_observation"};
   }
   static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "forward_reward_weight") p.forward_reward_weight = option_finite(kId, k, v);
-    else if (k == "ctrl_cost_weight") p.ctrl_cost_weight = option_finite(kId, k, v);
-    else if (k == "contact_cost_weight") p.contact_cost_weight = option_finite(kId, k, v);
-    else if (k == "healthy_reward") p.healthy_reward = option_finite(kId, k, v);
+    if (k == "forward_reward_weight")
+      p.forward_reward_weight = option_finite(kId, k, v);
+    else if (k == "ctrl_cost_weight")
+      p.ctrl_cost_weight = option_finite(kId, k, v);
+    else if (k == "contact_cost_weight")
+      p.contact_cost_weight = option_finite(kId, k, v);
+    else if (k == "healthy_reward")
+      p.healthy_reward = option_finite(kId, k, v);
     else if (k == "main_body") {
       if (!(v >= 0 && v < 1e6) || v != std::floor(v))
-        throw std::invalid_argument(std::string(kId) + " option main_body must be a body index, got " +
-                                    std::to_string(v));
+        throw std::invalid_argument(
+            std::string(kId) + " option main_body must be a body index, got " + std::to_string(v));
       p.main_body = static_cast<int>(v);
-    } else if (k == "terminate_when_unhealthy") p.terminate_when_unhealthy = option_flag(kId, k, v);
-    else if (k == "reset_noise_scale") p.reset_noise_scale = option_nonnegative(kId, k, v);
+    } else if (k == "terminate_when_unhealthy")
+      p.terminate_when_unhealthy = option_flag(kId, k, v);
+    else if (k == "reset_noise_scale")
+      p.reset_noise_scale = option_nonnegative(kId, k, v);
     else if (k == "exclude_current_positions_from_observation")
       p.exclude_current_positions_from_observation = option_flag(kId, k, v);
     else if (k == "include_cfrc_ext_in_observation")
       p.include_cfrc_ext_in_observation = option_flag(kId, k, v);
-    else return false;
+    else
+      return false;
     return true;
   }
   static bool set_range(Params& p, const std::string& k, double lo, double hi) {
-    if (k == "healthy_z_range") option_range(kId, k, lo, hi, p.healthy_z_range);
-    else if (k == "contact_force_range") option_range(kId, k, lo, hi, p.contact_force_range);
-    else return false;
+    if (k == "healthy_z_range")
+      option_range(kId, k, lo, hi, p.healthy_z_range);
+    else if (k == "contact_force_range")
+      option_range(kId, k, lo, hi, p.contact_force_range);
+    else
+      return false;
     return true;
   }
   static void prepare(Params& p, const physics::Model<double>& m) {
@@ -89,9 +99,9 @@ struct Ant {
            (p.include_cfrc_ext_in_observation ? 6 * (m.nbody - 1) : 0);
   }
   static std::vector<InfoKey> info_keys(const Params&, const physics::Model<double>&) {
-    return {{"x_position"},     {"y_position"},  {"distance_from_origin"},
-            {"x_velocity"},     {"y_velocity"},  {"reward_forward"},
-            {"reward_ctrl"},    {"reward_contact"}, {"reward_survive"}};
+    return {{"x_position"},  {"y_position"},     {"distance_from_origin"},
+            {"x_velocity"},  {"y_velocity"},     {"reward_forward"},
+            {"reward_ctrl"}, {"reward_contact"}, {"reward_survive"}};
   }
 
   // For drawing (replays): qpos from an observation.

@@ -53,19 +53,22 @@ inline double option_nonnegative(const std::string& env, const std::string& key,
 inline void option_range(const std::string& env, const std::string& key, double lo, double hi,
                          float out[2]) {
   if (std::isnan(lo) || std::isnan(hi) || !(lo <= hi))
-    throw std::invalid_argument(env + " option " + key + " must be a range (low, high) with low <= high, got (" +
+    throw std::invalid_argument(env + " option " + key +
+                                " must be a range (low, high) with low <= high, got (" +
                                 std::to_string(lo) + ", " + std::to_string(hi) + ")");
   out[0] = static_cast<float>(lo);
   out[1] = static_cast<float>(hi);
 }
 
 // The body of a model by name (std::invalid_argument naming the model's bodies if absent).
-inline int body_id(const physics::Model<double>& m, const std::string& env, const std::string& name) {
+inline int body_id(const physics::Model<double>& m, const std::string& env,
+                   const std::string& name) {
   for (size_t b = 0; b < m.body_names.size(); ++b)
     if (m.body_names[b] == name) return static_cast<int>(b);
   std::string names;
   for (const auto& n : m.body_names) names += (names.empty() ? "" : ", ") + n;
-  throw std::invalid_argument(env + ": the model has no body '" + name + "' (bodies: " + names + ")");
+  throw std::invalid_argument(env + ": the model has no body '" + name + "' (bodies: " + names +
+                              ")");
 }
 
 // Refuses a model whose sizes the env's code assumes otherwise.
@@ -97,7 +100,8 @@ MYRIAD_HD T squared_norm(const float* a, int n) {
 // qpos0 + U(-scale, scale) per coordinate.
 template <class T>
 MYRIAD_HD void qpos_uniform_noise(const ModelView<T>& m, EnvData<T>& d, Rng& rng, float scale) {
-  for (int k = 0; k < m.nq; ++k) d.qpos[k] = m.qpos0[k] + static_cast<T>(rng.uniform(-scale, scale));
+  for (int k = 0; k < m.nq; ++k)
+    d.qpos[k] = m.qpos0[k] + static_cast<T>(rng.uniform(-scale, scale));
 }
 // 0 + U(-scale, scale) per velocity.
 template <class T>

@@ -31,12 +31,16 @@ struct HalfCheetah {
             "exclude_current_positions_from_observation"};
   }
   static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "forward_reward_weight") p.forward_reward_weight = option_finite(kId, k, v);
-    else if (k == "ctrl_cost_weight") p.ctrl_cost_weight = option_finite(kId, k, v);
-    else if (k == "reset_noise_scale") p.reset_noise_scale = option_nonnegative(kId, k, v);
+    if (k == "forward_reward_weight")
+      p.forward_reward_weight = option_finite(kId, k, v);
+    else if (k == "ctrl_cost_weight")
+      p.ctrl_cost_weight = option_finite(kId, k, v);
+    else if (k == "reset_noise_scale")
+      p.reset_noise_scale = option_nonnegative(kId, k, v);
     else if (k == "exclude_current_positions_from_observation")
       p.exclude_current_positions_from_observation = option_flag(kId, k, v);
-    else return false;
+    else
+      return false;
     return true;
   }
   static bool set_range(Params&, const std::string&, double, double) { return false; }

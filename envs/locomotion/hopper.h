@@ -33,28 +33,42 @@ struct Hopper {
   };
 
   static std::vector<std::string> option_names() {
-    return {"forward_reward_weight",      "ctrl_cost_weight",
-            "healthy_reward",             "terminate_when_unhealthy",
-            "healthy_state_range",        "healthy_z_range",
-            "healthy_angle_range",        "reset_noise_scale",
+    return {"forward_reward_weight",
+            "ctrl_cost_weight",
+            "healthy_reward",
+            "terminate_when_unhealthy",
+            "healthy_state_range",
+            "healthy_z_range",
+            "healthy_angle_range",
+            "reset_noise_scale",
             "exclude_current_positions_from_observation"};
   }
   static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "forward_reward_weight") p.forward_reward_weight = option_finite(kId, k, v);
-    else if (k == "ctrl_cost_weight") p.ctrl_cost_weight = option_finite(kId, k, v);
-    else if (k == "healthy_reward") p.healthy_reward = option_finite(kId, k, v);
-    else if (k == "terminate_when_unhealthy") p.terminate_when_unhealthy = option_flag(kId, k, v);
-    else if (k == "reset_noise_scale") p.reset_noise_scale = option_nonnegative(kId, k, v);
+    if (k == "forward_reward_weight")
+      p.forward_reward_weight = option_finite(kId, k, v);
+    else if (k == "ctrl_cost_weight")
+      p.ctrl_cost_weight = option_finite(kId, k, v);
+    else if (k == "healthy_reward")
+      p.healthy_reward = option_finite(kId, k, v);
+    else if (k == "terminate_when_unhealthy")
+      p.terminate_when_unhealthy = option_flag(kId, k, v);
+    else if (k == "reset_noise_scale")
+      p.reset_noise_scale = option_nonnegative(kId, k, v);
     else if (k == "exclude_current_positions_from_observation")
       p.exclude_current_positions_from_observation = option_flag(kId, k, v);
-    else return false;
+    else
+      return false;
     return true;
   }
   static bool set_range(Params& p, const std::string& k, double lo, double hi) {
-    if (k == "healthy_state_range") option_range(kId, k, lo, hi, p.healthy_state_range);
-    else if (k == "healthy_z_range") option_range(kId, k, lo, hi, p.healthy_z_range);
-    else if (k == "healthy_angle_range") option_range(kId, k, lo, hi, p.healthy_angle_range);
-    else return false;
+    if (k == "healthy_state_range")
+      option_range(kId, k, lo, hi, p.healthy_state_range);
+    else if (k == "healthy_z_range")
+      option_range(kId, k, lo, hi, p.healthy_z_range);
+    else if (k == "healthy_angle_range")
+      option_range(kId, k, lo, hi, p.healthy_angle_range);
+    else
+      return false;
     return true;
   }
   static void prepare(Params&, const physics::Model<double>& m) { require_sizes(m, kId, 6, 6, 3); }
@@ -62,8 +76,8 @@ struct Hopper {
     return m.nq + m.nv - (p.exclude_current_positions_from_observation ? 1 : 0);
   }
   static std::vector<InfoKey> info_keys(const Params&, const physics::Model<double>&) {
-    return {{"x_position"},     {"z_distance_from_origin"}, {"x_velocity"},
-            {"reward_forward"}, {"reward_ctrl"},            {"reward_survive"}};
+    return {{"x_position"},  {"z_distance_from_origin"}, {"x_velocity"}, {"reward_forward"},
+            {"reward_ctrl"}, {"reward_survive"}};
   }
 
   // For drawing (replays): qpos from an observation.

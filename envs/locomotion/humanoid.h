@@ -56,12 +56,18 @@ struct Humanoid {
             "include_cfrc_ext_in_observation"};
   }
   static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "forward_reward_weight") p.forward_reward_weight = option_finite(kId, k, v);
-    else if (k == "ctrl_cost_weight") p.ctrl_cost_weight = option_finite(kId, k, v);
-    else if (k == "contact_cost_weight") p.contact_cost_weight = option_finite(kId, k, v);
-    else if (k == "healthy_reward") p.healthy_reward = option_finite(kId, k, v);
-    else if (k == "terminate_when_unhealthy") p.terminate_when_unhealthy = option_flag(kId, k, v);
-    else if (k == "reset_noise_scale") p.reset_noise_scale = option_nonnegative(kId, k, v);
+    if (k == "forward_reward_weight")
+      p.forward_reward_weight = option_finite(kId, k, v);
+    else if (k == "ctrl_cost_weight")
+      p.ctrl_cost_weight = option_finite(kId, k, v);
+    else if (k == "contact_cost_weight")
+      p.contact_cost_weight = option_finite(kId, k, v);
+    else if (k == "healthy_reward")
+      p.healthy_reward = option_finite(kId, k, v);
+    else if (k == "terminate_when_unhealthy")
+      p.terminate_when_unhealthy = option_flag(kId, k, v);
+    else if (k == "reset_noise_scale")
+      p.reset_noise_scale = option_nonnegative(kId, k, v);
     else if (k == "exclude_current_positions_from_observation")
       p.exclude_current_positions_from_observation = option_flag(kId, k, v);
     else if (k == "include_cinert_in_observation")
@@ -72,13 +78,17 @@ struct Humanoid {
       p.include_qfrc_actuator_in_observation = option_flag(kId, k, v);
     else if (k == "include_cfrc_ext_in_observation")
       p.include_cfrc_ext_in_observation = option_flag(kId, k, v);
-    else return false;
+    else
+      return false;
     return true;
   }
   static bool set_range(Params& p, const std::string& k, double lo, double hi) {
-    if (k == "healthy_z_range") option_range(kId, k, lo, hi, p.healthy_z_range);
-    else if (k == "contact_cost_range") option_range(kId, k, lo, hi, p.contact_cost_range);
-    else return false;
+    if (k == "healthy_z_range")
+      option_range(kId, k, lo, hi, p.healthy_z_range);
+    else if (k == "contact_cost_range")
+      option_range(kId, k, lo, hi, p.contact_cost_range);
+    else
+      return false;
     return true;
   }
   static void prepare(Params& p, const physics::Model<double>& m) {
@@ -95,11 +105,16 @@ struct Humanoid {
            (p.include_cfrc_ext_in_observation ? 6 * bodies : 0);
   }
   static std::vector<InfoKey> info_keys(const Params&, const physics::Model<double>& m) {
-    return {{"x_position"},           {"y_position"},
-            {"tendon_length", m.ntendon}, {"tendon_velocity", m.ntendon},
-            {"distance_from_origin"}, {"x_velocity"},
-            {"y_velocity"},           {"reward_survive"},
-            {"reward_forward"},       {"reward_ctrl"},
+    return {{"x_position"},
+            {"y_position"},
+            {"tendon_length", m.ntendon},
+            {"tendon_velocity", m.ntendon},
+            {"distance_from_origin"},
+            {"x_velocity"},
+            {"y_velocity"},
+            {"reward_survive"},
+            {"reward_forward"},
+            {"reward_ctrl"},
             {"reward_contact"}};
   }
 
@@ -133,8 +148,8 @@ struct Humanoid {
   }
   template <class T>
   MYRIAD_HD static void after_step(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
-                                   const float*, const T* before, float& reward,
-                                   bool& terminated, InfoRow info) {
+                                   const float*, const T* before, float& reward, bool& terminated,
+                                   InfoRow info) {
     const T dt = static_cast<T>(p.dt);
     T after[2];
     mass_center(p, m, d, after);
@@ -149,9 +164,9 @@ struct Humanoid {
     const T ctrl = static_cast<T>(p.ctrl_cost_weight) * ctrl_sq;
     T contact_sq = 0;
     for (int k = 0; k < 6 * m.nbody; ++k) contact_sq += d.cfrc_ext[k] * d.cfrc_ext[k];
-    const T contact = clip(static_cast<T>(p.contact_cost_weight) * contact_sq,
-                           static_cast<T>(p.contact_cost_range[0]),
-                           static_cast<T>(p.contact_cost_range[1]));
+    const T contact =
+        clip(static_cast<T>(p.contact_cost_weight) * contact_sq,
+             static_cast<T>(p.contact_cost_range[0]), static_cast<T>(p.contact_cost_range[1]));
     reward = static_cast<float>(forward + survive - (ctrl + contact));
     terminated = !is_healthy && p.terminate_when_unhealthy;
     int k = 0;

@@ -28,15 +28,18 @@ struct InvertedDoublePendulum {
     double dt = 0;
     float healthy_reward = 10.0f;
     float reset_noise_scale = 0.1f;
-    int tip_body = 0;          // the body of site "tip" (prepare)
-    double tip_pos[3] = {};    // its position in that body's frame
+    int tip_body = 0;        // the body of site "tip" (prepare)
+    double tip_pos[3] = {};  // its position in that body's frame
   };
 
   static std::vector<std::string> option_names() { return {"healthy_reward", "reset_noise_scale"}; }
   static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "healthy_reward") p.healthy_reward = option_finite(kId, k, v);
-    else if (k == "reset_noise_scale") p.reset_noise_scale = option_nonnegative(kId, k, v);
-    else return false;
+    if (k == "healthy_reward")
+      p.healthy_reward = option_finite(kId, k, v);
+    else if (k == "reset_noise_scale")
+      p.reset_noise_scale = option_nonnegative(kId, k, v);
+    else
+      return false;
     return true;
   }
   static bool set_range(Params&, const std::string&, double, double) { return false; }
@@ -55,8 +58,8 @@ struct InvertedDoublePendulum {
   }
 
   // For drawing (replays): qpos from an observation (the angles from their sine and cosine).
-  static void qpos_from_observation(const Params&, const physics::Model<double>&,
-                                    const float* obs, float* qpos) {
+  static void qpos_from_observation(const Params&, const physics::Model<double>&, const float* obs,
+                                    float* qpos) {
     qpos[0] = obs[0];
     qpos[1] = std::atan2(obs[1], obs[3]);
     qpos[2] = std::atan2(obs[2], obs[4]);

@@ -32,9 +32,12 @@ struct Reacher {
     return {"reward_dist_weight", "reward_control_weight"};
   }
   static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "reward_dist_weight") p.reward_dist_weight = option_finite(kId, k, v);
-    else if (k == "reward_control_weight") p.reward_control_weight = option_finite(kId, k, v);
-    else return false;
+    if (k == "reward_dist_weight")
+      p.reward_dist_weight = option_finite(kId, k, v);
+    else if (k == "reward_control_weight")
+      p.reward_control_weight = option_finite(kId, k, v);
+    else
+      return false;
     return true;
   }
   static bool set_range(Params&, const std::string&, double, double) { return false; }
@@ -49,8 +52,8 @@ struct Reacher {
   }
 
   // For drawing (replays): qpos from an observation (the angles from their sine and cosine).
-  static void qpos_from_observation(const Params&, const physics::Model<double>&,
-                                    const float* obs, float* qpos) {
+  static void qpos_from_observation(const Params&, const physics::Model<double>&, const float* obs,
+                                    float* qpos) {
     qpos[0] = std::atan2(obs[2], obs[0]);
     qpos[1] = std::atan2(obs[3], obs[1]);
     qpos[2] = obs[4];
@@ -59,7 +62,8 @@ struct Reacher {
 
   template <class T>
   MYRIAD_HD static void reset(const Params&, const ModelView<T>& m, EnvData<T>& d, Rng& rng) {
-    for (int k = 0; k < m.nq; ++k) d.qpos[k] = static_cast<T>(rng.uniform(-0.1f, 0.1f)) + m.qpos0[k];
+    for (int k = 0; k < m.nq; ++k)
+      d.qpos[k] = static_cast<T>(rng.uniform(-0.1f, 0.1f)) + m.qpos0[k];
     // Rejection sampling, as Gymnasium: the first draw inside the disk (almost surely within a
     // few; capped so a kernel cannot loop forever).
     float gx = 0.0f, gy = 0.0f;

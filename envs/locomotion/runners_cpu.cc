@@ -23,7 +23,9 @@ template <class Env, class T>
 class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
  public:
   EngineRunner(const physics::Model<double>& model, int64_t n)
-      : SimRunner<Device::kCpu, Env, MyriadSim<T>>(kCpu), model_(model.cast<T>()), data_(model_, n) {
+      : SimRunner<Device::kCpu, Env, MyriadSim<T>>(kCpu),
+        model_(model.cast<T>()),
+        data_(model_, n) {
     this->sim_.model = physics::view_of(model_);
     this->sim_.data = physics::batch_view(model_, data_);
   }
@@ -54,8 +56,8 @@ class MujocoRunner final : public SimRunner<Device::kCpu, Env, MujocoSim> {
 
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
-                                                     const physics::Model<double>& model,
-                                                     const mjModel* mj, int64_t n) {
+                                                    const physics::Model<double>& model,
+                                                    const mjModel* mj, int64_t n) {
   switch (sim) {
     case PhysicsSim::kMyriad32:
       return std::make_unique<EngineRunner<Env, float>>(model, n);

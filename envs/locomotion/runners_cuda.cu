@@ -29,8 +29,8 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<float>> 
 }  // namespace
 
 template <class Env>
-std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model,
-                                                      int64_t n, int device) {
+std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model, int64_t n,
+                                                     int device) {
   return std::make_unique<CudaRunner<Env>>(model, n, device);
 }
 

@@ -8,8 +8,7 @@
 namespace myriad::envs {
 
 template <class Env>
-std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>&, int64_t,
-                                                      int) {
+std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>&, int64_t, int) {
   throw std::invalid_argument(std::string(Env::kId) +
                               " on CUDA: this Myriad build has no CUDA backend (nvcc was not "
                               "found when it was configured); use device=cpu");

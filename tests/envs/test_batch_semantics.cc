@@ -188,8 +188,7 @@ TEST_P(DeterminismTest, SameSeedIsBitwiseReproducible) {
   EXPECT_FALSE(bitwise_equal(other_seed, one_thread));
 }
 
-INSTANTIATE_TEST_SUITE_P(Envs, DeterminismTest, ::testing::ValuesIn(single_agent_ids()),
-                         test_name);
+INSTANTIATE_TEST_SUITE_P(Envs, DeterminismTest, ::testing::ValuesIn(single_agent_ids()), test_name);
 
 // The time limit and same-step auto-reset, in every env: a twin with the same seed and actions
 // but no early limit shows what the limited env's final step would have observed.

@@ -33,23 +33,47 @@ struct SuiteEntry {
 // Gymnasium 1.4's v5 envs (their spaces, TimeLimit and step() info).
 const std::vector<SuiteEntry>& suite() {
   static const std::vector<SuiteEntry> s = {
-      {"Hopper-v5", 11, 3, 1.0f, 1000,
+      {"Hopper-v5",
+       11,
+       3,
+       1.0f,
+       1000,
        {"x_position", "z_distance_from_origin", "x_velocity", "reward_forward", "reward_ctrl",
         "reward_survive"}},
-      {"HalfCheetah-v5", 17, 6, 1.0f, 1000,
+      {"HalfCheetah-v5",
+       17,
+       6,
+       1.0f,
+       1000,
        {"x_position", "x_velocity", "reward_forward", "reward_ctrl"}},
-      {"Walker2d-v5", 17, 6, 1.0f, 1000,
+      {"Walker2d-v5",
+       17,
+       6,
+       1.0f,
+       1000,
        {"x_position", "z_distance_from_origin", "x_velocity", "reward_forward", "reward_ctrl",
         "reward_survive"}},
-      {"Ant-v5", 105, 8, 1.0f, 1000,
+      {"Ant-v5",
+       105,
+       8,
+       1.0f,
+       1000,
        {"x_position", "y_position", "distance_from_origin", "x_velocity", "y_velocity",
         "reward_forward", "reward_ctrl", "reward_contact", "reward_survive"}},
-      {"Humanoid-v5", 348, 17, 0.4f, 1000,
+      {"Humanoid-v5",
+       348,
+       17,
+       0.4f,
+       1000,
        {"x_position", "y_position", "tendon_length", "tendon_velocity", "distance_from_origin",
         "x_velocity", "y_velocity", "reward_survive", "reward_forward", "reward_ctrl",
         "reward_contact"}},
       {"InvertedPendulum-v5", 4, 1, 3.0f, 1000, {"reward_survive"}},
-      {"InvertedDoublePendulum-v5", 9, 1, 1.0f, 1000,
+      {"InvertedDoublePendulum-v5",
+       9,
+       1,
+       1.0f,
+       1000,
        {"reward_survive", "distance_penalty", "velocity_penalty"}},
       {"Reacher-v5", 10, 2, 1.0f, 50, {"reward_dist", "reward_ctrl"}},
   };
@@ -89,7 +113,8 @@ at::Tensor random_actions(const BatchEnv& env, std::mt19937& gen) {
   const int64_t n = env.num_envs(), k = a.flat_size();
   at::Tensor t = at::empty({n, k}, at::kFloat);
   for (int64_t i = 0; i < n * k; ++i)
-    t.data_ptr<float>()[i] = std::uniform_real_distribution<float>(a.low[i % k], a.high[i % k])(gen);
+    t.data_ptr<float>()[i] =
+        std::uniform_real_distribution<float>(a.low[i % k], a.high[i % k])(gen);
   return t;
 }
 
@@ -181,7 +206,8 @@ TEST(LocomotionOptions, ObservationExclusionsAndRanges) {
   auto ant = envs::make("Ant-v5", 2, Device::kCpu, 0, {{"include_cfrc_ext_in_observation", 0}});
   EXPECT_EQ(ant->spec().observation_space.flat_size(), 27);
   auto humanoid = envs::make("Humanoid-v5", 2, Device::kCpu, 0,
-                             {{"include_cinert_in_observation", 0}, {"include_cvel_in_observation", 0},
+                             {{"include_cinert_in_observation", 0},
+                              {"include_cvel_in_observation", 0},
                               {"include_qfrc_actuator_in_observation", 0},
                               {"include_cfrc_ext_in_observation", 0}});
   EXPECT_EQ(humanoid->spec().observation_space.flat_size(), 45);
@@ -214,31 +240,52 @@ TEST(LocomotionOptions, BadOptionsAreNamed) {
         EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
     }
   };
-  expect_message([] { envs::make("Ant-v5", 1, Device::kCpu, 0, {{"ctrl_cost", 1}}); },
-                 {"Ant-v5", "ctrl_cost", "ctrl_cost_weight", "contact_force_range"});
-  expect_message([] { envs::make("Ant-v5", 1, Device::kCpu, 0, {}, {{"physics", "bullet"}}); },
-                 {"physics", "myriad", "mujoco", "bullet"});
   expect_message(
-      [] { envs::make("Ant-v5", 1, Device::kCpu, 0, {}, {{"healthy_z_range", "1.0"}}); },
+      [] {
+        envs::make("Ant-v5", 1, Device::kCpu, 0, {{"ctrl_cost", 1}});
+      },
+      {"Ant-v5", "ctrl_cost", "ctrl_cost_weight", "contact_force_range"});
+  expect_message(
+      [] {
+        envs::make("Ant-v5", 1, Device::kCpu, 0, {}, {{"physics", "bullet"}});
+      },
+      {"physics", "myriad", "mujoco", "bullet"});
+  expect_message(
+      [] {
+        envs::make("Ant-v5", 1, Device::kCpu, 0, {}, {{"healthy_z_range", "1.0"}});
+      },
       {"healthy_z_range", "low,high"});
   expect_message(
-      [] { envs::make("Ant-v5", 1, Device::kCpu, 0, {}, {{"healthy_z_range", "1,0.2"}}); },
+      [] {
+        envs::make("Ant-v5", 1, Device::kCpu, 0, {}, {{"healthy_z_range", "1,0.2"}});
+      },
       {"healthy_z_range", "low <= high"});
   expect_message(
-      [] { envs::make("Hopper-v5", 1, Device::kCpu, 0, {{"terminate_when_unhealthy", 2}}); },
+      [] {
+        envs::make("Hopper-v5", 1, Device::kCpu, 0, {{"terminate_when_unhealthy", 2}});
+      },
       {"terminate_when_unhealthy", "0 or 1"});
-  expect_message([] { envs::make("Hopper-v5", 1, Device::kCpu, 0, {{"frame_skip", 0}}); },
-                 {"frame_skip"});
-  expect_message([] { envs::make("Hopper-v5", 1, Device::kCpu, 0, {{"precision", 16}}); },
-                 {"precision", "32 or 64"});
+  expect_message(
+      [] {
+        envs::make("Hopper-v5", 1, Device::kCpu, 0, {{"frame_skip", 0}});
+      },
+      {"frame_skip"});
+  expect_message(
+      [] {
+        envs::make("Hopper-v5", 1, Device::kCpu, 0, {{"precision", 16}});
+      },
+      {"precision", "32 or 64"});
   auto env = envs::make("Hopper-v5", 2, Device::kCpu, 0);
   expect_message([&] { env->step(at::zeros({2, 4})); }, {"[2, 3]", "[2, 4]"});
   at::Tensor nan = at::zeros({2, 3});
   nan[1][2] = NAN;
   expect_message([&] { env->step(nan); }, {"env 1", "not finite"});
   expect_message([&] { env->set_state(at::zeros({2, 5}, at::kDouble)); }, {"[2, 13]"});
-  expect_message([&] { env->set_state(at::zeros({2, 13}, at::kDouble), at::tensor({1, 1})); },
-                 {"twice"});
+  expect_message(
+      [&] {
+        env->set_state(at::zeros({2, 13}, at::kDouble), at::tensor({1, 1}));
+      },
+      {"twice"});
 }
 
 // A state beyond MuJoCo's bound on a sane value is cut, counted and never returned, on both
