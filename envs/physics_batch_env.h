@@ -137,6 +137,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     }
     spec_.action_space = Space::box(low, high);
     spec_.state_float64 = true;
+    spec_.dt = params_.dt;
     spec_.state_names = {"time"};
     for (int k = 0; k < nq; ++k) spec_.state_names.push_back("qpos[" + std::to_string(k) + "]");
     for (int k = 0; k < nv; ++k) spec_.state_names.push_back("qvel[" + std::to_string(k) + "]");

@@ -317,6 +317,7 @@ py::dict spec_dict(const EnvSpec& s) {
   d["action_space"] = space_dict(s.action_space);
   d["max_episode_steps"] = s.max_episode_steps;
   d["reward_threshold"] = s.reward_threshold ? py::cast(*s.reward_threshold) : py::none();
+  d["dt"] = s.dt ? py::cast(*s.dt) : py::none();
   d["state_names"] = s.state_names;
   d["option_names"] = s.option_names;
   // Agents (myriad/env_spec.h): num_agents 1 and empty lists for single-agent envs.

@@ -21,9 +21,14 @@ def main():
                            num_threads=a.threads, seed=0)
     env.reset()
     rng = np.random.default_rng(0)
-    n_actions = env.action_space.n
+    space = env.action_space
     # The same kind of action ring as `myriad bench`: pre-sampled, outside the timed loop.
-    ring = [rng.integers(0, n_actions, a.num_envs, dtype=np.int32) for _ in range(16)]
+    if hasattr(space, "n"):
+        ring = [rng.integers(0, space.n, a.num_envs, dtype=np.int32) for _ in range(16)]
+    else:  # Box: uniform in [low, high] (clipped to [-1, 1] as myriad bench does)
+        low, high = np.clip(space.low, -1, 1), np.clip(space.high, -1, 1)
+        ring = [rng.uniform(low, high, (a.num_envs, *space.shape)).astype(np.float32)
+                for _ in range(16)]
     for t in range(min(a.steps // 10 + 1, 50)):
         env.step(ring[t % 16])
     start = time.perf_counter()

@@ -2,6 +2,7 @@
 #include <ATen/ATen.h>
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <iostream>
@@ -23,7 +24,7 @@ struct BenchOptions {
   uint64_t seed = 0;
   bool json = false;
   std::string xml, physics = "myriad";
-  int frame_skip = 1;
+  int frame_skip = 0;  // 0: the env's own (MJCF-v0: 1)
   bool float64 = false;
 };
 
@@ -57,9 +58,18 @@ void run_bench(const BenchOptions& o) {
   const DeviceId device = resolve_device_id(o.device);
   EnvOptions options;
   EnvTextOptions text;
-  if (!o.xml.empty()) {
-    text = {{"xml", o.xml}, {"physics", o.physics}};
-    options = {{"frame_skip", o.frame_skip}, {"precision", o.float64 ? 64 : 32}};
+  const std::vector<std::string> names = envs::spec_of(o.env).option_names;
+  const bool physics_env = std::find(names.begin(), names.end(), "precision") != names.end();
+  if (physics_env) {  // MJCF-v0 and the locomotion envs
+    text = {{"physics", o.physics}};
+    if (!o.xml.empty()) text["xml"] = o.xml;
+    options = {{"precision", o.float64 ? 64 : 32}};
+    if (o.frame_skip > 0) options["frame_skip"] = o.frame_skip;
+  } else if (!o.xml.empty() || o.physics != "myriad" || o.frame_skip > 0 || o.float64) {
+    throw std::invalid_argument(
+        "--xml, --physics, --frame-skip and --float64 apply to physics "
+        "envs (MJCF-v0, Ant-v5, ...), not to '" +
+        o.env + "'");
   }
   auto env = envs::make(o.env, o.num_envs, device, o.seed, options, text);
   const at::Device dev = torch_device(device);
@@ -81,9 +91,9 @@ void run_bench(const BenchOptions& o) {
       {"num_envs", o.num_envs},
       {"device", device_name(device)},
       {"threads", device.is_cpu() ? cpu_threads() : 0},
-      {"cpu_kernels", device.is_cpu() && o.xml.empty() ? envs::cpu_kernel_level() : ""},
-      {"physics", o.xml.empty() ? "" : o.physics},
-      {"precision", o.xml.empty() ? 32 : (o.float64 ? 64 : 32)},
+      {"cpu_kernels", device.is_cpu() && !physics_env ? envs::cpu_kernel_level() : ""},
+      {"physics", physics_env ? o.physics : ""},
+      {"precision", o.float64 ? 64 : 32},
       {"steps", o.steps},
       {"seconds", seconds},
       {"steps_per_second", sps}};
@@ -114,11 +124,14 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--seed", opts->seed, "Seed")->capture_default_str();
   cmd->add_flag("--json", opts->json, "Print one JSON line");
   cmd->add_option("--xml", opts->xml, "MJCF file (with --env MJCF-v0)");
-  cmd->add_option("--physics", opts->physics, "MJCF-v0 physics: myriad or mujoco")
-      ->capture_default_str();
-  cmd->add_option("--frame-skip", opts->frame_skip, "MJCF-v0 physics steps per env step")
-      ->capture_default_str();
-  cmd->add_flag("--float64", opts->float64, "MJCF-v0 with myriad physics: float64 engine");
+  cmd->add_option("--physics", opts->physics,
+                  "Physics envs (MJCF-v0, Ant-v5, ...): myriad or mujoco")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"myriad", "mujoco"}));
+  cmd->add_option("--frame-skip", opts->frame_skip,
+                  "Physics envs: physics steps per env step (default: the env's; MJCF-v0: 1)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--float64", opts->float64, "Physics envs on myriad physics: float64 engine");
   cmd->callback([opts] { run_bench(*opts); });
 }
 

@@ -20,6 +20,7 @@ namespace {
 
 struct TrainOptions {
   std::string config, out, resume;
+  std::string physics;  // physics envs: env.physics (myriad or mujoco)
   std::vector<std::string> overrides;
   bool overwrite = false;
 };
@@ -27,6 +28,7 @@ struct TrainOptions {
 void run_train(const TrainOptions& o) {
   std::vector<std::string> overrides = o.overrides;
   if (!o.resume.empty()) overrides.push_back("run.resume=" + o.resume);
+  if (!o.physics.empty()) overrides.push_back("env.physics=" + o.physics);
   const learner::RankInfo rank = learner::rank_from_environment();
   const std::string restart =
       learner::restart_resume_override(rank.restart, o.out, !o.resume.empty());
@@ -66,6 +68,7 @@ void run_train(const TrainOptions& o) {
 
 struct EvalOptions {
   std::string checkpoint, device, record;
+  std::string physics;  // physics envs: evaluate on this sim (sim-to-sim transfer)
   int64_t episodes = 100, envs = 4;
   bool episodes_given = false;
   uint64_t seed = 12345;
@@ -74,6 +77,13 @@ struct EvalOptions {
 
 void run_eval(const EvalOptions& o) {
   learner::LoadedPolicy p = learner::load_policy(o.checkpoint, o.device);
+  if (!o.physics.empty()) {
+    // The policy as trained, on another sim: same env id, options and observation statistics.
+    if (!p.spec.dt)
+      throw std::invalid_argument("--physics: '" + p.config.env.id +
+                                  "' is not a physics env (MJCF-v0 and the locomotion envs are)");
+    p.config.env.physics = o.physics;
+  }
   learner::EvalResult r;
   if (o.record.empty()) {
     r = learner::evaluate(p, o.episodes, o.seed);
@@ -89,11 +99,10 @@ void run_eval(const EvalOptions& o) {
                 << " episode(s) written to " << o.record << " (myriad view " << o.record << ")\n";
   }
   if (o.json) {
-    nlohmann::json j = {{"env", p.config.env.id},
-                        {"episodes", r.episodes},
-                        {"return_mean", r.return_mean},
-                        {"return_std", r.return_std},
-                        {"length_mean", r.length_mean}};
+    nlohmann::json j = {
+        {"env", p.config.env.id},     {"physics", p.spec.dt ? p.config.env.physics : ""},
+        {"episodes", r.episodes},     {"return_mean", r.return_mean},
+        {"return_std", r.return_std}, {"length_mean", r.length_mean}};
     if (!r.teams.empty()) j["teams"] = learner::eval_teams_json(r);
     if (std::isfinite(r.draw_rate)) j["draw_rate"] = r.draw_rate;
     if (!o.record.empty()) j["replay"] = o.record;
@@ -123,6 +132,9 @@ void add_train_command(CLI::App& app) {
                   "Checkpoint to continue from (in place when it lies in --out's run)");
   cmd->add_flag("--overwrite", o->overwrite,
                 "Replace the run already in --out (without it, such an --out is refused)");
+  cmd->add_option("--physics", o->physics,
+                  "Physics envs: myriad or mujoco (the same as the override env.physics=...)")
+      ->check(CLI::IsMember({"myriad", "mujoco"}));
   cmd->callback([o] { run_train(*o); });
 }
 
@@ -142,6 +154,10 @@ void add_eval_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--device", o->device, "cpu, cuda or auto (default: the checkpoint's)");
+  cmd->add_option("--physics", o->physics,
+                  "Physics envs: myriad or mujoco (default: the checkpoint's); evaluates a policy "
+                  "trained on one sim on the other")
+      ->check(CLI::IsMember({"myriad", "mujoco"}));
   cmd->add_option("--seed", o->seed, "Seed of the evaluation episodes")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print one JSON line");
   cmd->callback([o] { run_eval(*o); });

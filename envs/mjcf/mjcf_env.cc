@@ -85,6 +85,7 @@ class MjcfBatchEnv final : public BatchEnv {
       high[u] = limited ? static_cast<float>(m.actuator_ctrlrange[2 * u + 1]) : inf;
     }
     spec_.action_space = Space::box(low, high);
+    spec_.dt = physics_->model().timestep * frame_skip_;
     spec_.state_names = {"time"};
     for (int k = 0; k < nq_; ++k) spec_.state_names.push_back("qpos[" + std::to_string(k) + "]");
     for (int k = 0; k < nv_; ++k) spec_.state_names.push_back("qvel[" + std::to_string(k) + "]");

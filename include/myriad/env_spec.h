@@ -23,6 +23,8 @@ struct EnvSpec {
   Space action_space;                      // per env; per agent when num_agents > 1
   int max_episode_steps = 0;               // truncation limit (Gymnasium's TimeLimit)
   std::optional<double> reward_threshold;  // where Gymnasium registers one
+  std::optional<double> dt;                // simulated seconds per step (physics envs:
+                                           // timestep x frame_skip, Gymnasium's env.dt)
   std::vector<std::string> state_names;    // names of get_state() columns
   bool state_float64 = false;              // get_state() is float64 (physics envs), else float32
   std::vector<std::string> option_names;   // options make() accepts besides max_episode_steps

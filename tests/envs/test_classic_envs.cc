@@ -381,11 +381,26 @@ TEST(ClassicEnvs, PendulumGravityOption) {
 
 // Gymnasium's registrations (gymnasium/envs/__init__.py) and the spaces of each env class.
 TEST(ClassicEnvs, SpecsMatchGymnasium) {
-  // Every classic env is registered (beside MJCF-v0, which tests/envs/test_mjcf_env.cc covers,
-  // and the multi-agent envs, which tests/envs/test_multi_agent_envs.cc covers).
-  const std::vector<std::string> ids = {
-      "Acrobot-v1",  "CartPole-v1", "MJCF-v0", "MountainCar-v0", "MountainCarContinuous-v0",
-      "Pendulum-v1", "Spread-v0",   "Sumo-v0", "Tag-v0"};
+  // Every classic env is registered, beside MJCF-v0 (tests/envs/test_mjcf_env.cc), the
+  // multi-agent envs (tests/envs/test_multi_agent_envs.cc) and the locomotion suite
+  // (tests/envs/test_locomotion_envs.cc), and nothing else is.
+  const std::vector<std::string> ids = {"Acrobot-v1",
+                                        "Ant-v5",
+                                        "CartPole-v1",
+                                        "HalfCheetah-v5",
+                                        "Hopper-v5",
+                                        "Humanoid-v5",
+                                        "InvertedDoublePendulum-v5",
+                                        "InvertedPendulum-v5",
+                                        "MJCF-v0",
+                                        "MountainCar-v0",
+                                        "MountainCarContinuous-v0",
+                                        "Pendulum-v1",
+                                        "Reacher-v5",
+                                        "Spread-v0",
+                                        "Sumo-v0",
+                                        "Tag-v0",
+                                        "Walker2d-v5"};
   EXPECT_EQ(envs::registered_ids(), ids);
 
   const float inf = std::numeric_limits<float>::infinity();

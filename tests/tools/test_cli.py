@@ -96,7 +96,8 @@ def test_cuda_without_gpu_is_a_clear_error():
 
 
 @pytest.mark.parametrize("cfg", ["cartpole_ppo", "pendulum_ppo", "acrobot_ppo",
-                                 "mountaincar_continuous_ppo"])
+                                 "mountaincar_continuous_ppo", "hopper_ppo", "walker2d_ppo",
+                                 "half_cheetah_ppo", "ant_ppo", "humanoid_ppo"])
 def test_shipped_configs_parse(cfg, tmp_path):
     run("train", SRC / f"configs/{cfg}.yaml", "--out", tmp_path / cfg, "env.device=cpu",
         "run.total_env_steps=1", "run.eval_episodes=1")
@@ -116,6 +117,30 @@ def test_bench_mjcf_both_physics():
                 "--physics", physics, "--num-envs", 64, "--steps", 10, "--threads", 1, "--json")
         r = json.loads(p.stdout)
         assert r["physics"] == physics and r["steps_per_second"] > 0
+
+
+def test_a_physics_env_moves_between_sims(tmp_path):
+    """--physics on train, eval (sim-to-sim transfer) and bench; refused for other envs."""
+    out = tmp_path / "hopper"
+    run("train", SRC / "configs/hopper_ppo.yaml", "--out", out, "--physics", "mujoco",
+        "env.device=cpu", "env.num_envs=4", "ppo.num_steps=8", "ppo.num_minibatches=2",
+        "run.total_env_steps=64", "run.eval_episodes=2", "eval.record=false")
+    assert "physics: mujoco" in (out / "config.yaml").read_text()
+    ckpt = out / "checkpoints/last.pt"
+    for physics in ["myriad", "mujoco"]:
+        r = json.loads(run("eval", ckpt, "--physics", physics, "--episodes", 2, "--json").stdout)
+        assert r["env"] == "Hopper-v5" and r["physics"] == physics and r["episodes"] == 2
+    cart = tmp_path / "cartpole"
+    run("train", SRC / "configs/cartpole_ppo.yaml", "--out", cart, "env.device=cpu",
+        "run.total_env_steps=1", "run.eval_episodes=1")
+    bad = run("eval", cart / "checkpoints/last.pt", "--physics", "mujoco", ok=False)
+    assert bad.returncode != 0 and "not a physics env" in bad.stderr
+    for physics in ["myriad", "mujoco"]:
+        r = json.loads(run("bench", "--env", "Ant-v5", "--physics", physics, "--num-envs", 8,
+                           "--steps", 2, "--threads", 1, "--json").stdout)
+        assert r["physics"] == physics and r["steps_per_second"] > 0
+    bad = run("bench", "--env", "CartPole-v1", "--physics", "mujoco", "--steps", 1, ok=False)
+    assert bad.returncode != 0 and "physics envs" in bad.stderr
 
 
 def test_train_and_eval_an_mjcf_model(tmp_path):
