@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,6 +48,16 @@ inline bool parse_range(const std::string& text, double& lo, double& hi) {
   return !b.empty() && !*end;
 }
 
+// Gymnasium's reward_threshold, where the env declares one (kRewardThreshold).
+template <class Env>
+auto reward_threshold(int) -> decltype(Env::kRewardThreshold, std::optional<double>()) {
+  return Env::kRewardThreshold;
+}
+template <class Env>
+std::optional<double> reward_threshold(long) {
+  return std::nullopt;
+}
+
 template <class Env>
 class PhysicsBatchEnv final : public BatchEnv {
  public:
@@ -57,6 +68,7 @@ class PhysicsBatchEnv final : public BatchEnv {
       : n_(n), device_(device), seed_(seed) {
     spec_.id = Env::kId;
     spec_.max_episode_steps = Env::kMaxEpisodeSteps;
+    spec_.reward_threshold = reward_threshold<Env>(0);
     spec_.option_names = Env::option_names();
     for (const char* common : {"frame_skip", "precision", "physics"})
       spec_.option_names.push_back(common);

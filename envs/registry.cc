@@ -1,6 +1,7 @@
 // The registry: each env type of envs/env_list.h under its Gymnasium id.
 #include "myriad/registry.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -39,13 +40,25 @@ struct Entry {
       make;
 };
 
+// Envs whose options are all numbers: text given for an option is refused naming it.
+void refuse_text_options(const EnvSpec& spec, const EnvTextOptions& text) {
+  if (text.empty()) return;
+  const auto& [key, value] = *text.begin();
+  const auto& names = spec.option_names;
+  if (key == "max_episode_steps" || std::find(names.begin(), names.end(), key) != names.end())
+    throw std::invalid_argument("env '" + spec.id + "' option " + key + " takes a number, got '" +
+                                value + "'");
+  std::string valid = "max_episode_steps";
+  for (const auto& n : names) valid += ", " + n;
+  throw std::invalid_argument("env '" + spec.id + "' has no option '" + key +
+                              "' (valid options: " + valid + ")");
+}
+
 template <class Env>
 Entry entry() {
   return {&Env::spec,
           [](int64_t n, DeviceId d, uint64_t seed, const EnvOptions& o, const EnvTextOptions& t) {
-            if (!t.empty())
-              throw std::invalid_argument("env '" + Env::spec().id + "' has no text option '" +
-                                          t.begin()->first + "'");
+            refuse_text_options(Env::spec(), t);
             return std::unique_ptr<BatchEnv>(new ClassicBatchEnv<Env>(n, d, seed, o));
           }};
 }
@@ -58,9 +71,7 @@ Entry multi_agent_entry() {
       &Discrete::spec,
       [](int64_t n, DeviceId d, uint64_t seed, const EnvOptions& o, const EnvTextOptions& t) {
         const std::string id = Discrete::spec().id;
-        if (!t.empty())
-          throw std::invalid_argument("env '" + id + "' has no text option '" + t.begin()->first +
-                                      "'");
+        refuse_text_options(Discrete::spec(), t);
         EnvOptions rest = o;
         bool continuous = false;
         if (auto it = rest.find("continuous"); it != rest.end()) {

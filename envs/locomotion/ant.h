@@ -22,7 +22,8 @@ struct Ant {
   static constexpr const char* kModel = "ant";
   static constexpr int kFrameSkip = 5;
   static constexpr int kMaxEpisodeSteps = 1000;
-  static constexpr int kBeforeDim = 2;  // the main body's x, y before the step
+  static constexpr double kRewardThreshold = 6000.0;  // Gymnasium's registration
+  static constexpr int kBeforeDim = 2;                // the main body's x, y before the step
 
   struct Params {
     double dt = 0;

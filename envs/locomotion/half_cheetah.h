@@ -16,6 +16,7 @@ struct HalfCheetah {
   static constexpr const char* kModel = "half_cheetah";
   static constexpr int kFrameSkip = 5;
   static constexpr int kMaxEpisodeSteps = 1000;
+  static constexpr double kRewardThreshold = 4800.0;  // Gymnasium's registration
   static constexpr int kBeforeDim = 1;
 
   struct Params {

@@ -17,7 +17,8 @@ struct Hopper {
   static constexpr const char* kModel = "hopper";
   static constexpr int kFrameSkip = 4;
   static constexpr int kMaxEpisodeSteps = 1000;
-  static constexpr int kBeforeDim = 1;  // qpos[0] before the step
+  static constexpr double kRewardThreshold = 3800.0;  // Gymnasium's registration
+  static constexpr int kBeforeDim = 1;                // qpos[0] before the step
 
   struct Params {
     double dt = 0;  // timestep * frame_skip (set by the framework)

@@ -22,6 +22,7 @@ struct InvertedDoublePendulum {
   static constexpr const char* kModel = "inverted_double_pendulum";
   static constexpr int kFrameSkip = 5;
   static constexpr int kMaxEpisodeSteps = 1000;
+  static constexpr double kRewardThreshold = 9100.0;  // Gymnasium's registration
   static constexpr int kBeforeDim = 0;
 
   struct Params {

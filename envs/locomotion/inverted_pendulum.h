@@ -17,6 +17,7 @@ struct InvertedPendulum {
   static constexpr const char* kModel = "inverted_pendulum";
   static constexpr int kFrameSkip = 2;
   static constexpr int kMaxEpisodeSteps = 1000;
+  static constexpr double kRewardThreshold = 950.0;  // Gymnasium's registration
   static constexpr int kBeforeDim = 0;
 
   struct Params {

@@ -19,6 +19,7 @@ struct Reacher {
   static constexpr const char* kModel = "reacher";
   static constexpr int kFrameSkip = 2;
   static constexpr int kMaxEpisodeSteps = 50;
+  static constexpr double kRewardThreshold = -3.75;  // Gymnasium's registration
   static constexpr int kBeforeDim = 0;
 
   struct Params {
