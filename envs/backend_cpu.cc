@@ -28,16 +28,8 @@ Backend<Env> cpu_table() {
 
 extern "C" void MYRIAD_CPU_TABLES(void* out) {
   using namespace myriad::envs;
-  // One entry per env type of envs/env_list.h, in CpuTables' order.
-  *static_cast<CpuTables*>(out) = {cpu_table<CartPole>(),
-                                   cpu_table<Pendulum>(),
-                                   cpu_table<Acrobot>(),
-                                   cpu_table<MountainCar>(),
-                                   cpu_table<MountainCarContinuous>(),
-                                   cpu_table<SpreadDiscrete>(),
-                                   cpu_table<SpreadContinuous>(),
-                                   cpu_table<TagDiscrete>(),
-                                   cpu_table<TagContinuous>(),
-                                   cpu_table<SumoDiscrete>(),
-                                   cpu_table<SumoContinuous>()};
+  CpuTables& t = *static_cast<CpuTables*>(out);
+#define MYRIAD_X(Env) t.table_##Env = cpu_table<Env>();
+  MYRIAD_BATCH_ENVS(MYRIAD_X)
+#undef MYRIAD_X
 }

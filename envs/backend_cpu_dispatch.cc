@@ -70,50 +70,13 @@ Chosen& chosen() {
 
 template <class Env>
 const Backend<Env>& table_of(const CpuTables& t);
-template <>
-const Backend<CartPole>& table_of(const CpuTables& t) {
-  return t.cartpole;
-}
-template <>
-const Backend<Pendulum>& table_of(const CpuTables& t) {
-  return t.pendulum;
-}
-template <>
-const Backend<Acrobot>& table_of(const CpuTables& t) {
-  return t.acrobot;
-}
-template <>
-const Backend<MountainCar>& table_of(const CpuTables& t) {
-  return t.mountain_car;
-}
-template <>
-const Backend<MountainCarContinuous>& table_of(const CpuTables& t) {
-  return t.mountain_car_continuous;
-}
-template <>
-const Backend<SpreadDiscrete>& table_of(const CpuTables& t) {
-  return t.spread;
-}
-template <>
-const Backend<SpreadContinuous>& table_of(const CpuTables& t) {
-  return t.spread_continuous;
-}
-template <>
-const Backend<TagDiscrete>& table_of(const CpuTables& t) {
-  return t.tag;
-}
-template <>
-const Backend<TagContinuous>& table_of(const CpuTables& t) {
-  return t.tag_continuous;
-}
-template <>
-const Backend<SumoDiscrete>& table_of(const CpuTables& t) {
-  return t.sumo;
-}
-template <>
-const Backend<SumoContinuous>& table_of(const CpuTables& t) {
-  return t.sumo_continuous;
-}
+#define MYRIAD_X(Env)                                  \
+  template <>                                          \
+  const Backend<Env>& table_of(const CpuTables& t) {   \
+    return t.table_##Env;                              \
+  }
+MYRIAD_BATCH_ENVS(MYRIAD_X)
+#undef MYRIAD_X
 
 }  // namespace
 
@@ -126,17 +89,8 @@ Backend<Env> cpu_backend() {
   return table_of<Env>(chosen().tables);
 }
 
-// One line per env type of envs/env_list.h.
-template Backend<CartPole> cpu_backend<CartPole>();
-template Backend<Pendulum> cpu_backend<Pendulum>();
-template Backend<Acrobot> cpu_backend<Acrobot>();
-template Backend<MountainCar> cpu_backend<MountainCar>();
-template Backend<MountainCarContinuous> cpu_backend<MountainCarContinuous>();
-template Backend<SpreadDiscrete> cpu_backend<SpreadDiscrete>();
-template Backend<SpreadContinuous> cpu_backend<SpreadContinuous>();
-template Backend<TagDiscrete> cpu_backend<TagDiscrete>();
-template Backend<TagContinuous> cpu_backend<TagContinuous>();
-template Backend<SumoDiscrete> cpu_backend<SumoDiscrete>();
-template Backend<SumoContinuous> cpu_backend<SumoContinuous>();
+#define MYRIAD_X(Env) template Backend<Env> cpu_backend<Env>();
+MYRIAD_BATCH_ENVS(MYRIAD_X)
+#undef MYRIAD_X
 
 }  // namespace myriad::envs

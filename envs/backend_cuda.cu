@@ -11,17 +11,8 @@ Backend<Env> cuda_backend() {
           &launch_observe<Device::kCuda, Env>};
 }
 
-// One line per env type of envs/env_list.h.
-template Backend<CartPole> cuda_backend<CartPole>();
-template Backend<Pendulum> cuda_backend<Pendulum>();
-template Backend<Acrobot> cuda_backend<Acrobot>();
-template Backend<MountainCar> cuda_backend<MountainCar>();
-template Backend<MountainCarContinuous> cuda_backend<MountainCarContinuous>();
-template Backend<SpreadDiscrete> cuda_backend<SpreadDiscrete>();
-template Backend<SpreadContinuous> cuda_backend<SpreadContinuous>();
-template Backend<TagDiscrete> cuda_backend<TagDiscrete>();
-template Backend<TagContinuous> cuda_backend<TagContinuous>();
-template Backend<SumoDiscrete> cuda_backend<SumoDiscrete>();
-template Backend<SumoContinuous> cuda_backend<SumoContinuous>();
+#define MYRIAD_X(Env) template Backend<Env> cuda_backend<Env>();
+MYRIAD_BATCH_ENVS(MYRIAD_X)
+#undef MYRIAD_X
 
 }  // namespace myriad::envs

@@ -11,17 +11,9 @@ namespace myriad::envs {
 
 // Plain function-pointer tables: the same layout in every copy, whatever its namespace.
 struct CpuTables {
-  Backend<CartPole> cartpole;
-  Backend<Pendulum> pendulum;
-  Backend<Acrobot> acrobot;
-  Backend<MountainCar> mountain_car;
-  Backend<MountainCarContinuous> mountain_car_continuous;
-  Backend<SpreadDiscrete> spread;
-  Backend<SpreadContinuous> spread_continuous;
-  Backend<TagDiscrete> tag;
-  Backend<TagContinuous> tag_continuous;
-  Backend<SumoDiscrete> sumo;
-  Backend<SumoContinuous> sumo_continuous;
+#define MYRIAD_X(Env) Backend<Env> table_##Env;
+  MYRIAD_BATCH_ENVS(MYRIAD_X)
+#undef MYRIAD_X
 };
 
 // Which copy runs (also declared in myriad/registry.h, which this torch-free target cannot

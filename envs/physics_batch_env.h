@@ -11,6 +11,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -58,6 +59,36 @@ std::optional<double> reward_threshold(long) {
   return std::nullopt;
 }
 
+// Text options that are names, not ranges (MJCF-v0's xml and forward_body).
+using NameOptions = std::map<std::string, std::string>;
+template <class Env>
+auto name_option_names(int) -> decltype(Env::name_option_names()) {
+  return Env::name_option_names();
+}
+template <class Env>
+std::vector<std::string> name_option_names(long) {
+  return {};
+}
+// The env's preparation from its model (and its name options, where it takes them).
+template <class Env, class P>
+auto prepare_env(P& p, const physics::Model<double>& m, const NameOptions& names, int)
+    -> decltype(Env::prepare(p, m, names)) {
+  return Env::prepare(p, m, names);
+}
+template <class Env, class P>
+void prepare_env(P& p, const physics::Model<double>& m, const NameOptions&, long) {
+  Env::prepare(p, m);
+}
+// A model file the options name (MJCF-v0), or "" for a model embedded in the binary.
+template <class Env>
+auto model_path(const NameOptions& names, int) -> decltype(Env::model_path(names)) {
+  return Env::model_path(names);
+}
+template <class Env>
+std::string model_path(const NameOptions&, long) {
+  return "";
+}
+
 template <class Env>
 class PhysicsBatchEnv final : public BatchEnv {
  public:
@@ -95,14 +126,18 @@ class PhysicsBatchEnv final : public BatchEnv {
                                     "' (valid: " + valid_options() + ")");
       }
     }
+    const std::vector<std::string> name_options = name_option_names<Env>(0);
+    NameOptions names;
     for (const auto& [key, value] : text) {
       if (key == "physics") {
         if (value != "myriad" && value != "mujoco")
-          throw std::invalid_argument(spec_.id +
-                                      " option physics must be 'myriad' or 'mujoco', "
-                                      "got '" +
-                                      value + "'");
+          throw std::invalid_argument(spec_.id + " option physics must be one of: myriad, " +
+                                      "mujoco; got '" + value + "'");
         physics = value;
+        continue;
+      }
+      if (std::find(name_options.begin(), name_options.end(), key) != name_options.end()) {
+        names[key] = value;
         continue;
       }
       double lo = 0, hi = 0;
@@ -121,14 +156,21 @@ class PhysicsBatchEnv final : public BatchEnv {
           spec_.id + " on CUDA runs physics=myriad in float32 only (got physics=" + physics +
           ", precision=" + std::to_string(precision) + ")");
     physics_ = physics;
-    const std::string name = std::string(Env::kModel) + ".xml";
-    const std::string& xml = locomotion::embedded_model(Env::kModel);
-    compiled_ = std::make_unique<physics::MjModelHandle>(name, xml);
-    // The engine's import; load_mjcf_text also says, once, what the engine solves differently
+    // The engine's import; load_mjcf(_text) also says, once, what the engine solves differently
     // (Humanoid asks for PGS: Newton), which concerns physics=myriad only.
-    model_ = physics == "myriad" ? physics::load_mjcf_text(name, xml)
-                                 : physics::import_model(compiled_->get());
-    Env::prepare(params_, model_);
+    const std::string path = model_path<Env>(names, 0);
+    if (!path.empty()) {  // the user's file: includes and meshes resolve beside it
+      compiled_ = std::make_unique<physics::MjModelHandle>(path);
+      model_ = physics == "myriad" ? physics::load_mjcf(path)
+                                   : physics::import_model(compiled_->get());
+    } else {
+      const std::string name = std::string(Env::kModel) + ".xml";
+      const std::string& xml = locomotion::embedded_model(Env::kModel);
+      compiled_ = std::make_unique<physics::MjModelHandle>(name, xml);
+      model_ = physics == "myriad" ? physics::load_mjcf_text(name, xml)
+                                   : physics::import_model(compiled_->get());
+    }
+    prepare_env<Env>(params_, model_, names, 0);
     params_.dt = model_.timestep * frame_skip;
     frame_skip_ = frame_skip;
     obs_dim_ = Env::obs_dim(params_, model_);
@@ -144,8 +186,9 @@ class PhysicsBatchEnv final : public BatchEnv {
         Space::box(std::vector<float>(obs_dim_, -inf), std::vector<float>(obs_dim_, inf));
     std::vector<float> low(nu), high(nu);
     for (int u = 0; u < nu; ++u) {  // Gymnasium's Box from the actuators' ctrlrange
-      low[u] = static_cast<float>(model_.actuator_ctrlrange[2 * u]);
-      high[u] = static_cast<float>(model_.actuator_ctrlrange[2 * u + 1]);
+      const bool limited = model_.actuator_ctrllimited[u];
+      low[u] = limited ? static_cast<float>(model_.actuator_ctrlrange[2 * u]) : -inf;
+      high[u] = limited ? static_cast<float>(model_.actuator_ctrlrange[2 * u + 1]) : inf;
     }
     spec_.action_space = Space::box(low, high);
     spec_.state_float64 = true;

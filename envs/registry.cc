@@ -104,16 +104,14 @@ const std::map<std::string, Entry>& table() {
   static const std::map<std::string, Entry> t = [] {
     std::map<std::string, Entry> m;
     auto add = [&](Entry e) { m.emplace(e.spec().id, std::move(e)); };
-    add(entry<CartPole>());
-    add(entry<Pendulum>());
-    add(entry<Acrobot>());
-    add(entry<MountainCar>());
-    add(entry<MountainCarContinuous>());
+#define MYRIAD_X(Env) add(entry<Env>());
+    MYRIAD_CLASSIC_ENVS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_Y(Discrete, Continuous, ...) add(multi_agent_entry<Discrete, Continuous>());
+    MYRIAD_MULTI_AGENT_ENVS(MYRIAD_Y, )
+#undef MYRIAD_Y
     add({&mjcf_spec_template, &make_mjcf_env});
-    add(multi_agent_entry<SpreadDiscrete, SpreadContinuous>());
-    add(multi_agent_entry<TagDiscrete, TagContinuous>());
-    add(multi_agent_entry<SumoDiscrete, SumoContinuous>());
-#define MYRIAD_X(Env) m.emplace(locomotion::Env::kId, physics_entry<locomotion::Env>());
+#define MYRIAD_X(Env) m.emplace(Env::kId, physics_entry<Env>());
     MYRIAD_PHYSICS_ENVS(MYRIAD_X)
 #undef MYRIAD_X
     return m;

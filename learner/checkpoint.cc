@@ -317,10 +317,17 @@ void Trainer::load_checkpoint(const std::string& path) {
     s << "}";
     return s.str();
   };
+  const auto text_options = [](const std::map<std::string, std::string>& m) {
+    std::string s = "{";
+    for (const auto& [k, v] : m) s += (s.size() > 1 ? ", " : "") + k + ": '" + v + "'";
+    return s + "}";
+  };
   const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
   check("env.id", saved.env.id, cfg_.env.id);
   check("env.xml", "'" + saved.env.xml + "'", "'" + cfg_.env.xml + "'");
   check("env.options", options(saved.env.options), options(cfg_.env.options));
+  check("env.options (ranges and names)", text_options(saved.env.text_options),
+        text_options(cfg_.env.text_options));
   check("env.num_envs", std::to_string(saved.env.num_envs), std::to_string(cfg_.env.num_envs));
   check("ppo.num_steps", std::to_string(saved.ppo.num_steps), std::to_string(cfg_.ppo.num_steps));
   check("ppo.hidden_sizes", sizes(saved.ppo.hidden_sizes), sizes(cfg_.ppo.hidden_sizes));

@@ -173,24 +173,55 @@ Field text_list(const std::string& path, std::vector<std::string>* target) {
           }};
 }
 
-Field number_map(const std::string& path, std::map<std::string, double>* target) {
+// env.options: Gymnasium-style keyword arguments. A number (or true/false, as 1/0) goes to
+// *numbers; a list [low, high] of two numbers to *texts as "low,high" (a range, as the
+// locomotion envs' healthy_z_range); any other scalar to *texts as written.
+Field env_options(const std::string& path, std::map<std::string, double>* numbers,
+                  std::map<std::string, std::string>* texts) {
   return {path,
           [=](const YAML::Node& n) {
-            if (n.IsNull()) return target->clear();
+            numbers->clear();
+            texts->clear();
+            if (n.IsNull()) return;
             if (!n.IsMap())
-              fail(path, "expected a mapping of names to numbers, got " + scalar_text(n));
-            target->clear();
+              fail(path, "expected a mapping of option names to values, got " + scalar_text(n));
             for (const auto& kv : n) {
               const auto key = kv.first.as<std::string>();
-              if (target->count(key)) fail(path + "." + key, "appears twice in the same mapping");
-              const double v = read_as<double>(kv.second, path + "." + key, "a number");
-              if (!std::isfinite(v)) fail(path + "." + key, "must be finite");
-              (*target)[key] = v;
+              const std::string at = path + "." + key;
+              if (numbers->count(key) || texts->count(key))
+                fail(at, "appears twice in the same mapping");
+              const YAML::Node& v = kv.second;
+              if (v.IsSequence()) {
+                if (v.size() != 2) fail(at, "expected a number or a range [low, high]");
+                const double lo = read_as<double>(v[0], at + "[0]", "a number");
+                const double hi = read_as<double>(v[1], at + "[1]", "a number");
+                std::ostringstream s;
+                s.precision(17);
+                s << lo << "," << hi;
+                (*texts)[key] = s.str();
+                continue;
+              }
+              if (!v.IsScalar()) fail(at, "expected a number, a range [low, high] or a name");
+              const std::string& t = v.Scalar();
+              double x = 0;
+              if (t == "true" || t == "false") {
+                x = t == "true" ? 1 : 0;
+              } else {
+                try {
+                  x = v.as<double>();
+                } catch (const YAML::Exception&) {
+                  (*texts)[key] = t;
+                  continue;
+                }
+              }
+              if (!std::isfinite(x)) fail(at, "must be finite");
+              (*numbers)[key] = x;
             }
           },
           [=] {
             YAML::Node m(YAML::NodeType::Map);
-            for (const auto& [k, v] : *target) m[k] = v;
+            for (const auto& [k, v] : *numbers) m[k] = v;
+            for (const auto& [k, v] : *texts) m[k] = v;
             return m;
           }};
 }
@@ -201,7 +232,7 @@ std::vector<Field> fields(TrainConfig& c) {
       text("env.id", &c.env.id),
       number("env.num_envs", &c.env.num_envs, positive()),
       text("env.device", &c.env.device, {"cpu", "cuda", "auto"}),
-      number_map("env.options", &c.env.options),
+      env_options("env.options", &c.env.options, &c.env.text_options),
       text("env.xml", &c.env.xml),
       text("env.physics", &c.env.physics, {"myriad", "mujoco"}),
       number("ppo.num_steps", &c.ppo.num_steps, positive()),
@@ -359,12 +390,16 @@ TrainConfig load_config(const std::string& path, const std::vector<std::string>&
 }
 
 std::map<std::string, std::string> env_text_options(const EnvConfig& env) {
-  if (!env.xml.empty()) return {{"xml", env.xml}, {"physics", env.physics}};
+  std::map<std::string, std::string> text = env.text_options;
+  if (!env.xml.empty()) {
+    text["xml"] = env.xml;
+    text["physics"] = env.physics;
+    return text;
+  }
   // The physics envs (envs/locomotion/) take the sim by name too.
   const auto names = envs::spec_of(env.id).option_names;
-  if (std::find(names.begin(), names.end(), "physics") != names.end())
-    return {{"physics", env.physics}};
-  return {};
+  if (std::find(names.begin(), names.end(), "physics") != names.end()) text["physics"] = env.physics;
+  return text;
 }
 
 std::string to_yaml(const TrainConfig& config) {

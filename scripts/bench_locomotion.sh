@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Ant-v5 (or another locomotion env) throughput in one run, same env count, threads and random
 # actions: Myriad's engine (float32 and float64), libmujoco through the same env code
-# (physics=mujoco), EnvPool's Ant-v4 (EnvPool has no v5; same model and frame_skip, its own
-# MuJoCo) and Gymnasium's vector env. docs/benchmarks.md records the results.
+# (physics=mujoco), EnvPool's own Ant-v5 (its bundled MuJoCo; pip-installed on first use) and
+# Gymnasium's vector env. docs/benchmarks.md records the results.
 # Usage: bash scripts/bench_locomotion.sh [ENV] [NUM_ENVS] [THREADS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +15,7 @@ bin="$root/build/tools/myriad"
 myriad32=$("$bin" bench --env "$env" --num-envs "$n" --steps 200 --threads "$threads" --json)
 myriad64=$("$bin" bench --env "$env" --num-envs "$n" --steps 200 --threads "$threads" --float64 --json)
 mujoco=$("$bin" bench --env "$env" --num-envs "$n" --steps 200 --threads "$threads" --physics mujoco --json)
-envpool=$("$py" "$root/scripts/bench_envpool.py" --env "${env%-v5}-v4" --num-envs "$n" \
+envpool=$("$py" "$root/scripts/bench_envpool.py" --env "$env" --num-envs "$n" \
   --threads "$threads" --steps 200 2>/dev/null || echo '{}')
 gymnasium=$("$py" "$root/scripts/bench_gymnasium.py" --env "$env" --num-envs "$n" \
   --threads "$threads" --steps 20 2>/dev/null || echo '{}')

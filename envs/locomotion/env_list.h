@@ -12,15 +12,23 @@
 #include "envs/locomotion/inverted_pendulum.h"
 #include "envs/locomotion/reacher.h"
 #include "envs/locomotion/walker2d.h"
+#include "envs/mjcf/mjcf_task.h"
 
+// X(Env): a physics env on a model of its own (envs/locomotion/models/).
 // clang-format off
-#define MYRIAD_PHYSICS_ENVS(X) \
-  X(Hopper)                    \
-  X(HalfCheetah)               \
-  X(Walker2d)                  \
-  X(Ant)                       \
-  X(Humanoid)                  \
-  X(InvertedPendulum)          \
-  X(InvertedDoublePendulum)    \
-  X(Reacher)
+#define MYRIAD_PHYSICS_ENVS(X)             \
+  X(locomotion::Hopper)                    \
+  X(locomotion::HalfCheetah)               \
+  X(locomotion::Walker2d)                  \
+  X(locomotion::Ant)                       \
+  X(locomotion::Humanoid)                  \
+  X(locomotion::InvertedPendulum)          \
+  X(locomotion::InvertedDoublePendulum)    \
+  X(locomotion::Reacher)
 // clang-format on
+
+// Every physics env type the runners instantiate: those above and MJCF-v0 (the user's model,
+// envs/mjcf/mjcf_task.h), which the registry offers with its own spec (envs/mjcf/mjcf_env.cc).
+#define MYRIAD_PHYSICS_ENV_TYPES(X) \
+  MYRIAD_PHYSICS_ENVS(X)            \
+  X(MjcfTask)

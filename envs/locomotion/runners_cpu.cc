@@ -70,9 +70,9 @@ std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
 }
 
 #define MYRIAD_X(Env)                                                                        \
-  template std::unique_ptr<PhysicsRunner<locomotion::Env>> make_cpu_runner<locomotion::Env>( \
+  template std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner<Env>( \
       PhysicsSim, const physics::Model<double>&, const mjModel*, int64_t);
-MYRIAD_PHYSICS_ENVS(MYRIAD_X)
+MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)
 #undef MYRIAD_X
 
 }  // namespace myriad::envs

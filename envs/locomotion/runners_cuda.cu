@@ -35,9 +35,9 @@ std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double
 }
 
 #define MYRIAD_X(Env)                                                                         \
-  template std::unique_ptr<PhysicsRunner<locomotion::Env>> make_cuda_runner<locomotion::Env>( \
+  template std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner<Env>( \
       const physics::Model<double>&, int64_t, int);
-MYRIAD_PHYSICS_ENVS(MYRIAD_X)
+MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)
 #undef MYRIAD_X
 
 }  // namespace myriad::envs

@@ -108,5 +108,59 @@ TEST(MjcfEnv, DivergenceIsCutAndCounted) {
   EXPECT_TRUE(at::isfinite(env->buffers().obs).all().item<bool>());
 }
 
+// The reward terms a config chooses (envs/mjcf/mjcf_task.h), on Gymnasium's Ant model with
+// contacts: each term as defined, their sum is the reward, both sims agree in float64.
+TEST(MjcfEnv, RewardTermsAsChosen) {
+  const std::string xml = model("ant_contacts");
+  const EnvOptions opts = {{"precision", 64},          {"frame_skip", 5},
+                           {"reset_noise_scale", 0.1}, {"forward_reward_weight", 1.0},
+                           {"ctrl_cost_weight", 0.5},  {"healthy_reward", 1.0},
+                           {"contact_cost_weight", 5e-4},
+                           {"terminate_when_unhealthy", 1}};
+  const EnvTextOptions text = {{"xml", xml}, {"forward_body", "torso"},
+                               {"healthy_z_range", "0.2,1.0"}};
+  auto with = [&](const std::string& physics) {
+    EnvTextOptions t = text;
+    t["physics"] = physics;
+    return make("MJCF-v0", 8, Device::kCpu, 3, opts, t);
+  };
+  auto ours = with("myriad"), ref = with("mujoco");
+  ASSERT_TRUE(ours->spec().dt.has_value());
+  const double dt = *ours->spec().dt;
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  const int64_t nu = ours->spec().action_space.flat_size();
+  at::Tensor x_before = ours->buffers().info.at("x_position").clone();
+  at::Tensor done_before = at::ones({8}, at::kBool);  // no x before the first step
+  bool contact_seen = false;
+  for (int t = 0; t < 40; ++t) {
+    const at::Tensor a = at::rand({8, nu}, gen) * 2 - 1;
+    ours->step(a);
+    ref->step(a);
+    const auto& b = ours->buffers();
+    const auto& info = b.info;
+    const at::Tensor sum = info.at("reward_forward") + info.at("reward_survive") +
+                           info.at("reward_ctrl") + info.at("reward_contact");
+    EXPECT_TRUE(at::allclose(b.reward, sum, 1e-5, 1e-5)) << "step " << t;
+    EXPECT_TRUE(at::allclose(info.at("reward_ctrl"), -0.5 * (a * a).sum(1), 1e-5, 1e-6));
+    EXPECT_TRUE(at::allclose(info.at("reward_forward"), info.at("x_velocity"), 1e-6, 1e-6));
+    const at::Tensor done = b.terminated | b.truncated;
+    const at::Tensor live = ~(done | done_before);  // x_before is of this episode
+    const at::Tensor v = (info.at("x_position") - x_before) / dt;
+    EXPECT_TRUE(at::allclose(v.masked_select(live), info.at("x_velocity").masked_select(live),
+                             1e-3, 1e-3))
+        << "step " << t;
+    // Terminated exactly when unhealthy, and then no healthy reward.
+    EXPECT_TRUE(at::equal(b.terminated, info.at("reward_survive") == 0));
+    contact_seen = contact_seen || (info.at("reward_contact") < 0).any().item<bool>();
+    EXPECT_TRUE(at::allclose(b.reward, ref->buffers().reward, 1e-5, 1e-5)) << "step " << t;
+    x_before = info.at("x_position").clone();
+    done_before = done.clone();
+  }
+  EXPECT_TRUE(contact_seen);
+  EXPECT_THROW(make("MJCF-v0", 2, Device::kCpu, 0, {},
+                    {{"xml", xml}, {"forward_body", "no_such_body"}}),
+               std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace myriad::envs

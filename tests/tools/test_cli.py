@@ -122,10 +122,24 @@ def test_bench_mjcf_both_physics():
 def test_a_physics_env_moves_between_sims(tmp_path):
     """--physics on train, eval (sim-to-sim transfer) and bench; refused for other envs."""
     out = tmp_path / "hopper"
-    run("train", SRC / "configs/hopper_ppo.yaml", "--out", out, "--physics", "mujoco",
-        "env.device=cpu", "env.num_envs=4", "ppo.num_steps=8", "ppo.num_minibatches=2",
-        "run.total_env_steps=64", "run.eval_episodes=2", "eval.record=false")
-    assert "physics: mujoco" in (out / "config.yaml").read_text()
+    tiny = ["env.device=cpu", "env.num_envs=4", "ppo.num_steps=8", "ppo.num_minibatches=2",
+            "run.total_env_steps=64", "run.eval_episodes=2", "eval.record=false"]
+    # Gymnasium's keyword arguments in env.options: numbers, booleans and [low, high] ranges.
+    run("train", SRC / "configs/hopper_ppo.yaml", "--out", out, "--physics", "mujoco", *tiny,
+        "env.options.healthy_z_range=[0.5, 2.5]", "env.options.terminate_when_unhealthy=false",
+        "env.options.ctrl_cost_weight=0.01")
+    resolved = (out / "config.yaml").read_text()
+    assert "physics: mujoco" in resolved
+    assert "healthy_z_range: 0.5,2.5" in resolved and "terminate_when_unhealthy: 0" in resolved
+    bad = run("train", SRC / "configs/hopper_ppo.yaml", "--out", tmp_path / "bad1", *tiny,
+              "env.options.healthy_z_range=[1, 2, 3]", ok=False)
+    assert bad.returncode != 0 and "env.options.healthy_z_range" in bad.stderr
+    bad = run("train", SRC / "configs/hopper_ppo.yaml", "--out", tmp_path / "bad2", *tiny,
+              "env.options.healthy_z_range=high", ok=False)
+    assert bad.returncode != 0 and "healthy_z_range" in bad.stderr and "range" in bad.stderr
+    bad = run("train", SRC / "configs/hopper_ppo.yaml", "--out", tmp_path / "bad3", *tiny,
+              "env.options.no_such_option=1", ok=False)
+    assert bad.returncode != 0 and "no_such_option" in bad.stderr and "ctrl_cost_weight" in bad.stderr
     ckpt = out / "checkpoints/last.pt"
     for physics in ["myriad", "mujoco"]:
         r = json.loads(run("eval", ckpt, "--physics", physics, "--episodes", 2, "--json").stdout)

@@ -1,0 +1,163 @@
+// MJCF-v0: the user's own MJCF model as a physics env of the framework (envs/physics_*.h), with
+// a reward made of documented terms chosen by options, so a model can be trained without C++:
+//
+//   reward = forward_reward_weight * x velocity of forward_body   (its xpos, per env step)
+//          + healthy_reward        when healthy (forward_body's z strictly inside healthy_z_range)
+//          - ctrl_cost_weight * sum(action^2)
+//          - contact_cost_weight * sum(clip(cfrc_ext, contact_force_range)^2)   (every body)
+//
+// Every weight defaults to 0 (reward 0). terminate_when_unhealthy (0) ends the episode when
+// unhealthy. forward_body (text) names the body; by default the first body after the world.
+// Observation: qpos, then qvel. Actions: the actuators' controls (Box from ctrlrange; an
+// actuator without ctrllimited is unbounded). Episodes start at qpos0 and zero velocity, each
+// coordinate plus U(-reset_noise_scale, reset_noise_scale). Text options: xml (the model file,
+// required), forward_body, and the framework's physics.
+#pragma once
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "envs/locomotion/env_support.h"
+
+namespace myriad::envs {
+
+struct MjcfTask {
+  static constexpr const char* kId = "MJCF-v0";
+  static constexpr const char* kModel = nullptr;  // the option xml names the model file
+  static constexpr int kFrameSkip = 1;
+  static constexpr int kMaxEpisodeSteps = 1000;
+  static constexpr int kBeforeDim = 1;  // forward_body's x before the step
+
+  struct Params {
+    double dt = 0;  // timestep * frame_skip (set by the framework)
+    int forward_body = 1;
+    float forward_reward_weight = 0.0f;
+    float ctrl_cost_weight = 0.0f;
+    float healthy_reward = 0.0f;
+    bool terminate_when_unhealthy = false;
+    float healthy_z_range[2] = {-INFINITY, INFINITY};
+    float contact_cost_weight = 0.0f;
+    float contact_force_range[2] = {-1.0f, 1.0f};
+    float reset_noise_scale = 0.0f;
+  };
+
+  static std::vector<std::string> option_names() {
+    return {"xml",
+            "reset_noise_scale",
+            "forward_body",
+            "forward_reward_weight",
+            "ctrl_cost_weight",
+            "healthy_reward",
+            "healthy_z_range",
+            "terminate_when_unhealthy",
+            "contact_cost_weight",
+            "contact_force_range"};
+  }
+  // Text options that are names, not ranges.
+  static std::vector<std::string> name_option_names() { return {"xml", "forward_body"}; }
+
+  static bool set_number(Params& p, const std::string& k, double v) {
+    using namespace locomotion;
+    if (k == "reset_noise_scale")
+      p.reset_noise_scale = option_nonnegative(kId, k, v);
+    else if (k == "forward_reward_weight")
+      p.forward_reward_weight = option_finite(kId, k, v);
+    else if (k == "ctrl_cost_weight")
+      p.ctrl_cost_weight = option_finite(kId, k, v);
+    else if (k == "healthy_reward")
+      p.healthy_reward = option_finite(kId, k, v);
+    else if (k == "terminate_when_unhealthy")
+      p.terminate_when_unhealthy = option_flag(kId, k, v);
+    else if (k == "contact_cost_weight")
+      p.contact_cost_weight = option_finite(kId, k, v);
+    else
+      return false;
+    return true;
+  }
+  static bool set_range(Params& p, const std::string& k, double lo, double hi) {
+    if (k == "healthy_z_range")
+      locomotion::option_range(kId, k, lo, hi, p.healthy_z_range);
+    else if (k == "contact_force_range")
+      locomotion::option_range(kId, k, lo, hi, p.contact_force_range);
+    else
+      return false;
+    return true;
+  }
+  // The model file: the option xml (a path; includes and meshes resolve beside it).
+  static std::string model_path(const std::map<std::string, std::string>& names) {
+    auto it = names.find("xml");
+    if (it == names.end() || it->second.empty())
+      throw std::invalid_argument(std::string(kId) + " needs the option xml=<path to an MJCF file>");
+    return it->second;
+  }
+  static void prepare(Params& p, const physics::Model<double>& m,
+                      const std::map<std::string, std::string>& names) {
+    auto it = names.find("forward_body");
+    if (it != names.end()) {
+      p.forward_body = locomotion::body_id(m, kId, it->second);
+    } else {
+      p.forward_body = m.nbody > 1 ? 1 : 0;
+    }
+  }
+  static int obs_dim(const Params&, const physics::Model<double>& m) { return m.nq + m.nv; }
+  static std::vector<locomotion::InfoKey> info_keys(const Params&, const physics::Model<double>&) {
+    return {{"x_position"},  {"x_velocity"},     {"reward_forward"},
+            {"reward_ctrl"}, {"reward_contact"}, {"reward_survive"}};
+  }
+  static void qpos_from_observation(const Params&, const physics::Model<double>& m,
+                                    const float* obs, float* qpos) {
+    locomotion::qpos_from_prefix(m, 0, obs, qpos);
+  }
+
+  template <class T>
+  MYRIAD_HD static void reset(const Params& p, const physics::ModelView<T>& m,
+                              physics::EnvData<T>& d, Rng& rng) {
+    locomotion::qpos_uniform_noise(m, d, rng, p.reset_noise_scale);
+    locomotion::qvel_uniform_noise(m, d, rng, p.reset_noise_scale);
+  }
+  template <class T>
+  MYRIAD_HD static void before_step(const Params& p, const physics::ModelView<T>&,
+                                    const physics::EnvData<T>& d, T* before) {
+    before[0] = d.xpos[3 * p.forward_body];
+  }
+  template <class T>
+  MYRIAD_HD static void after_step(const Params& p, const physics::ModelView<T>& m,
+                                   const physics::EnvData<T>& d, const float* action,
+                                   const T* before, float& reward, bool& terminated,
+                                   InfoRow info) {
+    const T x = d.xpos[3 * p.forward_body], z = d.xpos[3 * p.forward_body + 2];
+    const T x_velocity = (x - before[0]) / static_cast<T>(p.dt);
+    const bool healthy = p.healthy_z_range[0] < z && z < p.healthy_z_range[1];
+    const T forward = static_cast<T>(p.forward_reward_weight) * x_velocity;
+    const T survive = healthy ? static_cast<T>(p.healthy_reward) : T(0);
+    const T ctrl = static_cast<T>(p.ctrl_cost_weight) * locomotion::squared_norm<T>(action, m.nu);
+    T contact = 0;
+    if (p.contact_cost_weight != 0.0f) {
+      for (int k = 6; k < 6 * m.nbody; ++k) {  // body 0 (the world) excluded, as Gymnasium's
+        const T c = locomotion::clip(d.cfrc_ext[k], static_cast<T>(p.contact_force_range[0]),
+                                     static_cast<T>(p.contact_force_range[1]));
+        contact += c * c;
+      }
+      contact *= static_cast<T>(p.contact_cost_weight);
+    }
+    reward = static_cast<float>(forward + survive - (ctrl + contact));
+    terminated = !healthy && p.terminate_when_unhealthy;
+    info.set(0, static_cast<float>(x));
+    info.set(1, static_cast<float>(x_velocity));
+    info.set(2, static_cast<float>(forward));
+    info.set(3, static_cast<float>(-ctrl));
+    info.set(4, static_cast<float>(-contact));
+    info.set(5, static_cast<float>(survive));
+  }
+  template <class T>
+  MYRIAD_HD static void observe(const Params&, const physics::ModelView<T>& m,
+                                const physics::EnvData<T>& d, float* obs) {
+    int o = 0;
+    for (int k = 0; k < m.nq; ++k) obs[o++] = static_cast<float>(d.qpos[k]);
+    for (int k = 0; k < m.nv; ++k) obs[o++] = static_cast<float>(d.qvel[k]);
+  }
+};
+
+}  // namespace myriad::envs
