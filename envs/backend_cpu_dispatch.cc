@@ -70,10 +70,10 @@ Chosen& chosen() {
 
 template <class Env>
 const Backend<Env>& table_of(const CpuTables& t);
-#define MYRIAD_X(Env)                                  \
-  template <>                                          \
-  const Backend<Env>& table_of(const CpuTables& t) {   \
-    return t.table_##Env;                              \
+#define MYRIAD_X(Env)                                \
+  template <>                                        \
+  const Backend<Env>& table_of(const CpuTables& t) { \
+    return t.table_##Env;                            \
   }
 MYRIAD_BATCH_ENVS(MYRIAD_X)
 #undef MYRIAD_X

@@ -161,8 +161,8 @@ class PhysicsBatchEnv final : public BatchEnv {
     const std::string path = model_path<Env>(names, 0);
     if (!path.empty()) {  // the user's file: includes and meshes resolve beside it
       compiled_ = std::make_unique<physics::MjModelHandle>(path);
-      model_ = physics == "myriad" ? physics::load_mjcf(path)
-                                   : physics::import_model(compiled_->get());
+      model_ =
+          physics == "myriad" ? physics::load_mjcf(path) : physics::import_model(compiled_->get());
     } else {
       const std::string name = std::string(Env::kModel) + ".xml";
       const std::string& xml = locomotion::embedded_model(Env::kModel);

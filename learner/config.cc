@@ -10,7 +10,6 @@
 #include <functional>
 #include <limits>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "myriad/registry.h"
@@ -173,9 +172,16 @@ Field text_list(const std::string& path, std::vector<std::string>* target) {
           }};
 }
 
-// env.options: Gymnasium-style keyword arguments. A number (or true/false, as 1/0) goes to
+// The shortest text that reads back as the same double ("0.8", not "0.80000000000000004").
+std::string shortest(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+// env.options: Gymnasium-style keyword arguments. A number (or a YAML boolean, as 1/0) goes to
 // *numbers; a list [low, high] of two numbers to *texts as "low,high" (a range, as the
-// locomotion envs' healthy_z_range); any other scalar to *texts as written.
+// locomotion envs' healthy_z_range); any other scalar (a name) to *texts as written.
 Field env_options(const std::string& path, std::map<std::string, double>* numbers,
                   std::map<std::string, std::string>* texts) {
   return {path,
@@ -195,27 +201,20 @@ Field env_options(const std::string& path, std::map<std::string, double>* number
                 if (v.size() != 2) fail(at, "expected a number or a range [low, high]");
                 const double lo = read_as<double>(v[0], at + "[0]", "a number");
                 const double hi = read_as<double>(v[1], at + "[1]", "a number");
-                std::ostringstream s;
-                s.precision(17);
-                s << lo << "," << hi;
-                (*texts)[key] = s.str();
+                (*texts)[key] = shortest(lo) + "," + shortest(hi);
                 continue;
               }
               if (!v.IsScalar()) fail(at, "expected a number, a range [low, high] or a name");
-              const std::string& t = v.Scalar();
               double x = 0;
-              if (t == "true" || t == "false") {
-                x = t == "true" ? 1 : 0;
+              bool b = false;
+              if (YAML::convert<double>::decode(v, x)) {
+                if (!std::isfinite(x)) fail(at, "must be finite");
+                (*numbers)[key] = x;
+              } else if (YAML::convert<bool>::decode(v, b)) {
+                (*numbers)[key] = b ? 1 : 0;
               } else {
-                try {
-                  x = v.as<double>();
-                } catch (const YAML::Exception&) {
-                  (*texts)[key] = t;
-                  continue;
-                }
+                (*texts)[key] = v.Scalar();
               }
-              if (!std::isfinite(x)) fail(at, "must be finite");
-              (*numbers)[key] = x;
             }
           },
           [=] {
@@ -398,7 +397,8 @@ std::map<std::string, std::string> env_text_options(const EnvConfig& env) {
   }
   // The physics envs (envs/locomotion/) take the sim by name too.
   const auto names = envs::spec_of(env.id).option_names;
-  if (std::find(names.begin(), names.end(), "physics") != names.end()) text["physics"] = env.physics;
+  if (std::find(names.begin(), names.end(), "physics") != names.end())
+    text["physics"] = env.physics;
   return text;
 }
 

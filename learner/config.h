@@ -18,8 +18,8 @@ struct EnvConfig {
   // env options given as text: [low, high] ranges (as "low,high") and strings, e.g. the
   // locomotion envs' healthy_z_range; env.options in YAML holds both kinds.
   std::map<std::string, std::string> text_options;
-  std::string xml;                        // MJCF-v0: the model file
-  std::string physics = "myriad";         // MJCF-v0 and the physics envs: myriad or mujoco
+  std::string xml;                 // MJCF-v0: the model file
+  std::string physics = "myriad";  // MJCF-v0 and the physics envs: myriad or mujoco
 };
 
 struct PpoConfig {

@@ -37,8 +37,8 @@ struct PlanarWalker {
   };
 
   static std::vector<std::string> option_names() {
-    std::vector<std::string> names = {"forward_reward_weight", "ctrl_cost_weight",
-                                      "healthy_reward", "terminate_when_unhealthy"};
+    std::vector<std::string> names = {"forward_reward_weight", "ctrl_cost_weight", "healthy_reward",
+                                      "terminate_when_unhealthy"};
     if (V::kStateRange) names.push_back("healthy_state_range");
     for (const char* n : {"healthy_z_range", "healthy_angle_range", "reset_noise_scale",
                           "exclude_current_positions_from_observation"})

@@ -69,7 +69,7 @@ std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
   throw std::logic_error("make_cpu_runner: unknown sim");
 }
 
-#define MYRIAD_X(Env)                                                                        \
+#define MYRIAD_X(Env)                                                \
   template std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner<Env>( \
       PhysicsSim, const physics::Model<double>&, const mjModel*, int64_t);
 MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)

@@ -34,7 +34,7 @@ std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double
   return std::make_unique<CudaRunner<Env>>(model, n, device);
 }
 
-#define MYRIAD_X(Env)                                                                         \
+#define MYRIAD_X(Env)                                                 \
   template std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner<Env>( \
       const physics::Model<double>&, int64_t, int);
 MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)

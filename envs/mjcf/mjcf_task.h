@@ -89,7 +89,8 @@ struct MjcfTask {
   static std::string model_path(const std::map<std::string, std::string>& names) {
     auto it = names.find("xml");
     if (it == names.end() || it->second.empty())
-      throw std::invalid_argument(std::string(kId) + " needs the option xml=<path to an MJCF file>");
+      throw std::invalid_argument(std::string(kId) +
+                                  " needs the option xml=<path to an MJCF file>");
     return it->second;
   }
   static void prepare(Params& p, const physics::Model<double>& m,
@@ -125,8 +126,7 @@ struct MjcfTask {
   template <class T>
   MYRIAD_HD static void after_step(const Params& p, const physics::ModelView<T>& m,
                                    const physics::EnvData<T>& d, const float* action,
-                                   const T* before, float& reward, bool& terminated,
-                                   InfoRow info) {
+                                   const T* before, float& reward, bool& terminated, InfoRow info) {
     const T x = d.xpos[3 * p.forward_body], z = d.xpos[3 * p.forward_body + 2];
     const T x_velocity = (x - before[0]) / static_cast<T>(p.dt);
     const bool healthy = p.healthy_z_range[0] < z && z < p.healthy_z_range[1];

@@ -112,13 +112,16 @@ TEST(MjcfEnv, DivergenceIsCutAndCounted) {
 // contacts: each term as defined, their sum is the reward, both sims agree in float64.
 TEST(MjcfEnv, RewardTermsAsChosen) {
   const std::string xml = model("ant_contacts");
-  const EnvOptions opts = {{"precision", 64},          {"frame_skip", 5},
-                           {"reset_noise_scale", 0.1}, {"forward_reward_weight", 1.0},
-                           {"ctrl_cost_weight", 0.5},  {"healthy_reward", 1.0},
+  const EnvOptions opts = {{"precision", 64},
+                           {"frame_skip", 5},
+                           {"reset_noise_scale", 0.1},
+                           {"forward_reward_weight", 1.0},
+                           {"ctrl_cost_weight", 0.5},
+                           {"healthy_reward", 1.0},
                            {"contact_cost_weight", 5e-4},
                            {"terminate_when_unhealthy", 1}};
-  const EnvTextOptions text = {{"xml", xml}, {"forward_body", "torso"},
-                               {"healthy_z_range", "0.2,1.0"}};
+  const EnvTextOptions text = {
+      {"xml", xml}, {"forward_body", "torso"}, {"healthy_z_range", "0.2,1.0"}};
   auto with = [&](const std::string& physics) {
     EnvTextOptions t = text;
     t["physics"] = physics;
@@ -146,8 +149,8 @@ TEST(MjcfEnv, RewardTermsAsChosen) {
     const at::Tensor done = b.terminated | b.truncated;
     const at::Tensor live = ~(done | done_before);  // x_before is of this episode
     const at::Tensor v = (info.at("x_position") - x_before) / dt;
-    EXPECT_TRUE(at::allclose(v.masked_select(live), info.at("x_velocity").masked_select(live),
-                             1e-3, 1e-3))
+    EXPECT_TRUE(
+        at::allclose(v.masked_select(live), info.at("x_velocity").masked_select(live), 1e-3, 1e-3))
         << "step " << t;
     // Terminated exactly when unhealthy, and then no healthy reward.
     EXPECT_TRUE(at::equal(b.terminated, info.at("reward_survive") == 0));
@@ -157,9 +160,9 @@ TEST(MjcfEnv, RewardTermsAsChosen) {
     done_before = done.clone();
   }
   EXPECT_TRUE(contact_seen);
-  EXPECT_THROW(make("MJCF-v0", 2, Device::kCpu, 0, {},
-                    {{"xml", xml}, {"forward_body", "no_such_body"}}),
-               std::invalid_argument);
+  EXPECT_THROW(
+      make("MJCF-v0", 2, Device::kCpu, 0, {}, {{"xml", xml}, {"forward_body", "no_such_body"}}),
+      std::invalid_argument);
 }
 
 }  // namespace
