@@ -100,7 +100,10 @@ class PhysicsBatchEnv final : public BatchEnv {
     spec_.id = Env::kId;
     spec_.max_episode_steps = Env::kMaxEpisodeSteps;
     spec_.reward_threshold = reward_threshold<Env>(0);
-    spec_.option_names = Env::option_names();
+    const auto env_options = Env::options();
+    const std::vector<std::string> name_options = name_option_names<Env>(0);
+    spec_.option_names = locomotion::option_names(env_options);
+    for (const auto& name : name_options) spec_.option_names.push_back(name);
     for (const char* common : {"frame_skip", "precision", "physics"})
       spec_.option_names.push_back(common);
     int precision = 32;
@@ -121,12 +124,11 @@ class PhysicsBatchEnv final : public BatchEnv {
           throw std::invalid_argument(spec_.id + " option precision must be 32 or 64, got " +
                                       std::to_string(value));
         precision = static_cast<int>(value);
-      } else if (!Env::set_number(params_, key, value)) {
+      } else if (!locomotion::set_number_option(env_options, spec_.id, params_, key, value)) {
         throw std::invalid_argument(spec_.id + " has no number option '" + key +
                                     "' (valid: " + valid_options() + ")");
       }
     }
-    const std::vector<std::string> name_options = name_option_names<Env>(0);
     NameOptions names;
     for (const auto& [key, value] : text) {
       if (key == "physics") {
@@ -147,7 +149,7 @@ class PhysicsBatchEnv final : public BatchEnv {
                                     "got '" +
                                     value + "' (valid options: " + valid_options() + ")");
       }
-      if (!Env::set_range(params_, key, lo, hi))
+      if (!locomotion::set_range_option(env_options, spec_.id, params_, key, lo, hi))
         throw std::invalid_argument(spec_.id + " has no range option '" + key +
                                     "' (valid: " + valid_options() + ")");
     }

@@ -40,53 +40,20 @@ struct Ant {
     bool include_cfrc_ext_in_observation = true;
   };
 
-  static std::vector<std::string> option_names() {
-    return {"forward_reward_weight",
-            "ctrl_cost_weight",
-            "contact_cost_weight",
-            "healthy_reward",
-            "main_body",
-            "terminate_when_unhealthy",
-            "healthy_z_range",
-            "contact_force_range",
-            "reset_noise_scale",
-            "exclude_current_positions_from_observation",
-            "include_cfrc_ext_in_observation"};
-  }
-  static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "forward_reward_weight")
-      p.forward_reward_weight = option_finite(kId, k, v);
-    else if (k == "ctrl_cost_weight")
-      p.ctrl_cost_weight = option_finite(kId, k, v);
-    else if (k == "contact_cost_weight")
-      p.contact_cost_weight = option_finite(kId, k, v);
-    else if (k == "healthy_reward")
-      p.healthy_reward = option_finite(kId, k, v);
-    else if (k == "main_body") {
-      if (!(v >= 0 && v < 1e6) || v != std::floor(v))
-        throw std::invalid_argument(
-            std::string(kId) + " option main_body must be a body index, got " + std::to_string(v));
-      p.main_body = static_cast<int>(v);
-    } else if (k == "terminate_when_unhealthy")
-      p.terminate_when_unhealthy = option_flag(kId, k, v);
-    else if (k == "reset_noise_scale")
-      p.reset_noise_scale = option_nonnegative(kId, k, v);
-    else if (k == "exclude_current_positions_from_observation")
-      p.exclude_current_positions_from_observation = option_flag(kId, k, v);
-    else if (k == "include_cfrc_ext_in_observation")
-      p.include_cfrc_ext_in_observation = option_flag(kId, k, v);
-    else
-      return false;
-    return true;
-  }
-  static bool set_range(Params& p, const std::string& k, double lo, double hi) {
-    if (k == "healthy_z_range")
-      option_range(kId, k, lo, hi, p.healthy_z_range);
-    else if (k == "contact_force_range")
-      option_range(kId, k, lo, hi, p.contact_force_range);
-    else
-      return false;
-    return true;
+  // Gymnasium's keyword arguments (envs/locomotion/env_support.h, Option).
+  static std::vector<Option<Params>> options() {
+    return {finite("forward_reward_weight", &Params::forward_reward_weight),
+            finite("ctrl_cost_weight", &Params::ctrl_cost_weight),
+            finite("contact_cost_weight", &Params::contact_cost_weight),
+            finite("healthy_reward", &Params::healthy_reward),
+            body_index("main_body", &Params::main_body),
+            flag("terminate_when_unhealthy", &Params::terminate_when_unhealthy),
+            range("healthy_z_range", &Params::healthy_z_range),
+            range("contact_force_range", &Params::contact_force_range),
+            nonnegative("reset_noise_scale", &Params::reset_noise_scale),
+            flag("exclude_current_positions_from_observation",
+                 &Params::exclude_current_positions_from_observation),
+            flag("include_cfrc_ext_in_observation", &Params::include_cfrc_ext_in_observation)};
   }
   static void prepare(Params& p, const physics::Model<double>& m) {
     require_sizes(m, kId, 15, 14, 8);

@@ -60,6 +60,91 @@ inline void option_range(const std::string& env, const std::string& key, double 
   out[1] = static_cast<float>(hi);
 }
 
+// One option of an env: its name (Gymnasium's keyword argument), how its value is checked, and
+// the member of the env's Params it sets. An env lists them once (options()); the framework
+// derives the spec's option names and the parsing from that list.
+template <class P>
+struct Option {
+  enum Kind { kFinite, kNonNegative, kFlag, kBodyIndex, kRange };
+  const char* name;
+  Kind kind;
+  float P::*number = nullptr;      // kFinite, kNonNegative
+  bool P::*flag = nullptr;         // kFlag: 0 or 1
+  int P::*index = nullptr;         // kBodyIndex: a whole number >= 0 (checked against nbody later)
+  float (P::*range)[2] = nullptr;  // kRange: "low,high" with low <= high
+};
+template <class P>
+Option<P> finite(const char* name, float P::*m) {
+  return {name, Option<P>::kFinite, m};
+}
+template <class P>
+Option<P> nonnegative(const char* name, float P::*m) {
+  return {name, Option<P>::kNonNegative, m};
+}
+template <class P>
+Option<P> flag(const char* name, bool P::*m) {
+  return {name, Option<P>::kFlag, nullptr, m};
+}
+template <class P>
+Option<P> body_index(const char* name, int P::*m) {
+  return {name, Option<P>::kBodyIndex, nullptr, nullptr, m};
+}
+template <class P>
+Option<P> range(const char* name, float (P::*m)[2]) {
+  return {name, Option<P>::kRange, nullptr, nullptr, nullptr, m};
+}
+
+template <class P>
+std::vector<std::string> option_names(const std::vector<Option<P>>& options) {
+  std::vector<std::string> names;
+  for (const auto& o : options) names.push_back(o.name);
+  return names;
+}
+
+// Sets the number option `key` of env `env` (false if it has none of that name; a range option
+// given a number is an error naming it).
+template <class P>
+bool set_number_option(const std::vector<Option<P>>& options, const std::string& env, P& p,
+                       const std::string& key, double v) {
+  for (const auto& o : options) {
+    if (key != o.name) continue;
+    switch (o.kind) {
+      case Option<P>::kFinite:
+        p.*o.number = static_cast<float>(option_finite(env, key, v));
+        return true;
+      case Option<P>::kNonNegative:
+        p.*o.number = static_cast<float>(option_nonnegative(env, key, v));
+        return true;
+      case Option<P>::kFlag:
+        p.*o.flag = option_flag(env, key, v);
+        return true;
+      case Option<P>::kBodyIndex:
+        if (!(v >= 0 && v < 1e6) || v != std::floor(v))
+          throw std::invalid_argument(env + " option " + key + " must be a body index, got " +
+                                      std::to_string(v));
+        p.*o.index = static_cast<int>(v);
+        return true;
+      case Option<P>::kRange:
+        throw std::invalid_argument(env + " option " + key +
+                                    " is a range: give (low, high) or \"low,high\", got " +
+                                    std::to_string(v));
+    }
+  }
+  return false;
+}
+
+// Sets the range option `key` (false if the env has no range option of that name).
+template <class P>
+bool set_range_option(const std::vector<Option<P>>& options, const std::string& env, P& p,
+                      const std::string& key, double lo, double hi) {
+  for (const auto& o : options) {
+    if (key != o.name || o.kind != Option<P>::kRange) continue;
+    option_range(env, key, lo, hi, p.*o.range);
+    return true;
+  }
+  return false;
+}
+
 // The body of a model by name (std::invalid_argument naming the model's bodies if absent).
 inline int body_id(const physics::Model<double>& m, const std::string& env,
                    const std::string& name) {

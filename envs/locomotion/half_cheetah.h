@@ -27,24 +27,14 @@ struct HalfCheetah {
     bool exclude_current_positions_from_observation = true;
   };
 
-  static std::vector<std::string> option_names() {
-    return {"forward_reward_weight", "ctrl_cost_weight", "reset_noise_scale",
-            "exclude_current_positions_from_observation"};
+  // Gymnasium's keyword arguments (envs/locomotion/env_support.h, Option).
+  static std::vector<Option<Params>> options() {
+    return {finite("forward_reward_weight", &Params::forward_reward_weight),
+            finite("ctrl_cost_weight", &Params::ctrl_cost_weight),
+            nonnegative("reset_noise_scale", &Params::reset_noise_scale),
+            flag("exclude_current_positions_from_observation",
+                 &Params::exclude_current_positions_from_observation)};
   }
-  static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "forward_reward_weight")
-      p.forward_reward_weight = option_finite(kId, k, v);
-    else if (k == "ctrl_cost_weight")
-      p.ctrl_cost_weight = option_finite(kId, k, v);
-    else if (k == "reset_noise_scale")
-      p.reset_noise_scale = option_nonnegative(kId, k, v);
-    else if (k == "exclude_current_positions_from_observation")
-      p.exclude_current_positions_from_observation = option_flag(kId, k, v);
-    else
-      return false;
-    return true;
-  }
-  static bool set_range(Params&, const std::string&, double, double) { return false; }
   static void prepare(Params&, const physics::Model<double>& m) { require_sizes(m, kId, 9, 9, 6); }
   static int obs_dim(const Params& p, const physics::Model<double>& m) {
     return m.nq + m.nv - (p.exclude_current_positions_from_observation ? 1 : 0);

@@ -40,56 +40,23 @@ struct Humanoid {
     double total_mass = 0;  // sum of body_mass (prepare)
   };
 
-  static std::vector<std::string> option_names() {
-    return {"forward_reward_weight",
-            "ctrl_cost_weight",
-            "contact_cost_weight",
-            "contact_cost_range",
-            "healthy_reward",
-            "terminate_when_unhealthy",
-            "healthy_z_range",
-            "reset_noise_scale",
-            "exclude_current_positions_from_observation",
-            "include_cinert_in_observation",
-            "include_cvel_in_observation",
-            "include_qfrc_actuator_in_observation",
-            "include_cfrc_ext_in_observation"};
-  }
-  static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "forward_reward_weight")
-      p.forward_reward_weight = option_finite(kId, k, v);
-    else if (k == "ctrl_cost_weight")
-      p.ctrl_cost_weight = option_finite(kId, k, v);
-    else if (k == "contact_cost_weight")
-      p.contact_cost_weight = option_finite(kId, k, v);
-    else if (k == "healthy_reward")
-      p.healthy_reward = option_finite(kId, k, v);
-    else if (k == "terminate_when_unhealthy")
-      p.terminate_when_unhealthy = option_flag(kId, k, v);
-    else if (k == "reset_noise_scale")
-      p.reset_noise_scale = option_nonnegative(kId, k, v);
-    else if (k == "exclude_current_positions_from_observation")
-      p.exclude_current_positions_from_observation = option_flag(kId, k, v);
-    else if (k == "include_cinert_in_observation")
-      p.include_cinert_in_observation = option_flag(kId, k, v);
-    else if (k == "include_cvel_in_observation")
-      p.include_cvel_in_observation = option_flag(kId, k, v);
-    else if (k == "include_qfrc_actuator_in_observation")
-      p.include_qfrc_actuator_in_observation = option_flag(kId, k, v);
-    else if (k == "include_cfrc_ext_in_observation")
-      p.include_cfrc_ext_in_observation = option_flag(kId, k, v);
-    else
-      return false;
-    return true;
-  }
-  static bool set_range(Params& p, const std::string& k, double lo, double hi) {
-    if (k == "healthy_z_range")
-      option_range(kId, k, lo, hi, p.healthy_z_range);
-    else if (k == "contact_cost_range")
-      option_range(kId, k, lo, hi, p.contact_cost_range);
-    else
-      return false;
-    return true;
+  // Gymnasium's keyword arguments (envs/locomotion/env_support.h, Option).
+  static std::vector<Option<Params>> options() {
+    return {
+        finite("forward_reward_weight", &Params::forward_reward_weight),
+        finite("ctrl_cost_weight", &Params::ctrl_cost_weight),
+        finite("contact_cost_weight", &Params::contact_cost_weight),
+        range("contact_cost_range", &Params::contact_cost_range),
+        finite("healthy_reward", &Params::healthy_reward),
+        flag("terminate_when_unhealthy", &Params::terminate_when_unhealthy),
+        range("healthy_z_range", &Params::healthy_z_range),
+        nonnegative("reset_noise_scale", &Params::reset_noise_scale),
+        flag("exclude_current_positions_from_observation",
+             &Params::exclude_current_positions_from_observation),
+        flag("include_cinert_in_observation", &Params::include_cinert_in_observation),
+        flag("include_cvel_in_observation", &Params::include_cvel_in_observation),
+        flag("include_qfrc_actuator_in_observation", &Params::include_qfrc_actuator_in_observation),
+        flag("include_cfrc_ext_in_observation", &Params::include_cfrc_ext_in_observation)};
   }
   static void prepare(Params& p, const physics::Model<double>& m) {
     require_sizes(m, kId, 24, 23, 17);

@@ -33,17 +33,11 @@ struct InvertedDoublePendulum {
     double tip_pos[3] = {};  // its position in that body's frame
   };
 
-  static std::vector<std::string> option_names() { return {"healthy_reward", "reset_noise_scale"}; }
-  static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "healthy_reward")
-      p.healthy_reward = option_finite(kId, k, v);
-    else if (k == "reset_noise_scale")
-      p.reset_noise_scale = option_nonnegative(kId, k, v);
-    else
-      return false;
-    return true;
+  // Gymnasium's keyword arguments (envs/locomotion/env_support.h, Option).
+  static std::vector<Option<Params>> options() {
+    return {finite("healthy_reward", &Params::healthy_reward),
+            nonnegative("reset_noise_scale", &Params::reset_noise_scale)};
   }
-  static bool set_range(Params&, const std::string&, double, double) { return false; }
   static void prepare(Params& p, const physics::Model<double>& m) {
     require_sizes(m, kId, 3, 3, 1);
     int tip = -1;

@@ -25,13 +25,10 @@ struct InvertedPendulum {
     float reset_noise_scale = 0.01f;
   };
 
-  static std::vector<std::string> option_names() { return {"reset_noise_scale"}; }
-  static bool set_number(Params& p, const std::string& k, double v) {
-    if (k != "reset_noise_scale") return false;
-    p.reset_noise_scale = option_nonnegative(kId, k, v);
-    return true;
+  // Gymnasium's keyword arguments (envs/locomotion/env_support.h, Option).
+  static std::vector<Option<Params>> options() {
+    return {nonnegative("reset_noise_scale", &Params::reset_noise_scale)};
   }
-  static bool set_range(Params&, const std::string&, double, double) { return false; }
   static void prepare(Params&, const physics::Model<double>& m) { require_sizes(m, kId, 2, 2, 1); }
   static int obs_dim(const Params&, const physics::Model<double>& m) { return m.nq + m.nv; }
   static std::vector<InfoKey> info_keys(const Params&, const physics::Model<double>&) {

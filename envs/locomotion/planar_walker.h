@@ -36,42 +36,20 @@ struct PlanarWalker {
     bool exclude_current_positions_from_observation = true;
   };
 
-  static std::vector<std::string> option_names() {
-    std::vector<std::string> names = {"forward_reward_weight", "ctrl_cost_weight", "healthy_reward",
-                                      "terminate_when_unhealthy"};
-    if (V::kStateRange) names.push_back("healthy_state_range");
-    for (const char* n : {"healthy_z_range", "healthy_angle_range", "reset_noise_scale",
-                          "exclude_current_positions_from_observation"})
-      names.push_back(n);
-    return names;
-  }
-  static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "forward_reward_weight")
-      p.forward_reward_weight = option_finite(kId, k, v);
-    else if (k == "ctrl_cost_weight")
-      p.ctrl_cost_weight = option_finite(kId, k, v);
-    else if (k == "healthy_reward")
-      p.healthy_reward = option_finite(kId, k, v);
-    else if (k == "terminate_when_unhealthy")
-      p.terminate_when_unhealthy = option_flag(kId, k, v);
-    else if (k == "reset_noise_scale")
-      p.reset_noise_scale = option_nonnegative(kId, k, v);
-    else if (k == "exclude_current_positions_from_observation")
-      p.exclude_current_positions_from_observation = option_flag(kId, k, v);
-    else
-      return false;
-    return true;
-  }
-  static bool set_range(Params& p, const std::string& k, double lo, double hi) {
-    if (V::kStateRange && k == "healthy_state_range")
-      option_range(kId, k, lo, hi, p.healthy_state_range);
-    else if (k == "healthy_z_range")
-      option_range(kId, k, lo, hi, p.healthy_z_range);
-    else if (k == "healthy_angle_range")
-      option_range(kId, k, lo, hi, p.healthy_angle_range);
-    else
-      return false;
-    return true;
+  // Gymnasium's keyword arguments (envs/locomotion/env_support.h, Option).
+  static std::vector<Option<Params>> options() {
+    std::vector<Option<Params>> o = {
+        finite("forward_reward_weight", &Params::forward_reward_weight),
+        finite("ctrl_cost_weight", &Params::ctrl_cost_weight),
+        finite("healthy_reward", &Params::healthy_reward),
+        flag("terminate_when_unhealthy", &Params::terminate_when_unhealthy)};
+    if (V::kStateRange) o.push_back(range("healthy_state_range", &Params::healthy_state_range));
+    o.push_back(range("healthy_z_range", &Params::healthy_z_range));
+    o.push_back(range("healthy_angle_range", &Params::healthy_angle_range));
+    o.push_back(nonnegative("reset_noise_scale", &Params::reset_noise_scale));
+    o.push_back(flag("exclude_current_positions_from_observation",
+                     &Params::exclude_current_positions_from_observation));
+    return o;
   }
   static void prepare(Params&, const physics::Model<double>& m) {
     require_sizes(m, kId, V::kNq, V::kNq, V::kNu);

@@ -29,19 +29,11 @@ struct Reacher {
     int fingertip = 0, target = 0;  // body ids (prepare)
   };
 
-  static std::vector<std::string> option_names() {
-    return {"reward_dist_weight", "reward_control_weight"};
+  // Gymnasium's keyword arguments (envs/locomotion/env_support.h, Option).
+  static std::vector<Option<Params>> options() {
+    return {finite("reward_dist_weight", &Params::reward_dist_weight),
+            finite("reward_control_weight", &Params::reward_control_weight)};
   }
-  static bool set_number(Params& p, const std::string& k, double v) {
-    if (k == "reward_dist_weight")
-      p.reward_dist_weight = option_finite(kId, k, v);
-    else if (k == "reward_control_weight")
-      p.reward_control_weight = option_finite(kId, k, v);
-    else
-      return false;
-    return true;
-  }
-  static bool set_range(Params&, const std::string&, double, double) { return false; }
   static void prepare(Params& p, const physics::Model<double>& m) {
     require_sizes(m, kId, 4, 4, 2);
     p.fingertip = body_id(m, kId, "fingertip");

@@ -43,48 +43,21 @@ struct MjcfTask {
     float reset_noise_scale = 0.0f;
   };
 
-  static std::vector<std::string> option_names() {
-    return {"xml",
-            "reset_noise_scale",
-            "forward_body",
-            "forward_reward_weight",
-            "ctrl_cost_weight",
-            "healthy_reward",
-            "healthy_z_range",
-            "terminate_when_unhealthy",
-            "contact_cost_weight",
-            "contact_force_range"};
+  // Number and range options (envs/locomotion/env_support.h, Option).
+  static std::vector<locomotion::Option<Params>> options() {
+    using namespace locomotion;
+    return {nonnegative("reset_noise_scale", &Params::reset_noise_scale),
+            finite("forward_reward_weight", &Params::forward_reward_weight),
+            finite("ctrl_cost_weight", &Params::ctrl_cost_weight),
+            finite("healthy_reward", &Params::healthy_reward),
+            range("healthy_z_range", &Params::healthy_z_range),
+            flag("terminate_when_unhealthy", &Params::terminate_when_unhealthy),
+            finite("contact_cost_weight", &Params::contact_cost_weight),
+            range("contact_force_range", &Params::contact_force_range)};
   }
   // Text options that are names, not ranges.
   static std::vector<std::string> name_option_names() { return {"xml", "forward_body"}; }
 
-  static bool set_number(Params& p, const std::string& k, double v) {
-    using namespace locomotion;
-    if (k == "reset_noise_scale")
-      p.reset_noise_scale = option_nonnegative(kId, k, v);
-    else if (k == "forward_reward_weight")
-      p.forward_reward_weight = option_finite(kId, k, v);
-    else if (k == "ctrl_cost_weight")
-      p.ctrl_cost_weight = option_finite(kId, k, v);
-    else if (k == "healthy_reward")
-      p.healthy_reward = option_finite(kId, k, v);
-    else if (k == "terminate_when_unhealthy")
-      p.terminate_when_unhealthy = option_flag(kId, k, v);
-    else if (k == "contact_cost_weight")
-      p.contact_cost_weight = option_finite(kId, k, v);
-    else
-      return false;
-    return true;
-  }
-  static bool set_range(Params& p, const std::string& k, double lo, double hi) {
-    if (k == "healthy_z_range")
-      locomotion::option_range(kId, k, lo, hi, p.healthy_z_range);
-    else if (k == "contact_force_range")
-      locomotion::option_range(kId, k, lo, hi, p.contact_force_range);
-    else
-      return false;
-    return true;
-  }
   // The model file: the option xml (a path; includes and meshes resolve beside it).
   static std::string model_path(const std::map<std::string, std::string>& names) {
     auto it = names.find("xml");
