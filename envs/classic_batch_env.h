@@ -132,47 +132,12 @@ class ClassicBatchEnv final : public BatchEnv {
       throw std::invalid_argument(spec_.id + " step: expected actions of shape " + expected +
                                   ", got " + shape_string(a.sizes()));
     }
-    if (a.device() != torch_device())
-      throw std::invalid_argument(spec_.id + " step: actions are on " + a.device().str() +
-                                  " but the env runs on " + torch_device().str());
-    if constexpr (kDiscrete) {
-      if (a.is_floating_point() || a.is_complex())
-        throw std::invalid_argument(spec_.id + " step: discrete actions must be integers, got " +
-                                    std::string(c10::toString(a.scalar_type())));
-      const int64_t n = spec_.action_space.n;
-      // Checked in the caller's integer type, before the narrowing to int32 (which would turn
-      // 2**32 into a valid 0). A CUDA check would cost a device sync per step: there the
-      // conversion saturates, so a wide value cannot wrap into range, but the kernels read
-      // out-of-range actions unchecked.
-      const at::Tensor wide = a.scalar_type() == at::kBool ? a.to(at::kLong) : a.contiguous();
-      if (device_.is_cpu()) {
-        const int64_t i = first_outside(wide, n, spec_.id);
-        if (i >= 0) {
-          throw std::invalid_argument(spec_.id + " step: action " + integer_at(wide, i) +
-                                      " of env " + std::to_string(i) + " is outside [0, " +
-                                      std::to_string(n) + ")");
-        }
-        return wide.to(at::kInt).contiguous();
-      }
-      return (wide.is_signed() ? wide.clamp(-1, n) : wide.clamp_max(n)).to(at::kInt).contiguous();
-    } else {
-      if (!a.is_floating_point())
-        throw std::invalid_argument(spec_.id + " step: continuous actions must be floats, got " +
-                                    std::string(c10::toString(a.scalar_type())));
-      at::Tensor out = a.to(at::kFloat).contiguous();
-      // NaN or infinite actions (a diverged policy) are refused on the CPU; on CUDA a check
-      // would cost a device sync per step, and the state they produce is cut as divergence
-      // (reward 0, counted in diverged_count), never rewarded.
-      if (device_.is_cpu()) {
-        const float* p = out.data_ptr<float>();
-        for (int64_t i = 0; i < out.numel(); ++i)
-          if (!std::isfinite(p[i]))
-            throw std::invalid_argument(spec_.id + " step: action " + std::to_string(p[i]) +
-                                        " of env " + std::to_string(i / Env::kActionDim) +
-                                        " is not finite");
-      }
-      return out;
-    }
+    check_action_device(spec_.id, a, torch_device());
+    const auto place = [](int64_t i) { return "env " + std::to_string(i / Env::kActionDim); };
+    if constexpr (kDiscrete)
+      return checked_discrete_actions(spec_.id, a, spec_.action_space.n, device_.is_cpu(), place);
+    else
+      return checked_continuous_actions(spec_.id, a, device_.is_cpu(), place);
   }
 
   BatchView<Env> view(const typename Env::Action* action) const {

@@ -1,4 +1,5 @@
-// Shared helper for env option errors (host only).
+// Env option errors, written once for every env (host only): the list of valid options and the
+// error for an option the env does not have.
 #pragma once
 
 #include <stdexcept>
@@ -8,11 +9,16 @@
 
 namespace myriad::envs {
 
-[[noreturn]] inline void unknown_option(const EnvSpec& spec, const std::string& key) {
+// "max_episode_steps, a, b, ...": every option make() accepts for spec's env.
+inline std::string valid_options(const EnvSpec& spec) {
   std::string valid = "max_episode_steps";
   for (const auto& name : spec.option_names) valid += ", " + name;
+  return valid;
+}
+
+[[noreturn]] inline void unknown_option(const EnvSpec& spec, const std::string& key) {
   throw std::invalid_argument("env '" + spec.id + "' has no option '" + key +
-                              "' (valid options: " + valid + ")");
+                              "' (valid options: " + valid_options(spec) + ")");
 }
 
 }  // namespace myriad::envs

@@ -146,46 +146,17 @@ class MultiAgentBatchEnv final : public BatchEnv {
                                   " (envs, agents" + (kDiscrete ? "" : ", action") + "), got " +
                                   shape_string(a.sizes()));
     }
-    if (a.device() != torch_device())
-      throw std::invalid_argument(spec_.id + " step: actions are on " + a.device().str() +
-                                  " but the env runs on " + torch_device().str());
-    if constexpr (kDiscrete) {
-      if (a.is_floating_point() || a.is_complex())
-        throw std::invalid_argument(spec_.id + " step: discrete actions must be integers, got " +
-                                    std::string(c10::toString(a.scalar_type())));
-      const int64_t n = spec_.action_space.n;
-      // Checked in the caller's integer type before the narrowing to int32, on the CPU only
-      // (as ClassicBatchEnv: a CUDA check would cost a device sync per step; there the
-      // conversion saturates and the scenarios read an out-of-range action as the no-op).
-      const at::Tensor wide = a.scalar_type() == at::kBool ? a.to(at::kLong) : a.contiguous();
-      if (device_.is_cpu()) {
-        const int64_t i = first_outside(wide, n, spec_.id);
-        if (i >= 0)
-          throw std::invalid_argument(spec_.id + " step: action " + integer_at(wide, i) +
-                                      " of env " + std::to_string(i / kAgents) + " (agent " +
-                                      spec_.agent_names[i % kAgents] + ") is outside [0, " +
-                                      std::to_string(n) + ")");
-        return wide.to(at::kInt).contiguous();
-      }
-      return (wide.is_signed() ? wide.clamp(-1, n) : wide.clamp_max(n)).to(at::kInt).contiguous();
-    } else {
-      if (!a.is_floating_point())
-        throw std::invalid_argument(spec_.id + " step: continuous actions must be floats, got " +
-                                    std::string(c10::toString(a.scalar_type())));
-      at::Tensor out = a.to(at::kFloat).contiguous();
-      // Non-finite actions are refused on the CPU; on CUDA the state they produce is cut as
-      // divergence (reward 0, counted).
-      if (device_.is_cpu()) {
-        const float* p = out.data_ptr<float>();
-        for (int64_t i = 0; i < out.numel(); ++i)
-          if (!std::isfinite(p[i]))
-            throw std::invalid_argument(spec_.id + " step: action " + std::to_string(p[i]) +
-                                        " of env " + std::to_string(i / (kAgents * K)) +
-                                        " (agent " + spec_.agent_names[(i / K) % kAgents] +
-                                        ") is not finite");
-      }
-      return out;
-    }
+    check_action_device(spec_.id, a, torch_device());
+    const int64_t per_agent = kDiscrete ? 1 : K;  // action values per agent
+    const auto place = [this, per_agent](int64_t i) {
+      const int64_t agent = i / per_agent;
+      return "env " + std::to_string(agent / kAgents) + " (agent " +
+             spec_.agent_names[agent % kAgents] + ")";
+    };
+    if constexpr (kDiscrete)
+      return checked_discrete_actions(spec_.id, a, spec_.action_space.n, device_.is_cpu(), place);
+    else
+      return checked_continuous_actions(spec_.id, a, device_.is_cpu(), place);
   }
 
   MultiAgentView<Env> view(const typename Env::Action* action) const {

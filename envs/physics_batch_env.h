@@ -23,7 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "envs/action_checks.h"
 #include "envs/batch_env_checks.h"
+#include "envs/env_options.h"
 #include "envs/locomotion/models.h"
 #include "envs/mjcf/mjcf_drawing.h"
 #include "envs/physics_runner.h"
@@ -94,6 +96,15 @@ class PhysicsBatchEnv final : public BatchEnv {
  public:
   using Params = typename Env::Params;
 
+  // Every option the env takes besides max_episode_steps: its own (numbers, ranges, names),
+  // then the sim's (frame_skip, precision, physics).
+  static std::vector<std::string> all_option_names() {
+    std::vector<std::string> names = locomotion::option_names(Env::options());
+    for (const auto& name : name_option_names<Env>(0)) names.push_back(name);
+    for (const char* common : {"frame_skip", "precision", "physics"}) names.push_back(common);
+    return names;
+  }
+
   PhysicsBatchEnv(int64_t n, DeviceId device, uint64_t seed, const EnvOptions& options,
                   const EnvTextOptions& text)
       : n_(n), device_(device), seed_(seed) {
@@ -102,10 +113,8 @@ class PhysicsBatchEnv final : public BatchEnv {
     spec_.reward_threshold = reward_threshold<Env>(0);
     const auto env_options = Env::options();
     const std::vector<std::string> name_options = name_option_names<Env>(0);
-    spec_.option_names = locomotion::option_names(env_options);
-    for (const auto& name : name_options) spec_.option_names.push_back(name);
-    for (const char* common : {"frame_skip", "precision", "physics"})
-      spec_.option_names.push_back(common);
+    spec_.option_names = all_option_names();
+    spec_.physics_env = true;
     int precision = 32;
     int frame_skip = Env::kFrameSkip;
     std::string physics = "myriad";
@@ -126,7 +135,7 @@ class PhysicsBatchEnv final : public BatchEnv {
         precision = static_cast<int>(value);
       } else if (!locomotion::set_number_option(env_options, spec_.id, params_, key, value)) {
         throw std::invalid_argument(spec_.id + " has no number option '" + key +
-                                    "' (valid: " + valid_options() + ")");
+                                    "' (valid: " + valid_options(spec_) + ")");
       }
     }
     NameOptions names;
@@ -147,11 +156,11 @@ class PhysicsBatchEnv final : public BatchEnv {
         throw std::invalid_argument(spec_.id + " option " + key +
                                     ": expected a range 'low,high', "
                                     "got '" +
-                                    value + "' (valid options: " + valid_options() + ")");
+                                    value + "' (valid options: " + valid_options(spec_) + ")");
       }
       if (!locomotion::set_range_option(env_options, spec_.id, params_, key, lo, hi))
         throw std::invalid_argument(spec_.id + " has no range option '" + key +
-                                    "' (valid: " + valid_options() + ")");
+                                    "' (valid: " + valid_options(spec_) + ")");
     }
     if (device.is_cuda() && (physics != "myriad" || precision != 32))
       throw std::invalid_argument(
@@ -331,11 +340,6 @@ class PhysicsBatchEnv final : public BatchEnv {
   }
 
  private:
-  std::string valid_options() const {
-    std::string s = "max_episode_steps";
-    for (const auto& o : spec_.option_names) s += ", " + o;
-    return s;
-  }
   int64_t state_width() const { return 1 + model_.nq + model_.nv; }
   at::TensorOptions double_options() const {
     return at::TensorOptions().dtype(at::kDouble).device(torch_device(device_));
@@ -358,23 +362,9 @@ class PhysicsBatchEnv final : public BatchEnv {
       throw std::invalid_argument(spec_.id + " step: expected actions of shape [" +
                                   std::to_string(n_) + ", " + std::to_string(k) + "], got " +
                                   shape_string(a.sizes()));
-    if (a.device() != torch_device(device_))
-      throw std::invalid_argument(spec_.id + " step: actions are on " + a.device().str() +
-                                  " but the env runs on " + torch_device(device_).str());
-    if (!a.is_floating_point())
-      throw std::invalid_argument(spec_.id + " step: continuous actions must be floats, got " +
-                                  std::string(c10::toString(a.scalar_type())));
-    at::Tensor out = a.to(at::kFloat).contiguous();
-    // A NaN control would poison the physics state: refused on the CPU; on CUDA a check would
-    // cost a device sync per step, and the engine zeroes a non-finite control for the step.
-    if (device_.is_cpu()) {
-      const float* p = out.data_ptr<float>();
-      for (int64_t i = 0; i < out.numel(); ++i)
-        if (!std::isfinite(p[i]))
-          throw std::invalid_argument(spec_.id + " step: action " + std::to_string(p[i]) +
-                                      " of env " + std::to_string(i / k) + " is not finite");
-    }
-    return out;
+    check_action_device(spec_.id, a, torch_device(device_));
+    return checked_continuous_actions(spec_.id, a, device_.is_cpu(),
+                                      [k](int64_t i) { return "env " + std::to_string(i / k); });
   }
 
   PhysicsFrame frame(const float* action) const {

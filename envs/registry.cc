@@ -10,6 +10,7 @@
 
 #include "envs/classic_batch_env.h"
 #include "envs/env_list.h"
+#include "envs/env_options.h"
 #include "envs/locomotion/env_list.h"
 #include "envs/mjcf/mjcf_env.h"
 #include "envs/multi_agent_batch_env.h"
@@ -48,10 +49,7 @@ void refuse_text_options(const EnvSpec& spec, const EnvTextOptions& text) {
   if (key == "max_episode_steps" || std::find(names.begin(), names.end(), key) != names.end())
     throw std::invalid_argument("env '" + spec.id + "' option " + key + " takes a number, got '" +
                                 value + "'");
-  std::string valid = "max_episode_steps";
-  for (const auto& n : names) valid += ", " + n;
-  throw std::invalid_argument("env '" + spec.id + "' has no option '" + key +
-                              "' (valid options: " + valid + ")");
+  unknown_option(spec, key);
 }
 
 template <class Env>

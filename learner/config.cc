@@ -396,9 +396,7 @@ std::map<std::string, std::string> env_text_options(const EnvConfig& env) {
     return text;
   }
   // The physics envs (envs/locomotion/) take the sim by name too.
-  const auto names = envs::spec_of(env.id).option_names;
-  if (std::find(names.begin(), names.end(), "physics") != names.end())
-    text["physics"] = env.physics;
+  if (envs::spec_of(env.id).physics_env) text["physics"] = env.physics;
   return text;
 }
 

@@ -313,6 +313,7 @@ py::dict spec_dict(const EnvSpec& s) {
   py::dict d;
   d["id"] = s.id;
   d["state_dtype"] = s.state_float64 ? "float64" : "float32";
+  d["physics_env"] = s.physics_env;
   d["observation_space"] = space_dict(s.observation_space);
   d["action_space"] = space_dict(s.action_space);
   d["max_episode_steps"] = s.max_episode_steps;

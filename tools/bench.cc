@@ -58,8 +58,7 @@ void run_bench(const BenchOptions& o) {
   const DeviceId device = resolve_device_id(o.device);
   EnvOptions options;
   EnvTextOptions text;
-  const std::vector<std::string> names = envs::spec_of(o.env).option_names;
-  const bool physics_env = std::find(names.begin(), names.end(), "precision") != names.end();
+  const bool physics_env = envs::spec_of(o.env).physics_env;
   if (physics_env) {  // MJCF-v0 and the locomotion envs
     text = {{"physics", o.physics}};
     if (!o.xml.empty()) text["xml"] = o.xml;
@@ -86,6 +85,8 @@ void run_bench(const BenchOptions& o) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double sps = static_cast<double>(o.num_envs) * o.steps / seconds;
+  // libmujoco computes in float64 only; classic envs step in float32.
+  const int precision = physics_env && (o.float64 || o.physics == "mujoco") ? 64 : 32;
   nlohmann::json out = {
       {"env", o.env},
       {"num_envs", o.num_envs},
@@ -93,7 +94,7 @@ void run_bench(const BenchOptions& o) {
       {"threads", device.is_cpu() ? cpu_threads() : 0},
       {"cpu_kernels", device.is_cpu() && !physics_env ? envs::cpu_kernel_level() : ""},
       {"physics", physics_env ? o.physics : ""},
-      {"precision", o.float64 ? 64 : 32},
+      {"precision", precision},
       {"steps", o.steps},
       {"seconds", seconds},
       {"steps_per_second", sps}};

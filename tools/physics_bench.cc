@@ -1,7 +1,7 @@
 // myriad physics-bench MODEL.xml: the raw engine (no env around it) stepping N copies of a model
 // with zero controls from qpos0, on the CPU or a CUDA GPU; prints physics steps per second and
-// the mean contacts per env at the end. --compare-mujoco also steps libmujoco itself on the same
-// copies, threads and steps in the same run (CPU), and prints the ratio.
+// the mean contacts and solver iterations per env at the end. --compare-mujoco also steps libmujoco
+// itself on the same copies, threads and steps in the same run (CPU), and prints the ratio.
 #include <chrono>
 #include <cstdint>
 #include <iostream>
@@ -26,15 +26,17 @@ struct PhysicsBenchArgs {
 
 struct Measured {
   double steps_per_second = 0, mean_contacts = 0;
+  double mean_solver_iterations = 0;  // of the last step, over envs
 };
 
 using Clock = std::chrono::steady_clock;
 
+// Mean over envs of a one-value-per-env field of Data (ncon, solver_niter).
 template <class T>
-double mean_contacts(const physics::Model<T>& m, physics::Data<T>& d) {
-  const T* ncon = d.field(m, "ncon");
+double mean_over_envs(const physics::Model<T>& m, physics::Data<T>& d, const char* field) {
+  const T* value = d.field(m, field);
   double total = 0;
-  for (int64_t i = 0; i < d.num_envs(); ++i) total += static_cast<double>(ncon[i]);
+  for (int64_t i = 0; i < d.num_envs(); ++i) total += static_cast<double>(value[i]);
   return total / static_cast<double>(d.num_envs());
 }
 
@@ -50,7 +52,8 @@ Measured measure(const PhysicsBenchArgs& a, DeviceId device) {
     physics::step(m, d, static_cast<int>(a.steps));
     out.steps_per_second =
         a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
-    out.mean_contacts = mean_contacts(m, d);
+    out.mean_contacts = mean_over_envs(m, d, "ncon");
+    out.mean_solver_iterations = mean_over_envs(m, d, "solver_niter");
     return out;
   }
   physics::CudaBatch<T> batch(m, a.num_envs, device.index);
@@ -61,7 +64,8 @@ Measured measure(const PhysicsBenchArgs& a, DeviceId device) {
   out.steps_per_second =
       a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
   batch.download(d);
-  out.mean_contacts = mean_contacts(m, d);
+  out.mean_contacts = mean_over_envs(m, d, "ncon");
+  out.mean_solver_iterations = mean_over_envs(m, d, "solver_niter");
   return out;
 }
 
@@ -74,9 +78,13 @@ Measured measure_mujoco(const PhysicsBenchArgs& a) {
   Measured out;
   out.steps_per_second =
       a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
-  double total = 0;
-  for (int64_t i = 0; i < a.num_envs; ++i) total += batch.data(i)->ncon;
-  out.mean_contacts = total / static_cast<double>(a.num_envs);
+  double contacts = 0, iterations = 0;
+  for (int64_t i = 0; i < a.num_envs; ++i) {
+    contacts += batch.data(i)->ncon;
+    iterations += batch.data(i)->solver_iter;
+  }
+  out.mean_contacts = contacts / static_cast<double>(a.num_envs);
+  out.mean_solver_iterations = iterations / static_cast<double>(a.num_envs);
   return out;
 }
 
@@ -93,11 +101,13 @@ void run(const PhysicsBenchArgs& a) {
                         {"precision", a.float64 ? 64 : 32},
                         {"warmup_steps", a.warmup},
                         {"steps_per_second", ours.steps_per_second},
-                        {"mean_contacts", ours.mean_contacts}};
+                        {"mean_contacts", ours.mean_contacts},
+                        {"mean_solver_iterations", ours.mean_solver_iterations}};
   if (a.compare_mujoco) {
     const Measured ref = measure_mujoco(a);
     out["mujoco_steps_per_second"] = ref.steps_per_second;
     out["mujoco_mean_contacts"] = ref.mean_contacts;
+    out["mujoco_mean_solver_iterations"] = ref.mean_solver_iterations;
     out["ratio_vs_mujoco"] = ours.steps_per_second / ref.steps_per_second;
   }
   std::cout << out.dump() << std::endl;

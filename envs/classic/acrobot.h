@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "envs/classic/env_options.h"
+#include "envs/env_options.h"
 #include "myriad/env_spec.h"
 #include "myriad/hd.h"
 #include "myriad/math.h"

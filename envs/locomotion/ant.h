@@ -109,12 +109,8 @@ struct Ant {
     const T forward = x_velocity * static_cast<T>(p.forward_reward_weight);
     const T survive = is_healthy ? static_cast<T>(p.healthy_reward) : T(0);
     const T ctrl = static_cast<T>(p.ctrl_cost_weight) * squared_norm<T>(action, m.nu);
-    T contact_sq = 0;
-    for (int k = 0; k < 6 * m.nbody; ++k) {
-      const T c = contact_force(p, d, k);
-      contact_sq += c * c;
-    }
-    const T contact = static_cast<T>(p.contact_cost_weight) * contact_sq;
+    const T contact = static_cast<T>(p.contact_cost_weight) *
+                      clipped_contact_force_sq(m, d, p.contact_force_range);
     reward = static_cast<float>(forward + survive - (ctrl + contact));
     terminated = !is_healthy && p.terminate_when_unhealthy;
     info.set(0, static_cast<float>(d.qpos[0]));

@@ -204,4 +204,17 @@ MYRIAD_HD T clip(T x, T lo, T hi) {
   return x < lo ? lo : (x > hi ? hi : x);
 }
 
+// sum over every body and component of clip(cfrc_ext, range)^2: Ant's (and MJCF-v0's) contact
+// cost before its weight. Body 0, the world, counts as in Gymnasium (its cfrc_ext is 0).
+template <class T>
+MYRIAD_HD T clipped_contact_force_sq(const ModelView<T>& m, const EnvData<T>& d,
+                                     const float range[2]) {
+  T sum = 0;
+  for (int k = 0; k < 6 * m.nbody; ++k) {
+    const T c = clip(d.cfrc_ext[k], static_cast<T>(range[0]), static_cast<T>(range[1]));
+    sum += c * c;
+  }
+  return sum;
+}
+
 }  // namespace myriad::envs::locomotion

@@ -12,10 +12,8 @@ EnvSpec mjcf_spec_template() {
   s.action_space = Space::box({}, {});
   s.max_episode_steps = MjcfTask::kMaxEpisodeSteps;
   s.state_float64 = true;
-  s.option_names = locomotion::option_names(MjcfTask::options());
-  for (const auto& name : MjcfTask::name_option_names()) s.option_names.push_back(name);
-  for (const char* common : {"frame_skip", "precision", "physics"})
-    s.option_names.push_back(common);
+  s.physics_env = true;
+  s.option_names = PhysicsBatchEnv<MjcfTask>::all_option_names();
   return s;
 }
 

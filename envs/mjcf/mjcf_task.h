@@ -106,15 +106,10 @@ struct MjcfTask {
     const T forward = static_cast<T>(p.forward_reward_weight) * x_velocity;
     const T survive = healthy ? static_cast<T>(p.healthy_reward) : T(0);
     const T ctrl = static_cast<T>(p.ctrl_cost_weight) * locomotion::squared_norm<T>(action, m.nu);
-    T contact = 0;
-    if (p.contact_cost_weight != 0.0f) {
-      for (int k = 6; k < 6 * m.nbody; ++k) {  // body 0 (the world) excluded, as Gymnasium's
-        const T c = locomotion::clip(d.cfrc_ext[k], static_cast<T>(p.contact_force_range[0]),
-                                     static_cast<T>(p.contact_force_range[1]));
-        contact += c * c;
-      }
-      contact *= static_cast<T>(p.contact_cost_weight);
-    }
+    const T contact = p.contact_cost_weight == 0.0f
+                          ? T(0)
+                          : static_cast<T>(p.contact_cost_weight) *
+                                locomotion::clipped_contact_force_sq(m, d, p.contact_force_range);
     reward = static_cast<float>(forward + survive - (ctrl + contact));
     terminated = !healthy && p.terminate_when_unhealthy;
     info.set(0, static_cast<float>(x));

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "envs/classic/env_options.h"
+#include "envs/env_options.h"
 #include "envs/mpe/spread.h"
 #include "envs/mpe/sumo.h"
 #include "envs/mpe/tag.h"

@@ -28,6 +28,9 @@ struct EnvSpec {
   std::vector<std::string> state_names;    // names of get_state() columns
   bool state_float64 = false;              // get_state() is float64 (physics envs), else float32
   std::vector<std::string> option_names;   // options make() accepts besides max_episode_steps
+  bool physics_env = false;                // runs on a physics engine (envs/locomotion/,
+                                           // MJCF-v0): takes physics (myriad or mujoco),
+                                           // precision (32 or 64) and frame_skip
   int num_agents = 1;                      // A; 1 for every single-agent env
   std::vector<std::string> agent_names;    // [A] (multi-agent envs), e.g. "adversary_0"
   std::vector<int> team_ids;               // [A] team of each agent, 0..teams-1

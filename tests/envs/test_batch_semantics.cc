@@ -104,7 +104,7 @@ std::vector<std::string> single_agent_ids() {
   return ids;
 }
 
-bool is_physics(const std::string& id) { return envs::spec_of(id).state_float64; }
+bool is_physics(const std::string& id) { return envs::spec_of(id).physics_env; }
 
 // A batch that shows every case in a test's time: physics envs cost ~1000x a classic env's step.
 int64_t batch_size(const std::string& id) { return is_physics(id) ? 12 : 1000; }

@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -131,6 +132,11 @@ TEST_P(SuiteTest, SpecIsGymnasiums) {
   }
   EXPECT_EQ(spec.max_episode_steps, e.max_episode_steps);
   EXPECT_TRUE(spec.state_float64);
+  EXPECT_TRUE(spec.physics_env);
+  for (const char* sim_option : {"physics", "precision", "frame_skip"})
+    EXPECT_NE(std::find(spec.option_names.begin(), spec.option_names.end(), sim_option),
+              spec.option_names.end())
+        << sim_option;
   EXPECT_EQ(spec.state_names.front(), "time");
 }
 

@@ -45,6 +45,7 @@ SPEC_KEYS = {
     "reward_threshold",
     "state_names",
     "option_names",
+    "physics_env",
 }
 CARTPOLE_THETA_THRESHOLD = 12 * 2 * math.pi / 360
 
@@ -132,10 +133,13 @@ def test_registry_lists_every_env():
     reg = myriad.registry()
     assert set(reg) == set(ENV_IDS) | {"MJCF-v0"} | MULTI_AGENT_IDS | LOCOMOTION_IDS
     for env_id, spec in reg.items():
+        # physics_env: runs on an engine, takes the options physics, precision, frame_skip
+        assert spec["physics_env"] is (env_id == "MJCF-v0" or env_id in LOCOMOTION_IDS), env_id
         if env_id == "MJCF-v0" or env_id in MULTI_AGENT_IDS | LOCOMOTION_IDS:
             continue  # its spaces come from the model file; multi-agent: test_multi_agent.py
         assert SPEC_KEYS <= set(spec), env_id
         assert spec["id"] == env_id
+        assert spec["physics_env"] is False  # classic control: no physics engine
         assert spec["observation_space"]["kind"] == "box"
         assert spec["action_space"]["kind"] in ("box", "discrete")
         assert isinstance(spec["max_episode_steps"], int) and spec["max_episode_steps"] > 0

@@ -243,6 +243,7 @@ def test_metadata(env_id, physics, reference):
     np.testing.assert_array_equal(env.single_action_space.high, ref["meta_action_high"])
     assert int(ref["meta_max_episode_steps"]) == MAX_EPISODE_STEPS[env_id]
     assert env.spec["max_episode_steps"] == MAX_EPISODE_STEPS[env_id]
+    assert env.spec["physics_env"] is True
     obs, _ = env.reset(seed=0)
     assert obs.shape == (2, *obs_shape) and obs.dtype == np.float32
     state = env.get_state()

@@ -117,6 +117,7 @@ def test_bench_mjcf_both_physics():
                 "--physics", physics, "--num-envs", 64, "--steps", 10, "--threads", 1, "--json")
         r = json.loads(p.stdout)
         assert r["physics"] == physics and r["steps_per_second"] > 0
+        assert r["precision"] == (64 if physics == "mujoco" else 32)  # libmujoco: float64
 
 
 def test_a_physics_env_moves_between_sims(tmp_path):
