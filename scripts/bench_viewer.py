@@ -50,6 +50,8 @@ def main():
     ap.add_argument("--grid", action="store_true", help="watch every env at once")
     ap.add_argument("--frame", type=int, default=None, help="frame for the screenshot")
     ap.add_argument("--screenshot", help="save a 1280x800 screenshot here")
+    ap.add_argument("--follow", action="store_true",
+                    help="screenshot with the camera following body 1 (locomotion)")
     ap.add_argument("--no-measure", action="store_true")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -75,6 +77,8 @@ def main():
             if a.screenshot:
                 if a.grid:
                     tab.evaluate("myriadViewer.selectEnv('all')")
+                if a.follow:
+                    tab.check("#follow")
                 tab.evaluate(f"myriadViewer.pause(); myriadViewer.setFrame({a.frame or 0})")
                 tab.wait_for_timeout(500)
                 tab.screenshot(path=a.screenshot)

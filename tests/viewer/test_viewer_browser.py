@@ -391,6 +391,33 @@ def test_recorded_rigid_body_replay_moves_when_scrubbed(browser, recorded_quadru
     page.close()
 
 
+LOCOMOTION_CONFIGS = {"Hopper-v5": "hopper_ppo.yaml", "Walker2d-v5": "walker2d_ppo.yaml",
+                      "HalfCheetah-v5": "half_cheetah_ppo.yaml", "Ant-v5": "ant_ppo.yaml",
+                      "Humanoid-v5": "humanoid_ppo.yaml"}
+
+
+@pytest.mark.parametrize("env_id", sorted(LOCOMOTION_CONFIGS))
+def test_recorded_locomotion_replay_is_drawn(browser, tmp_path_factory, env_id):
+    """Each locomotion config's run records a replay the page opens, draws and animates."""
+    from conftest import train_and_record
+    replay = train_and_record(tmp_path_factory, env_id.split("-")[0].lower(),
+                              LOCOMOTION_CONFIGS[env_id], "env.num_envs=4", "ppo.num_steps=16",
+                              "ppo.num_minibatches=2", "run.total_env_steps=128",
+                              "env.options.max_episode_steps=60", "eval.record_envs=2",
+                              "run.threads=1")
+    page = open_page(browser, serve_viewer(replay, "html"))
+    assert_ready(page)
+    assert page.evaluate("() => myriadViewer.numEnvs") == 2
+    assert env_id in page.inner_text("#info")
+    page.evaluate("() => { myriadViewer.pause(); myriadViewer.selectEnv(0); myriadViewer.setFrame(0); }")
+    a, distinct = pixels(page)
+    assert distinct > 10
+    page.evaluate("() => myriadViewer.setFrame(10)")
+    b, _ = pixels(page)
+    assert changed_fraction(a, b) > 0.001, f"{env_id} did not move between frames 0 and 10"
+    page.close()
+
+
 def test_recorded_mesh_geoms_are_drawn(browser, recorded_mesh_pendulum):
     page = open_page(browser, serve_viewer(recorded_mesh_pendulum, "html"))
     assert_ready(page)
