@@ -10,7 +10,7 @@ import os
 import numpy as np
 import pytest
 
-from conftest import CHROMIUM, SERVE_MODES, serve_viewer
+from conftest import CHROMIUM, SERVE_MODES, serve_viewer, train_and_record
 
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} not installed", allow_module_level=True)
@@ -399,7 +399,6 @@ LOCOMOTION_CONFIGS = {"Hopper-v5": "hopper_ppo.yaml", "Walker2d-v5": "walker2d_p
 @pytest.mark.parametrize("env_id", sorted(LOCOMOTION_CONFIGS))
 def test_recorded_locomotion_replay_is_drawn(browser, tmp_path_factory, env_id):
     """Each locomotion config's run records a replay the page opens, draws and animates."""
-    from conftest import train_and_record
     replay = train_and_record(tmp_path_factory, env_id.split("-")[0].lower(),
                               LOCOMOTION_CONFIGS[env_id], "env.num_envs=4", "ppo.num_steps=16",
                               "ppo.num_minibatches=2", "run.total_env_steps=128",
