@@ -443,13 +443,26 @@ MYRIAD_HD int newton_solve(int nv, const T* M, const T* qfrc_smooth, const T* qa
     const T old_cost = cost;
     cost = constraint_update(rows, nv, Jaref, efc_force, qfrc_constraint) +
            gauss_cost(nv, Ma, qfrc_smooth, qacc, qacc_smooth);
-    for (int k = 0; k < nv; ++k) grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k];
+    T grad_noise = 0;  // Σ (|M·a| + |qfrc_smooth| + |qfrc_constraint|)²: grad's rounding scale
+    for (int k = 0; k < nv; ++k) {
+      grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k];
+      const T size = fabs(Ma[k]) + fabs(qfrc_smooth[k]) + fabs(qfrc_constraint[k]);
+      grad_noise += size * size;
+    }
     ++iter;
 
-    // Stop on a small improvement or gradient (both scaled as MuJoCo's rescale).
+    // Stop on a small improvement or gradient (both scaled as MuJoCo's rescale). Neither test
+    // asks for less than the rounding of T can show: an improvement within a few ulps of the
+    // cost, or a gradient within a few ulps of the forces it is the difference of, is zero. In
+    // double these floors sit far below any tolerance a model asks for, so libmujoco's stopping
+    // (and iteration count) is kept; in float they end the iterations that only chase rounding
+    // noise under a tolerance of 1e-8.
     const T improvement = (old_cost - cost) * scale;
     const T gradient = sqrt(dot(grad, grad, nv)) * scale;
+    const T improvement_floor = T(16) * kEps<T> * fabs(cost) * scale;
+    const T gradient_floor = T(4) * kEps<T> * sqrt(grad_noise) * scale;
     if (improvement < opt.tolerance || gradient < opt.tolerance) break;
+    if (improvement < improvement_floor || gradient < gradient_floor) break;
 
     factor_hessian(H, nv, M, rows, Jaref);
     chol_solve(Mgrad, H, grad, nv);
