@@ -6,6 +6,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "learner/gloo_backend.h"
+#include "learner/nccl_backend.h"
 
 namespace myriad::learner {
 namespace {
@@ -92,12 +93,34 @@ uint64_t rank_seed(uint64_t seed, int rank) {
   return (z ^ (z >> 31)) & 0x7FFFFFFFFFFFFFFFull;
 }
 
+std::string rank_device(const std::string& configured, const RankInfo& info, int gpus) {
+  if (info.world_size == 1) return configured;
+  const bool cuda = configured == "cuda" || (configured == "auto" && gpus > 0);
+  if (!cuda) return configured;    // "cpu", "cuda:K", or a name resolve_device_id will refuse
+  if (gpus == 1) return "cuda:0";  // each rank sees its own GPU
+  if (info.local_rank < gpus) return "cuda:" + std::to_string(info.local_rank);
+  throw std::invalid_argument(
+      "rank " + std::to_string(info.rank) + " (local rank " + std::to_string(info.local_rank) +
+      ") has no GPU of its own: this node shows " + std::to_string(gpus) +
+      " CUDA device(s) to it; start at most that many ranks per node, or give each rank one GPU "
+      "(CUDA_VISIBLE_DEVICES, srun --gpus-per-task=1)");
+}
+
 struct Comm::Impl {
   c10::intrusive_ptr<c10d::Backend> backend;
 };
 
-Comm::Comm(const RankInfo& info, std::chrono::milliseconds timeout)
-    : impl_(std::make_unique<Impl>()), rank_(info.rank), world_(info.world_size) {
+Comm::Comm(const RankInfo& info, std::chrono::milliseconds timeout, const torch::Device& device)
+    : impl_(std::make_unique<Impl>()),
+      rank_(info.rank),
+      world_(info.world_size),
+      device_(device.is_cuda() ? device : torch::Device(torch::kCPU)),
+      backend_name_(device.is_cuda() ? "nccl" : "gloo") {
+  if (device_.is_cuda() && !device_.has_index())
+    throw std::invalid_argument(
+        "distributed: the NCCL process group needs this rank's GPU index "
+        "(cuda:K), got " +
+        device.str());
   run("joining the process group at " + info.master_addr + ":" + std::to_string(info.master_port),
       0, [&] {
         c10d::TCPStoreOptions o;
@@ -110,7 +133,10 @@ Comm::Comm(const RankInfo& info, std::chrono::milliseconds timeout)
         // A store that outlives a restart (torchrun's agent) keeps each attempt's keys apart.
         auto store =
             c10::make_intrusive<c10d::PrefixStore>("myriad/" + std::to_string(info.restart), tcp);
-        impl_->backend = make_gloo_backend(store, info.rank, info.world_size, timeout);
+        impl_->backend =
+            device_.is_cuda()
+                ? make_nccl_backend(store, info.rank, info.world_size, device_.index(), timeout)
+                : make_gloo_backend(store, info.rank, info.world_size, timeout);
       });
 }
 
@@ -125,30 +151,45 @@ void Comm::run(const std::string& what, int64_t bytes, const std::function<void(
     traffic_.seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } catch (const std::exception& e) {
-    throw std::runtime_error("distributed: rank " + std::to_string(rank_) + " of " +
-                             std::to_string(world_) + " failed " + what +
+    throw std::runtime_error("distributed (" + backend_name_ + "): rank " + std::to_string(rank_) +
+                             " of " + std::to_string(world_) + " failed " + what +
                              " (a peer rank stopped, or the collective timed out): " + e.what());
   }
 }
 
+namespace {
+
+// The tensor the backend works on: `t` itself when it already lives on `device` and is
+// contiguous, else a contiguous copy there (copy_back then writes the result into `t`).
+torch::Tensor staged(const torch::Tensor& t, const torch::Device& device) {
+  if (t.device() == device && t.is_contiguous()) return t;
+  return t.to(device, /*non_blocking=*/false, /*copy=*/true).contiguous();
+}
+
+void copy_back(torch::Tensor& t, const torch::Tensor& work) {
+  if (!work.is_same(t)) t.copy_(work);
+}
+
+}  // namespace
+
 void Comm::all_reduce_mean_(torch::Tensor& t) {
-  if (world_ == 1) return;
   run("averaging a tensor across ranks", t.numel() * t.element_size(), [&] {
-    std::vector<at::Tensor> tensors{t};
+    std::vector<at::Tensor> tensors{staged(t, device_)};
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp::SUM;
     impl_->backend->allreduce(tensors, o)->wait();
+    tensors[0].div_(world_);
+    copy_back(t, tensors[0]);
   });
-  t.div_(world_);
 }
 
 void Comm::broadcast_(torch::Tensor& t, int root) {
-  if (world_ == 1) return;
   run("receiving rank " + std::to_string(root) + "'s tensor", t.numel() * t.element_size(), [&] {
-    std::vector<at::Tensor> tensors{t};
+    std::vector<at::Tensor> tensors{staged(t, device_)};
     c10d::BroadcastOptions o;
     o.rootRank = root;
     impl_->backend->broadcast(tensors, o)->wait();
+    copy_back(t, tensors[0]);
   });
 }
 

@@ -1,6 +1,7 @@
 // Data-parallel training across processes: where this process stands in the job (from
 // torchrun's or SLURM's variables) and the collectives the learner needs, through LibTorch's
-// c10d (a TCPStore rendezvous at MASTER_ADDR:MASTER_PORT and ProcessGroupGloo on the CPU).
+// c10d: a TCPStore rendezvous at MASTER_ADDR:MASTER_PORT, then ProcessGroupGloo for a job on
+// the CPU or ProcessGroupNCCL for a job on GPUs (one GPU per rank).
 //
 // One process per device; every rank steps its own envs, seeded by (seed, rank). Parameters
 // stay bitwise identical on every rank because each applies the same all-reduced gradient;
@@ -41,14 +42,28 @@ std::string first_slurm_host(const std::string& nodelist);
 // well-mixed 63-bit value of (seed, rank) for the others.
 uint64_t rank_seed(uint64_t seed, int rank);
 
+// The device a rank runs on, from the configured env.device. A one-rank job keeps it. In a
+// job of several ranks "cuda" (and "auto" where a GPU answers) becomes this rank's own GPU:
+// cuda:LOCAL_RANK, or cuda:0 where each rank sees one GPU (CUDA_VISIBLE_DEVICES, srun
+// --gpus-per-task); "cpu" and an explicit "cuda:K" are kept. `gpus` is the count this process
+// sees. Throws std::invalid_argument when a node starts more ranks than it has GPUs.
+std::string rank_device(const std::string& configured, const RankInfo& info, int gpus);
+
 class Comm {
  public:
-  // Joins the job's process group (Gloo). Collectives time out after `timeout`.
-  Comm(const RankInfo& info, std::chrono::milliseconds timeout);
+  // Joins the job's process group: NCCL when `device` is a GPU (this rank's), Gloo on the CPU.
+  // Collectives time out after `timeout`.
+  Comm(const RankInfo& info, std::chrono::milliseconds timeout,
+       const torch::Device& device = torch::kCPU);
   ~Comm();
 
   int rank() const { return rank_; }
   int world_size() const { return world_; }
+  // "nccl" or "gloo".
+  const std::string& backend() const { return backend_name_; }
+  // Where the collectives run: a tensor elsewhere (a CPU tensor under NCCL, a CUDA one under
+  // Gloo) is copied there and back, so callers pass tensors from any device.
+  const torch::Device& device() const { return device_; }
 
   // In place on every rank: the sum over ranks divided by the world size.
   void all_reduce_mean_(torch::Tensor& t);
@@ -68,6 +83,8 @@ class Comm {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int rank_ = 0, world_ = 1;
+  torch::Device device_ = torch::kCPU;
+  std::string backend_name_ = "gloo";
   Traffic traffic_;
 };
 

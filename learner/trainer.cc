@@ -43,16 +43,15 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   if (cfg_.run.learner_threads > 0) torch::set_num_threads(cfg_.run.learner_threads);
   check_trainable(cfg_);
   rank_ = rank_from_environment();
-  const DeviceId device_id = resolve_device_id(cfg_.env.device);
-  if (rank_.world_size > 1 && !device_id.is_cpu())
-    throw std::invalid_argument(
-        "distributed training on CUDA (NCCL) is not implemented yet: this job has " +
-        std::to_string(rank_.world_size) + " ranks on env.device=" + cfg_.env.device +
-        "; run it with env.device=cpu (Gloo)");
+  // One GPU per rank in a job of several ranks (cuda:LOCAL_RANK); NCCL among GPUs, Gloo on CPUs.
+  const DeviceId device_id =
+      resolve_device_id(rank_device(cfg_.env.device, rank_, cuda_device_count()));
   if (rank_.world_size > 1)
     comm_ = std::make_unique<Comm>(
         rank_,
-        std::chrono::milliseconds(static_cast<int64_t>(cfg_.distributed.timeout_seconds * 1000.0)));
+        std::chrono::milliseconds(static_cast<int64_t>(cfg_.distributed.timeout_seconds * 1000.0)),
+        device_id.is_cpu() ? torch::Device(torch::kCPU)
+                           : torch::Device(torch::kCUDA, static_cast<int8_t>(device_id.index)));
   // Each rank's envs and samples come from (seed, rank); rank 0 of any job is the plain run.
   const uint64_t seed = rank_seed(cfg_.run.seed, rank_.rank);
   env_ = envs::make(cfg_.env.id, cfg_.env.num_envs, device_id, seed, cfg_.env.options,

@@ -113,18 +113,24 @@ const BatchView<T>& CudaBatch<T>::device_data() const {
 }
 
 template <class T>
-void CudaBatch<T>::forward() {
+void CudaBatch<T>::forward(bool staged) {
   const DeviceId on{Device::kCuda, impl_->device};
-  launch_forward<Device::kCuda>(impl_->view, impl_->data, impl_->n, on);
+  if (staged)
+    launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, on);
+  else
+    launch_forward<Device::kCuda>(impl_->view, impl_->data, impl_->n, on);
   // Synchronous by contract (bench and tests time it); it waits for this GPU's work only.
   const CudaDeviceScope scope(impl_->device);
   check(cudaStreamSynchronize(nullptr), "physics.forward");
 }
 
 template <class T>
-void CudaBatch<T>::step(int substeps) {
+void CudaBatch<T>::step(int substeps, bool staged) {
   const DeviceId on{Device::kCuda, impl_->device};
-  launch_step<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on);
+  if (staged)
+    launch_step_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on);
+  else
+    launch_step<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on);
   const CudaDeviceScope scope(impl_->device);
   check(cudaStreamSynchronize(nullptr), "physics.step");
 }

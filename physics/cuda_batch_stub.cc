@@ -28,11 +28,11 @@ void CudaBatch<T>::download(Data<T>&) {
   no_cuda();
 }
 template <class T>
-void CudaBatch<T>::forward() {
+void CudaBatch<T>::forward(bool) {
   no_cuda();
 }
 template <class T>
-void CudaBatch<T>::step(int) {
+void CudaBatch<T>::step(int, bool) {
   no_cuda();
 }
 

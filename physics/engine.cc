@@ -20,6 +20,12 @@ void step(const Model<T>& m, Data<T>& d, int substeps) {
 }
 
 template <class T>
+void step_staged(const Model<T>& m, Data<T>& d, int substeps) {
+  launch_step_staged<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(), substeps,
+                                   {Device::kCpu, 0});
+}
+
+template <class T>
 void reset_data(const Model<T>& m, Data<T>& d) {
   for (int64_t i = 0; i < d.num_envs(); ++i) {
     EnvData<T> e = d.env(m, i);
@@ -48,6 +54,8 @@ template void forward(const Model<float>&, Data<float>&);
 template void forward(const Model<double>&, Data<double>&);
 template void step(const Model<float>&, Data<float>&, int);
 template void step(const Model<double>&, Data<double>&, int);
+template void step_staged(const Model<float>&, Data<float>&, int);
+template void step_staged(const Model<double>&, Data<double>&, int);
 template void reset_data(const Model<float>&, Data<float>&);
 template void reset_data(const Model<double>&, Data<double>&);
 

@@ -1,6 +1,12 @@
 // The physics launch: one templated loop per entry point (forward, step), written once and
 // instantiated for the CPU (OpenMP, physics/engine.cc) and for CUDA (physics/cuda_batch.cuh), as
 // the envs are launched (envs/batch_launch.inl). The per-env work is physics/pipeline.h's.
+//
+// Two shapes of the same work: fused (launch_forward, launch_step: one pass per env through
+// every stage, which keeps an env's data in cache on the CPU) and staged (launch_*_staged: one
+// launch per named stage over the whole batch; on CUDA one kernel per stage, each with its own
+// register count and an NVTX range of the stage's name, so a profile shows where the time goes
+// and a light stage is not held to the occupancy of the solver's). Both give the same bits.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +41,101 @@ void launch_step(const ModelView<T>& m, const BatchView<T>& b, int64_t n, int su
         for (int s = 0; s < substeps; ++s) physics::step(m, e);
       },
       stream, /*min_parallel=*/2);
+}
+
+// The named stages of the staged launch.
+enum class Stage {
+  kPosition,
+  kCollision,
+  kConstraintRows,
+  kVelocity,
+  kActuation,
+  kAcceleration,
+  kConstraintSolve,
+  kBodyForces,
+  kEuler,
+  kRk4Begin,
+  kRk4StageBegin,
+  kRk4StageEnd,
+  kRk4Finish,
+};
+
+namespace detail {
+
+// Stage S of pipeline.h for one env (a named functor, not a lambda, so that each stage is its
+// own kernel type on CUDA). rk_stage: RK4's stage index (1..3) for kRk4Stage*.
+template <Stage S, class T>
+struct StageFn {
+  ModelView<T> m;
+  int rk_stage;
+  MYRIAD_HD void operator()(EnvData<T>& e) const {
+    if constexpr (S == Stage::kPosition) forward_position(m, e);
+    if constexpr (S == Stage::kCollision) collision_stage(m, e);
+    if constexpr (S == Stage::kConstraintRows) forward_constraint_rows(m, e);
+    if constexpr (S == Stage::kVelocity) forward_velocity(m, e);
+    if constexpr (S == Stage::kActuation) actuation(m, e);
+    if constexpr (S == Stage::kAcceleration) forward_acceleration(m, e);
+    if constexpr (S == Stage::kConstraintSolve) constraint::solve(m, e);
+    if constexpr (S == Stage::kBodyForces) constraint::body_forces(m, e);
+    if constexpr (S == Stage::kEuler) euler(m, e);
+    if constexpr (S == Stage::kRk4Begin) rk4_begin(m, e);
+    if constexpr (S == Stage::kRk4StageBegin) rk4_stage_begin(m, e, rk_stage);
+    if constexpr (S == Stage::kRk4StageEnd) rk4_stage_end(m, e, rk_stage);
+    if constexpr (S == Stage::kRk4Finish) rk4_finish(m, e);
+  }
+};
+
+// Stage S over the batch, as one launch named `name`.
+template <Device D, Stage S, class T>
+void launch_stage(const char* name, const ModelView<T>& m, const BatchView<T>& b, int64_t n,
+                  DeviceId device, void* stream, int rk_stage = 0) {
+  const StageFn<S, T> stage{m, rk_stage};
+  parallel_for(
+      DeviceId{D, device.index}, name, n,
+      [b, stage] MYRIAD_HD_LAMBDA(int64_t i) {
+        EnvData<T> e = b.env(i);
+        stage(e);
+      },
+      stream, /*min_parallel=*/2);
+}
+
+}  // namespace detail
+
+// mj_forward on n envs, stage by stage (pipeline.h's forward, in its order).
+template <Device D, class T>
+void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t n, DeviceId device,
+                           void* stream = nullptr) {
+  using detail::launch_stage;
+  launch_stage<D, Stage::kPosition>("physics.position", m, b, n, device, stream);
+  launch_stage<D, Stage::kCollision>("physics.collision", m, b, n, device, stream);
+  launch_stage<D, Stage::kConstraintRows>("physics.constraint_rows", m, b, n, device, stream);
+  launch_stage<D, Stage::kVelocity>("physics.velocity", m, b, n, device, stream);
+  launch_stage<D, Stage::kActuation>("physics.actuation", m, b, n, device, stream);
+  launch_stage<D, Stage::kAcceleration>("physics.acceleration", m, b, n, device, stream);
+  launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, b, n, device, stream);
+  launch_stage<D, Stage::kBodyForces>("physics.body_forces", m, b, n, device, stream);
+}
+
+// `substeps` mj_step on n envs, stage by stage: forward's stages, then the integrator's
+// (Euler in one stage; RK4's parts with forward's stages between them).
+template <Device D, class T>
+void launch_step_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t n, int substeps,
+                        DeviceId device, void* stream = nullptr) {
+  using detail::launch_stage;
+  for (int sub = 0; sub < substeps; ++sub) {
+    launch_forward_staged<D>(m, b, n, device, stream);
+    if (m.integrator != kRK4) {
+      launch_stage<D, Stage::kEuler>("physics.euler", m, b, n, device, stream);
+      continue;
+    }
+    launch_stage<D, Stage::kRk4Begin>("physics.rk4_begin", m, b, n, device, stream);
+    for (int s = 1; s < 4; ++s) {
+      launch_stage<D, Stage::kRk4StageBegin>("physics.rk4_stage_begin", m, b, n, device, stream, s);
+      launch_forward_staged<D>(m, b, n, device, stream);
+      launch_stage<D, Stage::kRk4StageEnd>("physics.rk4_stage_end", m, b, n, device, stream, s);
+    }
+    launch_stage<D, Stage::kRk4Finish>("physics.rk4_finish", m, b, n, device, stream);
+  }
 }
 
 }  // namespace myriad::physics

@@ -436,35 +436,57 @@ MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
                                    constraint::contacts_of(d), m.ncon_max));
 }
 
-// mj_forward, grouped as MuJoCo's engine_forward.c.
+// mj_forward's stages, grouped as MuJoCo's engine_forward.c. forward() runs them in order for
+// one env; physics/launch.h's staged launch runs each over the whole batch, one kernel per stage.
+
+// Position: (qpos) => (poses, com quantities, tendon lengths and Jacobians, qM and its factor).
 template <class T>
-MYRIAD_HD void forward(const ModelView<T>& m, EnvData<T>& d) {
-  // Position: (qpos) => (poses, com quantities, tendon lengths and Jacobians, qM and its factor,
-  // contacts, constraint rows and their impedance).
+MYRIAD_HD void forward_position(const ModelView<T>& m, EnvData<T>& d) {
   kinematics(m, d);
   com_pos(m, d);
   tendon(m, d);
   crb(m, d);
   factor(m, d.qM, d.qLD, d.qLDiagInv);
-  collision_stage(m, d);
+}
+
+// Constraint rows: (contacts, poses, qLD) => (efc rows: J, pos, margin, type and their impedance
+// D, R, K, B).
+template <class T>
+MYRIAD_HD void forward_constraint_rows(const ModelView<T>& m, EnvData<T>& d) {
   constraint::make_rows(m, d);
   constraint::make_impedance(m, d);
-  // Velocity: (qvel) => (ten_velocity, cvel, cdof_dot, qfrc_passive, efc_aref, qfrc_bias).
+}
+
+// Velocity: (qvel) => (ten_velocity, cvel, cdof_dot, qfrc_passive, efc_aref, qfrc_bias).
+template <class T>
+MYRIAD_HD void forward_velocity(const ModelView<T>& m, EnvData<T>& d) {
   tendon_velocity(m, d);
   com_vel(m, d);
   passive(m, d);
   constraint::reference(m, d);
   rne(m, d);
-  // Actuation: (ctrl) => (actuator_force, qfrc_actuator).
-  actuation(m, d);
-  // Acceleration: (forces) => (qfrc_smooth, qacc_smooth).
+}
+
+// Acceleration: (qfrc_passive, qfrc_bias, qfrc_actuator, qLD) => (qfrc_smooth, qacc_smooth).
+template <class T>
+MYRIAD_HD void forward_acceleration(const ModelView<T>& m, EnvData<T>& d) {
   for (int i = 0; i < m.nv; ++i) {
     d.qfrc_smooth[i] = (d.qfrc_passive[i] - d.qfrc_bias[i]) + d.qfrc_actuator[i];
     d.qacc_smooth[i] = d.qfrc_smooth[i];
   }
   solve(m, d.qLD, d.qLDiagInv, d.qacc_smooth);
-  // Constraint: (qacc_smooth, rows) => (qacc, efc_force, qfrc_constraint), then the constraint
-  // force per body (cfrc_ext).
+}
+
+// mj_forward: every stage above, then the constraint solve, (qacc_smooth, rows) => (qacc,
+// efc_force, qfrc_constraint), and the constraint force per body (cfrc_ext).
+template <class T>
+MYRIAD_HD void forward(const ModelView<T>& m, EnvData<T>& d) {
+  forward_position(m, d);
+  collision_stage(m, d);
+  forward_constraint_rows(m, d);
+  forward_velocity(m, d);
+  actuation(m, d);
+  forward_acceleration(m, d);
   constraint::solve(m, d);
   constraint::body_forces(m, d);
 }
@@ -509,34 +531,46 @@ MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
 }
 
 // mj_RungeKutta(4): classic RK4 over (qpos, qvel); positions advance with the averaged velocity.
+// In four parts so that a staged launch can run forward's stages between them: rk4_begin, then
+// for s = 1, 2, 3 rk4_stage_begin(s), forward, rk4_stage_end(s), then rk4_finish. Nothing in
+// forward reads time, so it moves once, at the end (mj_RungeKutta sets it per stage).
 template <class T>
-MYRIAD_HD void rk4(const ModelView<T>& m, EnvData<T>& d) {
-  const T h = m.timestep;
-  const T A[3] = {T(0.5), T(0.5), T(1)};
-  const T B[4] = {T(1.0 / 6), T(1.0 / 3), T(1.0 / 3), T(1.0 / 6)};
-  const int nv = m.nv;
-  const T time0 = d.time[0];
+MYRIAD_HD void rk4_begin(const ModelView<T>& m, EnvData<T>& d) {
   for (int k = 0; k < m.nq; ++k) d.rk_qpos0[k] = d.qpos[k];
-  for (int k = 0; k < nv; ++k) {
+  for (int k = 0; k < m.nv; ++k) {
     d.rk_qvel0[k] = d.qvel[k];
     d.rk_qvel[k] = d.qvel[k];
     d.rk_qacc[k] = d.qacc[k];
   }
-  for (int s = 1; s < 4; ++s) {
-    // Stage s starts from x0 + h A[s-1] * (stage s-1's derivative).
-    const T a = A[s - 1];
-    for (int k = 0; k < m.nq; ++k) d.qpos[k] = d.rk_qpos0[k];
-    T dxv[64];  // stage velocity a * qvel_{s-1}; nv <= 64 is checked at import
-    for (int k = 0; k < nv; ++k) dxv[k] = a * d.rk_qvel[(s - 1) * nv + k];
-    integrate_pos(m, d.qpos, dxv, h);
-    for (int k = 0; k < nv; ++k) d.qvel[k] = d.rk_qvel0[k] + h * (a * d.rk_qacc[(s - 1) * nv + k]);
-    d.time[0] = time0 + (s == 3 ? h : h * T(0.5));
-    forward(m, d);
-    for (int k = 0; k < nv; ++k) {
-      d.rk_qvel[s * nv + k] = d.qvel[k];
-      d.rk_qacc[s * nv + k] = d.qacc[k];
-    }
+}
+
+// Stage s starts from x0 + h A[s-1] * (stage s-1's derivative), A = (1/2, 1/2, 1).
+template <class T>
+MYRIAD_HD void rk4_stage_begin(const ModelView<T>& m, EnvData<T>& d, int s) {
+  const T h = m.timestep;
+  const T a = s == 3 ? T(1) : T(0.5);
+  const int nv = m.nv;
+  for (int k = 0; k < m.nq; ++k) d.qpos[k] = d.rk_qpos0[k];
+  T dxv[64];  // stage velocity a * qvel_{s-1}; nv <= 64 is checked at import
+  for (int k = 0; k < nv; ++k) dxv[k] = a * d.rk_qvel[(s - 1) * nv + k];
+  integrate_pos(m, d.qpos, dxv, h);
+  for (int k = 0; k < nv; ++k) d.qvel[k] = d.rk_qvel0[k] + h * (a * d.rk_qacc[(s - 1) * nv + k]);
+}
+
+template <class T>
+MYRIAD_HD void rk4_stage_end(const ModelView<T>& m, EnvData<T>& d, int s) {
+  for (int k = 0; k < m.nv; ++k) {
+    d.rk_qvel[s * m.nv + k] = d.qvel[k];
+    d.rk_qacc[s * m.nv + k] = d.qacc[k];
   }
+}
+
+// (rk_qvel, rk_qacc of the four stages) => (qpos, qvel, time at the end of the step).
+template <class T>
+MYRIAD_HD void rk4_finish(const ModelView<T>& m, EnvData<T>& d) {
+  const T h = m.timestep;
+  const T B[4] = {T(1.0 / 6), T(1.0 / 3), T(1.0 / 3), T(1.0 / 6)};
+  const int nv = m.nv;
   T vel[64], acc[64];
   for (int k = 0; k < nv; ++k) {
     vel[k] = acc[k] = 0;
@@ -548,7 +582,18 @@ MYRIAD_HD void rk4(const ModelView<T>& m, EnvData<T>& d) {
   for (int k = 0; k < m.nq; ++k) d.qpos[k] = d.rk_qpos0[k];
   for (int k = 0; k < nv; ++k) d.qvel[k] = d.rk_qvel0[k] + h * acc[k];
   integrate_pos(m, d.qpos, vel, h);
-  d.time[0] = time0 + h;
+  d.time[0] += h;
+}
+
+template <class T>
+MYRIAD_HD void rk4(const ModelView<T>& m, EnvData<T>& d) {
+  rk4_begin(m, d);
+  for (int s = 1; s < 4; ++s) {
+    rk4_stage_begin(m, d, s);
+    forward(m, d);
+    rk4_stage_end(m, d, s);
+  }
+  rk4_finish(m, d);
 }
 
 // mj_step: forward, then the model's integrator.

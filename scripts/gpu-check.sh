@@ -6,8 +6,9 @@
 #   3. the architectures compiled into the binary (cuobjdump: sm_90 machine code, not PTX JIT);
 #   4. one-update CUDA training smoke tests, a discrete (CartPole) and a continuous (Pendulum)
 #      config, each writing a checkpoint that `myriad eval` then evaluates on CUDA and on CPU;
-#   5. env and engine steps/s, and end-to-end PPO training steps/s (CartPole, CUDA, 4,096 and
-#      65,536 envs, from summary.json's env_steps / wall_seconds);
+#   5. env and engine steps/s (the engine staged and fused), Ant-v5 env steps/s at 64K envs and
+#      PPO on Ant-v5 to a return of 6,000, and end-to-end PPO training steps/s (CartPole, CUDA,
+#      4,096 and 65,536 envs, from summary.json's env_steps / wall_seconds);
 #   6. with the time left, the rest of the build and the whole ctest suite.
 # It must finish within 10 minutes on a 16-core H200 host: every step has a timeout, and the
 # optional ones are skipped when the budget (MYRIAD_GPU_CHECK_BUDGET s, default 560) runs low.
@@ -116,7 +117,7 @@ if [ ! -f "$build/build.ninja" ]; then
     { echo "configure failed:"; grep -A5 -E "CMake Error" "$log" | head -30; exit 1; }
 fi
 grep -E "Myriad CUDA (backend|architectures)" "$log" | sed 's/^-- //'
-check_targets=(myriad test_devices test_cuda_envs test_physics myriad_python)
+check_targets=(myriad test_devices test_cuda_envs test_physics test_learner myriad_python)
 run_logged 330 cmake --build "$build" -j "$jobs" --target "${check_targets[@]}" ||
   { echo "build failed:"; grep -B2 -A12 -E "FAILED|error:" "$log" | head -60; exit 1; }
 echo "built ${check_targets[*]} in $(elapsed) s"
@@ -125,10 +126,12 @@ bin="$build/tools/myriad"
 section "CUDA checks (CUDA_LAUNCH_BLOCKING=1)"
 export CUDA_LAUNCH_BLOCKING=1
 export MYRIAD_SOURCE_DIR="$root"
-for t in envs/test_devices envs/test_cuda_envs physics/test_physics; do
+# test_learner: the NCCL process group of a one-rank job on GPU 0 (issue 10's world size 1).
+for t in envs/test_devices envs/test_cuda_envs physics/test_physics learner/test_learner; do
   name=${t##*/}
   filter='*'
   [ "$name" = test_physics ] && filter='*Cuda*'
+  [ "$name" = test_learner ] && filter='OneRankGroup.*:RankDevice.*'
   run_to "$runs/$name.log" 120 "$build/tests/$t" --gtest_filter="$filter"
   echo "$name: rc=$? $(gtest_result "$runs/$name.log")"
 done
@@ -231,6 +234,37 @@ for prec in float32 float64; do
   tail -n 1 "$runs/physics.json" >> "$out/bench.jsonl"
   echo "ant_contacts physics-bench $dev 65536 $prec: $(json_field "$runs/physics.json" steps_per_second) steps/s, $(json_field "$runs/physics.json" mean_contacts) contacts/env"
 done
+
+# The engine's two launch shapes on the GPU: one kernel per named stage (the default) against
+# one fused kernel per step (registers and occupancy per kernel: docs/benchmarks.md).
+timeout 120 "$bin" physics-bench physics/models/ant_contacts.xml --device "$dev" \
+  --num-envs "$bodies" --steps 200 --warmup 100 --launch fused > "$runs/physics.json" 2>> "$log"
+tail -n 1 "$runs/physics.json" >> "$out/bench.jsonl"
+echo "ant_contacts physics-bench $dev $bodies float32, fused kernel: $(json_field "$runs/physics.json" steps_per_second) steps/s"
+
+section "locomotion on CUDA (issue 14: Ant-v5 env steps/s at 64K envs; PPO to an Ant-v5 return of 6,000)"
+ant_envs=65536
+[ "$dev" = cpu ] && ant_envs=256
+timeout 120 "$bin" bench --json --env Ant-v5 --device "$dev" --num-envs "$ant_envs" --steps 50 \
+  > "$runs/bench.json" 2>> "$log" || tail -n 1 "$log" | sed 's/^/  /'
+tail -n 1 "$runs/bench.json" >> "$out/bench.jsonl"
+echo "Ant-v5 $dev num_envs=$ant_envs: $(json_field "$runs/bench.json" steps_per_second) env steps/s (aim: above 1e7)"
+if [ "$(left)" -gt 240 ]; then
+  # The config's GPU settings; stops when the last 100 training episodes average 6,000
+  # (Gymnasium's threshold), or at the timeout: then the last logged return is the result.
+  rm -rf "$runs/ant"
+  run_to "$runs/ant.log" 180 "$bin" train configs/ant_ppo.yaml --out "$runs/ant" \
+    "env.device=$dev" env.num_envs=4096 ppo.num_steps=32 ppo.num_minibatches=4 \
+    run.total_env_steps=400000000 run.stop_when_solved=true run.eval_episodes=10 \
+    eval.record=false run.checkpoint_every=0
+  echo "Ant-v5 PPO $dev: rc=$? solved_seconds=$(summary_field "$runs/ant/summary.json" solved_seconds) \
+eval=$(summary_field "$runs/ant/summary.json" eval_return_mean) (aim: 6,000 in under 60 s); last log: \
+$("$py" -c "import csv; r = list(csv.DictReader(open('$runs/ant/metrics.csv')))[-1]; \
+print('%s env steps, return %s, %s s' % (r['env_steps'], r['charts/episode_return'], \
+r['charts/wall_seconds']))" 2>/dev/null || echo none)"
+else
+  echo "Ant-v5 PPO skipped: budget"
+fi
 
 section "PPO training throughput (CartPole, CUDA; env steps / wall s from summary.json)"
 # Placeholder for issue 15's before/after figures: five updates at each size.

@@ -21,6 +21,7 @@ struct PhysicsBenchArgs {
   std::string xml, device = "cpu";
   int64_t num_envs = 4096, steps = 100, warmup = 5;
   int threads = 0;
+  std::string launch;  // fused or staged; empty: fused on the CPU, staged on CUDA
   bool float64 = false, compare_mujoco = false;
 };
 
@@ -47,9 +48,10 @@ Measured measure(const PhysicsBenchArgs& a, DeviceId device) {
   physics::reset_data(m, d);
   Measured out;
   if (device.is_cpu()) {
-    physics::step(m, d, static_cast<int>(a.warmup));
+    const auto step = a.launch == "staged" ? physics::step_staged<T> : physics::step<T>;
+    step(m, d, static_cast<int>(a.warmup));
     const auto start = Clock::now();
-    physics::step(m, d, static_cast<int>(a.steps));
+    step(m, d, static_cast<int>(a.steps));
     out.steps_per_second =
         a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
     out.mean_contacts = mean_over_envs(m, d, "ncon");
@@ -58,9 +60,10 @@ Measured measure(const PhysicsBenchArgs& a, DeviceId device) {
   }
   physics::CudaBatch<T> batch(m, a.num_envs, device.index);
   batch.upload(d);
-  batch.step(static_cast<int>(a.warmup));
+  const bool staged = a.launch != "fused";
+  batch.step(static_cast<int>(a.warmup), staged);
   const auto start = Clock::now();
-  batch.step(static_cast<int>(a.steps));  // synchronizes at the end
+  batch.step(static_cast<int>(a.steps), staged);  // synchronizes at the end
   out.steps_per_second =
       a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
   batch.download(d);
@@ -99,6 +102,9 @@ void run(const PhysicsBenchArgs& a) {
                         {"device", device_name(device)},
                         {"threads", device.is_cpu() ? cpu_threads() : 0},
                         {"precision", a.float64 ? 64 : 32},
+                        {"launch", !a.launch.empty() ? a.launch
+                                   : device.is_cpu() ? "fused"
+                                                     : "staged"},
                         {"warmup_steps", a.warmup},
                         {"steps_per_second", ours.steps_per_second},
                         {"mean_contacts", ours.mean_contacts},
@@ -131,6 +137,10 @@ void add_physics_bench_command(CLI::App& app) {
   cmd->add_option("--warmup", a->warmup, "Untimed steps first (e.g. to let a model land)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--launch", a->launch,
+                  "fused (one pass per env through every stage; the CPU's default) or staged "
+                  "(one launch per named stage; CUDA's default)")
+      ->check(CLI::IsMember({"fused", "staged"}));
   cmd->add_flag("--compare-mujoco", a->compare_mujoco,
                 "Also step libmujoco on the same copies and threads; print the ratio");
   cmd->callback([a] { run(*a); });

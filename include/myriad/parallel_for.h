@@ -13,6 +13,7 @@
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>  // header-only NVTX 3: no library to link
 #endif
 
 namespace myriad {
@@ -63,8 +64,11 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
 #if defined(__CUDACC__)
   constexpr int kBlock = 256;
   const int64_t blocks = (n + kBlock - 1) / kBlock;
+  // An NVTX range named after the launch: Nsight Systems shows the kernel under this name.
+  nvtxRangePushA(name);
   parallel_for_kernel<<<static_cast<unsigned>(blocks), kBlock, 0,
                         static_cast<cudaStream_t>(stream)>>>(n, fn);
+  nvtxRangePop();
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
     throw std::runtime_error(std::string("CUDA launch '") + name +

@@ -1,11 +1,18 @@
-// Rank setup from torchrun's and SLURM's variables, and per-rank seeds. (Multi-process runs
-// over loopback are in tests/tools/test_distributed.py.)
+// Rank setup from torchrun's and SLURM's variables, per-rank seeds and devices, and the
+// process group of a one-rank job on each backend (Gloo here; NCCL where a GPU answers).
+// (Multi-process runs over loopback are in tests/tools/test_distributed.py.)
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <set>
 
 #include "learner/distributed.h"
+#include "learner/nccl_backend.h"
+#include "myriad/device.h"
 
 namespace myriad::learner {
 namespace {
@@ -109,6 +116,93 @@ TEST(RankSetup, RankSeedsDifferAndRankZeroIsThePlainRun) {
   }
   EXPECT_EQ(seen.size(), 64u);
   EXPECT_NE(rank_seed(42, 1), rank_seed(43, 1));
+}
+
+RankInfo ranks(int rank, int world, int local_rank) {
+  RankInfo r;
+  r.rank = rank;
+  r.world_size = world;
+  r.local_rank = local_rank;
+  return r;
+}
+
+TEST(RankDevice, OneRankKeepsTheConfiguredDevice) {
+  for (const char* d : {"cpu", "cuda", "auto", "cuda:3"})
+    EXPECT_EQ(rank_device(d, ranks(0, 1, 0), 8), d);
+}
+
+TEST(RankDevice, EachRankTakesItsOwnGpu) {
+  EXPECT_EQ(rank_device("cuda", ranks(5, 8, 1), 4), "cuda:1");
+  EXPECT_EQ(rank_device("auto", ranks(3, 4, 3), 4), "cuda:3");
+  // One visible GPU per rank (CUDA_VISIBLE_DEVICES, srun --gpus-per-task=1).
+  EXPECT_EQ(rank_device("cuda", ranks(7, 8, 7), 1), "cuda:0");
+  // CPU jobs, and a GPU the user pinned, are kept.
+  EXPECT_EQ(rank_device("cpu", ranks(1, 2, 1), 4), "cpu");
+  EXPECT_EQ(rank_device("auto", ranks(1, 2, 1), 0), "auto");
+  EXPECT_EQ(rank_device("cuda:2", ranks(1, 2, 1), 4), "cuda:2");
+}
+
+TEST(RankDevice, MoreRanksThanGpusIsRefusedByName) {
+  try {
+    rank_device("cuda", ranks(6, 8, 2), 2);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("rank 6 (local rank 2)"), std::string::npos) << what;
+    EXPECT_NE(what.find("2 CUDA device(s)"), std::string::npos) << what;
+  }
+}
+
+// A TCP port nothing listens on now (the kernel's pick for port 0).
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// A one-rank job's collectives go through the backend (nothing is skipped for world size 1):
+// the mean over one rank and the broadcast from it leave every tensor as it was, from any
+// device and in any layout, and each call is counted.
+void expect_one_rank_collectives(const torch::Device& device, const std::string& backend) {
+  RankInfo info = ranks(0, 1, 0);
+  info.master_port = free_port();
+  Comm comm(info, std::chrono::milliseconds(20000), device);
+  EXPECT_EQ(comm.backend(), backend);
+  EXPECT_EQ(comm.device(), device);
+  std::vector<torch::Device> places{torch::kCPU};
+  if (device.is_cuda()) places.push_back(device);
+  for (const torch::Device& place : places) {
+    SCOPED_TRACE(place.str());
+    torch::Tensor f = torch::arange(12, torch::dtype(torch::kFloat32).device(place));
+    const torch::Tensor f0 = f.clone();
+    comm.all_reduce_mean_(f);
+    EXPECT_TRUE(torch::equal(f, f0));
+    // Non-contiguous (a transposed view): staged through a contiguous copy and written back.
+    torch::Tensor d = torch::rand({3, 4}, torch::dtype(torch::kFloat64).device(place)).t();
+    const torch::Tensor d0 = d.clone();
+    comm.all_reduce_mean_(d);
+    EXPECT_TRUE(torch::equal(d, d0));
+    torch::Tensor bytes = torch::randint(0, 255, {37}, torch::dtype(torch::kUInt8).device(place));
+    const torch::Tensor bytes0 = bytes.clone();
+    comm.broadcast_(bytes);
+    EXPECT_TRUE(torch::equal(bytes, bytes0));
+  }
+  // Joining the group is the first call.
+  EXPECT_EQ(comm.traffic().calls, 1 + 3 * static_cast<int64_t>(places.size()));
+}
+
+TEST(OneRankGroup, GlooOnTheCpu) { expect_one_rank_collectives(torch::kCPU, "gloo"); }
+
+TEST(OneRankGroup, NcclOnTheGpu) {
+  if (!nccl_compiled()) GTEST_SKIP() << "this build has no NCCL backend";
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU answers";
+  expect_one_rank_collectives(torch::Device(torch::kCUDA, 0), "nccl");
 }
 
 }  // namespace

@@ -29,8 +29,10 @@ class CudaBatch {
   void upload(Data<T>& host);    // host batch -> device (every field)
   void download(Data<T>& host);  // device -> host batch (every field)
   // Both launch on the legacy default stream of the GPU and wait for it before returning.
-  void forward();
-  void step(int substeps = 1);
+  // staged: one kernel per named stage (physics/launch.h; the default); false: one fused kernel
+  // per step, for comparison (physics-bench --launch fused).
+  void forward(bool staged = true);
+  void step(int substeps = 1, bool staged = true);
 
   // The device copies, for launches that run the engine inside other per-env work (the physics
   // envs, envs/physics_kernels.h): pointers into this GPU's memory, valid while this lives.

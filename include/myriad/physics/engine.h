@@ -15,6 +15,12 @@ void forward(const Model<T>& m, Data<T>& d);
 template <class T>
 void step(const Model<T>& m, Data<T>& d, int substeps = 1);
 
+// The same steps, launched stage by stage over the batch (one loop per named stage, as CUDA
+// runs them: physics/launch.h). The same bits as step(); slower on the CPU, where the fused
+// step keeps each env's data in cache. For tests and physics-bench --staged.
+template <class T>
+void step_staged(const Model<T>& m, Data<T>& d, int substeps = 1);
+
 // Sets every env to qpos0, zero velocity, zero controls, time 0.
 template <class T>
 void reset_data(const Model<T>& m, Data<T>& d);
