@@ -151,8 +151,8 @@ void Comm::run(const std::string& what, int64_t bytes, const std::function<void(
     traffic_.seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } catch (const std::exception& e) {
-    throw std::runtime_error("distributed (" + backend_name_ + "): rank " + std::to_string(rank_) +
-                             " of " + std::to_string(world_) + " failed " + what +
+    throw std::runtime_error("distributed: rank " + std::to_string(rank_) + " of " +
+                             std::to_string(world_) + " failed " + what + " over " + backend_name_ +
                              " (a peer rank stopped, or the collective timed out): " + e.what());
   }
 }
