@@ -196,7 +196,10 @@ def test_chunks_over_max_lag_are_dropped_and_replaced(tmp):
     a1, a2 = actor(tmp, port, "a1"), actor(tmp, port, "a2")
     procs = [s, a1, a2]
     try:
-        wait_for(lambda: version(run) >= 4, "4 updates", procs=procs)
+        # Both actors must be up (signal handlers installed) before they are told to stop: under
+        # load one actor can still be loading its libraries while the other feeds 4 updates.
+        wait_for(lambda: version(run) >= 4 and all("connected to" in a.text() for a in (a1, a2)),
+                 "4 updates with both actors connected", procs=procs)
         for a in (a1, a2):
             assert a.stop() == 0, a.text()
         assert s.stop() == 0, s.text()
