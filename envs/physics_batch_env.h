@@ -97,11 +97,12 @@ class PhysicsBatchEnv final : public BatchEnv {
   using Params = typename Env::Params;
 
   // Every option the env takes besides max_episode_steps: its own (numbers, ranges, names),
-  // then the sim's (frame_skip, precision, physics).
+  // then the sim's (frame_skip, precision, physics, launch).
   static std::vector<std::string> all_option_names() {
     std::vector<std::string> names = locomotion::option_names(Env::options());
     for (const auto& name : name_option_names<Env>(0)) names.push_back(name);
-    for (const char* common : {"frame_skip", "precision", "physics"}) names.push_back(common);
+    for (const char* common : {"frame_skip", "precision", "physics", "launch"})
+      names.push_back(common);
     return names;
   }
 
@@ -118,6 +119,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     int precision = 32;
     int frame_skip = Env::kFrameSkip;
     std::string physics = "myriad";
+    std::string launch = "auto";
     for (const auto& [key, value] : options) {
       if (take_common_option(spec_, key, value)) continue;
       if (key == "frame_skip") {
@@ -147,6 +149,13 @@ class PhysicsBatchEnv final : public BatchEnv {
         physics = value;
         continue;
       }
+      if (key == "launch") {
+        if (value != "auto" && value != "fused" && value != "staged")
+          throw std::invalid_argument(spec_.id + " option launch must be one of: auto, fused, " +
+                                      "staged; got '" + value + "'");
+        launch = value;
+        continue;
+      }
       if (std::find(name_options.begin(), name_options.end(), key) != name_options.end()) {
         names[key] = value;
         continue;
@@ -166,6 +175,12 @@ class PhysicsBatchEnv final : public BatchEnv {
       throw std::invalid_argument(
           spec_.id + " on CUDA runs physics=myriad in float32 only (got physics=" + physics +
           ", precision=" + std::to_string(precision) + ")");
+    if (launch == "staged" && physics != "myriad")
+      throw std::invalid_argument(spec_.id + " option launch=staged needs physics=myriad (got " +
+                                  physics + ")");
+    // auto: staged on CUDA (a kernel per stage, each at its own occupancy), fused on the CPU
+    // (an env's data stays in cache through its whole step).
+    const bool staged = launch == "staged" || (launch == "auto" && device.is_cuda());
     physics_ = physics;
     // The engine's import; load_mjcf(_text) also says, once, what the engine solves differently
     // (Humanoid asks for PGS: Newton), which concerns physics=myriad only.
@@ -209,12 +224,12 @@ class PhysicsBatchEnv final : public BatchEnv {
     for (int k = 0; k < nv; ++k) spec_.state_names.push_back("qvel[" + std::to_string(k) + "]");
 
     if (device.is_cuda()) {
-      runner_ = make_cuda_runner<Env>(model_, n, device.index);
+      runner_ = make_cuda_runner<Env>(model_, n, device.index, staged);
     } else {
       const PhysicsSim sim = physics == "mujoco" ? PhysicsSim::kMujoco
                              : precision == 64   ? PhysicsSim::kMyriad64
                                                  : PhysicsSim::kMyriad32;
-      runner_ = make_cpu_runner<Env>(sim, model_, compiled_->get(), n);
+      runner_ = make_cpu_runner<Env>(sim, model_, compiled_->get(), n, staged);
     }
     const auto f32 = at::TensorOptions().dtype(at::kFloat).device(torch_device(device_));
     const auto i32 = f32.dtype(at::kInt);

@@ -102,22 +102,37 @@ MYRIAD_HD void physics_reset_one(const PhysicsView<Env, Sim>& v, int64_t i) {
   physics_start_episode(v, i);
 }
 
-// One env step of env i: controls, frame_skip physics steps, reward and flags, the observation;
-// where the episode ended, final_obs, statistics and a same-step reset. A diverged state (non-
-// finite or beyond 1e10, or one the sim had to reset) is never observed or rewarded: the episode
-// is cut (truncated, reward 0, counted in diverged) and final_obs keeps the last sane
-// observation.
+// One env step of env i, in three parts that the fused step (physics_step_one: one pass per
+// env) and the staged step (envs/physics_launch.inl: the physics substeps as one launch per
+// stage over the batch, between a pre-step and a post-step launch) share, so both give the same
+// bits:
+//   physics_pre_step_one:  (state, action) => before, ctrl
+//   the sim's frame_skip substeps
+//   physics_post_step_one: (state, action, before) => reward, flags, obs; where the episode
+//     ended, final_obs, statistics and a same-step reset.
+// A diverged state (non-finite or beyond 1e10, or one the sim had to reset) is never observed or
+// rewarded: the episode is cut (truncated, reward 0, counted in diverged) and final_obs keeps
+// the last sane observation.
+template <class Env>
+constexpr int kBeforeWidth = Env::kBeforeDim > 0 ? Env::kBeforeDim : 1;
+
 template <class Env, class Sim>
-MYRIAD_HD void physics_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
+MYRIAD_HD void physics_pre_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
+                                    typename Sim::Scalar* before) {
   using T = typename Sim::Scalar;
+  auto d = v.sim.env(i);
+  const float* action = v.f.action + i * v.f.action_dim;
+  Env::before_step(v.params, v.sim.model, d, before);
+  for (int u = 0; u < v.sim.model.nu; ++u) d.ctrl[u] = static_cast<T>(action[u]);
+}
+
+template <class Env, class Sim>
+MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
+                                     const typename Sim::Scalar* before) {
   const auto& m = v.sim.model;
   const PhysicsFrame& f = v.f;
   auto d = v.sim.env(i);
   const float* action = f.action + i * f.action_dim;
-  T before[Env::kBeforeDim > 0 ? Env::kBeforeDim : 1];
-  Env::before_step(v.params, m, d, before);
-  for (int u = 0; u < m.nu; ++u) d.ctrl[u] = static_cast<T>(action[u]);
-  for (int s = 0; s < f.frame_skip; ++s) v.sim.step(d, i);
   const bool sim_ok = v.sim.after_steps(d, i);
   float reward = 0.0f;
   bool terminated = false;
@@ -144,6 +159,16 @@ MYRIAD_HD void physics_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
     f.episode[i] += 1;
     physics_start_episode(v, i);
   }
+}
+
+// The fused env step: the three parts in one pass, `before` on the stack.
+template <class Env, class Sim>
+MYRIAD_HD void physics_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
+  typename Sim::Scalar before[kBeforeWidth<Env>];
+  physics_pre_step_one(v, i, before);
+  auto d = v.sim.env(i);
+  for (int s = 0; s < v.f.frame_skip; ++s) v.sim.step(d, i);
+  physics_post_step_one(v, i, before);
 }
 
 // State I/O: row i of state [N, 1 + nq + nv] is (time, qpos, qvel), float64.

@@ -3,6 +3,8 @@
 // unit (envs/locomotion/runners_cpu.cc, runners_cuda.cu), so both run every line of env logic.
 #pragma once
 
+#include <stdexcept>
+
 #include "envs/physics_kernels.h"
 #include "envs/physics_runner.h"
 #include "myriad/parallel_for.h"
@@ -21,11 +23,32 @@ class SimRunner : public PhysicsRunner<Env> {
         device_, "physics_env.reset", f.n,
         [v] MYRIAD_HD_LAMBDA(int64_t i) { physics_reset_one(v, i); }, stream, 2);
   }
+  // Fused: one pass per env through the whole env step (on the CPU an env's data stays in
+  // cache). Staged: a pre-step launch, the physics substeps as one launch per stage over the
+  // batch (physics/launch.h; on CUDA each stage gets its own register count and NVTX range),
+  // and a post-step launch; the env's `before` values wait in before_. Same bits either way.
   void step(const PhysicsFrame& f, const Params& p, void* stream) override {
     const View v{f, p, sim_};
+    if (!staged_) {
+      parallel_for(
+          device_, "physics_env.step", f.n,
+          [v] MYRIAD_HD_LAMBDA(int64_t i) { physics_step_one(v, i); }, stream, 2);
+      return;
+    }
+    Scalar* before = before_;
     parallel_for(
-        device_, "physics_env.step", f.n,
-        [v] MYRIAD_HD_LAMBDA(int64_t i) { physics_step_one(v, i); }, stream, 2);
+        device_, "physics_env.pre_step", f.n,
+        [v, before] MYRIAD_HD_LAMBDA(int64_t i) {
+          physics_pre_step_one(v, i, before + i * kBeforeWidth<Env>);
+        },
+        stream, 2);
+    step_substeps_staged(f.frame_skip, stream);
+    parallel_for(
+        device_, "physics_env.post_step", f.n,
+        [v, before] MYRIAD_HD_LAMBDA(int64_t i) {
+          physics_post_step_one(v, i, before + i * kBeforeWidth<Env>);
+        },
+        stream, 2);
   }
   void read_state(const PhysicsFrame& f, const Params& p, double* state, void* stream) override {
     const View v{f, p, sim_};
@@ -65,9 +88,18 @@ class SimRunner : public PhysicsRunner<Env> {
   }
 
  protected:
+  using Scalar = typename Sim::Scalar;
   explicit SimRunner(DeviceId device) : device_{D, device.index} {}
+  // The staged step's physics: `substeps` steps of every env, one launch per stage, on `stream`.
+  // A runner that sets staged_ overrides it (and points before_ at kBeforeWidth<Env> values per
+  // env on its device).
+  virtual void step_substeps_staged(int /*substeps*/, void* /*stream*/) {
+    throw std::logic_error("physics env runner: this sim has no staged step");
+  }
   Sim sim_{};
   DeviceId device_;
+  bool staged_ = false;
+  Scalar* before_ = nullptr;
 };
 
 }  // namespace myriad::envs

@@ -42,14 +42,15 @@ class PhysicsRunner {
 };
 
 // sim kMyriad32/kMyriad64: the engine on the model; kMujoco: libmujoco on a copy of mj (whose
-// import `model` is).
+// import `model` is). staged: the env step's physics as one launch per stage over the batch
+// (envs/physics_launch.inl; the engine only), else one fused pass per env.
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
                                                     const physics::Model<double>& model,
-                                                    const mjModel* mj, int64_t n);
+                                                    const mjModel* mj, int64_t n, bool staged);
 // The engine in float32 on GPU `device`.
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model, int64_t n,
-                                                     int device);
+                                                     int device, bool staged);
 
 }  // namespace myriad::envs

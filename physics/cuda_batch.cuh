@@ -125,12 +125,17 @@ void CudaBatch<T>::forward(bool staged) {
 }
 
 template <class T>
-void CudaBatch<T>::step(int substeps, bool staged) {
+void CudaBatch<T>::step_async(int substeps, bool staged, void* stream) {
   const DeviceId on{Device::kCuda, impl_->device};
   if (staged)
-    launch_step_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on);
+    launch_step_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on, stream);
   else
-    launch_step<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on);
+    launch_step<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on, stream);
+}
+
+template <class T>
+void CudaBatch<T>::step(int substeps, bool staged) {
+  step_async(substeps, staged, nullptr);
   const CudaDeviceScope scope(impl_->device);
   check(cudaStreamSynchronize(nullptr), "physics.step");
 }

@@ -35,6 +35,10 @@ template <class T>
 void CudaBatch<T>::step(int, bool) {
   no_cuda();
 }
+template <class T>
+void CudaBatch<T>::step_async(int, bool, void*) {
+  no_cuda();
+}
 
 template <class T>
 const ModelView<T>& CudaBatch<T>::device_model() const {

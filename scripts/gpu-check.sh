@@ -249,6 +249,11 @@ timeout 120 "$bin" bench --json --env Ant-v5 --device "$dev" --num-envs "$ant_en
   > "$runs/bench.json" 2>> "$log" || tail -n 1 "$log" | sed 's/^/  /'
 tail -n 1 "$runs/bench.json" >> "$out/bench.jsonl"
 echo "Ant-v5 $dev num_envs=$ant_envs: $(json_field "$runs/bench.json" steps_per_second) env steps/s (aim: above 1e7)"
+# The same with the env step fused into one kernel per env step (the default on CUDA is staged).
+timeout 120 "$bin" bench --json --env Ant-v5 --device "$dev" --num-envs "$ant_envs" --steps 50 \
+  --launch fused > "$runs/bench.json" 2>> "$log" || tail -n 1 "$log" | sed 's/^/  /'
+tail -n 1 "$runs/bench.json" >> "$out/bench.jsonl"
+echo "Ant-v5 $dev num_envs=$ant_envs, fused env step: $(json_field "$runs/bench.json" steps_per_second) env steps/s"
 if [ "$(left)" -gt 240 ]; then
   # The config's GPU settings; stops when the last 100 training episodes average 6,000
   # (Gymnasium's threshold), or at the timeout: then the last logged return is the result.

@@ -26,6 +26,7 @@ struct BenchOptions {
   std::string xml, physics = "myriad";
   int frame_skip = 0;  // 0: the env's own (MJCF-v0: 1)
   bool float64 = false;
+  std::string launch = "auto";  // physics envs on the engine: auto, fused or staged
 };
 
 // A ring of pre-sampled random action batches, so the timed loop measures the env alone.
@@ -62,11 +63,13 @@ void run_bench(const BenchOptions& o) {
   if (physics_env) {  // MJCF-v0 and the locomotion envs
     text = {{"physics", o.physics}};
     if (!o.xml.empty()) text["xml"] = o.xml;
+    if (o.launch != "auto") text["launch"] = o.launch;
     options = {{"precision", o.float64 ? 64 : 32}};
     if (o.frame_skip > 0) options["frame_skip"] = o.frame_skip;
-  } else if (!o.xml.empty() || o.physics != "myriad" || o.frame_skip > 0 || o.float64) {
+  } else if (!o.xml.empty() || o.physics != "myriad" || o.frame_skip > 0 || o.float64 ||
+             o.launch != "auto") {
     throw std::invalid_argument(
-        "--xml, --physics, --frame-skip and --float64 apply to physics "
+        "--xml, --physics, --frame-skip, --float64 and --launch apply to physics "
         "envs (MJCF-v0, Ant-v5, ...), not to '" +
         o.env + "'");
   }
@@ -95,6 +98,7 @@ void run_bench(const BenchOptions& o) {
       {"cpu_kernels", device.is_cpu() && !physics_env ? envs::cpu_kernel_level() : ""},
       {"physics", physics_env ? o.physics : ""},
       {"precision", precision},
+      {"launch", physics_env ? o.launch : ""},
       {"steps", o.steps},
       {"seconds", seconds},
       {"steps_per_second", sps}};
@@ -133,6 +137,11 @@ void add_bench_command(CLI::App& app) {
                   "Physics envs: physics steps per env step (default: the env's; MJCF-v0: 1)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--float64", opts->float64, "Physics envs on myriad physics: float64 engine");
+  cmd->add_option("--launch", opts->launch,
+                  "Physics envs on myriad physics: fused (one pass per env), staged (one launch "
+                  "per physics stage) or auto (staged on CUDA, fused on the CPU)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "fused", "staged"}));
   cmd->callback([opts] { run_bench(*opts); });
 }
 

@@ -11,6 +11,7 @@
 #include "envs/mujoco_sim.h"
 #include "envs/physics_launch.inl"
 #include "myriad/physics/data.h"
+#include "myriad/physics/engine.h"
 #include "physics/batch_view.h"
 #include "physics/mujoco_batch.h"
 
@@ -22,17 +23,25 @@ constexpr DeviceId kCpu{Device::kCpu, 0};
 template <class Env, class T>
 class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
  public:
-  EngineRunner(const physics::Model<double>& model, int64_t n)
+  EngineRunner(const physics::Model<double>& model, int64_t n, bool staged)
       : SimRunner<Device::kCpu, Env, MyriadSim<T>>(kCpu),
         model_(model.cast<T>()),
-        data_(model_, n) {
+        data_(model_, n),
+        before_store_(staged ? n * kBeforeWidth<Env> : 0) {
     this->sim_.model = physics::view_of(model_);
     this->sim_.data = physics::batch_view(model_, data_);
+    this->staged_ = staged;
+    this->before_ = before_store_.data();
   }
 
  private:
+  void step_substeps_staged(int substeps, void*) override {
+    physics::step_staged(model_, data_, substeps);
+  }
+
   physics::Model<T> model_;
   physics::Data<T> data_;
+  std::vector<T> before_store_;  // the staged step's `before` values
 };
 
 template <class Env>
@@ -57,13 +66,14 @@ class MujocoRunner final : public SimRunner<Device::kCpu, Env, MujocoSim> {
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
                                                     const physics::Model<double>& model,
-                                                    const mjModel* mj, int64_t n) {
+                                                    const mjModel* mj, int64_t n, bool staged) {
   switch (sim) {
     case PhysicsSim::kMyriad32:
-      return std::make_unique<EngineRunner<Env, float>>(model, n);
+      return std::make_unique<EngineRunner<Env, float>>(model, n, staged);
     case PhysicsSim::kMyriad64:
-      return std::make_unique<EngineRunner<Env, double>>(model, n);
+      return std::make_unique<EngineRunner<Env, double>>(model, n, staged);
     case PhysicsSim::kMujoco:
+      if (staged) throw std::invalid_argument("launch=staged needs physics=myriad");
       return std::make_unique<MujocoRunner<Env>>(model, mj, n);
   }
   throw std::logic_error("make_cpu_runner: unknown sim");
@@ -71,7 +81,7 @@ std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
 
 #define MYRIAD_X(Env)                                                \
   template std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner<Env>( \
-      PhysicsSim, const physics::Model<double>&, const mjModel*, int64_t);
+      PhysicsSim, const physics::Model<double>&, const mjModel*, int64_t, bool);
 MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)
 #undef MYRIAD_X
 

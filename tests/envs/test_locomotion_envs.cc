@@ -22,6 +22,16 @@
 namespace myriad {
 namespace {
 
+// One OpenMP thread: on a shared machine each parallel region can wait a scheduler quantum for
+// its second thread (the staged step has dozens per env step). Thread counts are
+// tests/envs/test_batch_semantics.cc's subject, over every env.
+class OneThreadEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { set_cpu_threads(1); }
+};
+::testing::Environment* const kOneThread =
+    ::testing::AddGlobalTestEnvironment(new OneThreadEnvironment);
+
 struct SuiteEntry {
   std::string id;
   int64_t obs_dim;
@@ -133,7 +143,7 @@ TEST_P(SuiteTest, SpecIsGymnasiums) {
   EXPECT_EQ(spec.max_episode_steps, e.max_episode_steps);
   EXPECT_TRUE(spec.state_float64);
   EXPECT_TRUE(spec.physics_env);
-  for (const char* sim_option : {"physics", "precision", "frame_skip"})
+  for (const char* sim_option : {"physics", "precision", "frame_skip", "launch"})
     EXPECT_NE(std::find(spec.option_names.begin(), spec.option_names.end(), sim_option),
               spec.option_names.end())
         << sim_option;
@@ -197,6 +207,34 @@ TEST_P(SuiteTest, EngineAgreesWithLibmujoco) {
     EXPECT_LE((x.reward - y.reward).abs().max().item<double>(), tol * reward_scale)
         << "reward, step " << t;
     EXPECT_TRUE(at::equal(x.terminated, y.terminated)) << "step " << t;
+  }
+}
+
+// The staged env step (a pre-step launch, one launch per physics stage over the batch, a
+// post-step launch; CUDA's default) gives the fused step's bits on the engine, through episode
+// ends and auto-resets, in both precisions.
+TEST_P(SuiteTest, StagedStepGivesTheFusedBits) {
+  const SuiteEntry& e = entry(GetParam());
+  for (const int precision : {32, 64}) {
+    SCOPED_TRACE(precision);
+    const EnvOptions numbers{{"precision", precision}, {"max_episode_steps", 25}};
+    auto fused = envs::make(e.id, 5, Device::kCpu, 7, numbers, {{"launch", "fused"}});
+    auto staged = envs::make(e.id, 5, Device::kCpu, 7, numbers, {{"launch", "staged"}});
+    std::mt19937 gen(3);
+    for (int t = 1; t <= 60; ++t) {
+      const at::Tensor a = random_actions(*fused, gen);
+      fused->step(a);
+      staged->step(a);
+      const StepBuffers &x = fused->buffers(), &y = staged->buffers();
+      ASSERT_TRUE(at::equal(x.obs, y.obs)) << "obs, step " << t;
+      ASSERT_TRUE(at::equal(x.final_obs, y.final_obs)) << "final_obs, step " << t;
+      ASSERT_TRUE(at::equal(x.reward, y.reward)) << "reward, step " << t;
+      ASSERT_TRUE(at::equal(x.terminated, y.terminated)) << "step " << t;
+      ASSERT_TRUE(at::equal(x.truncated, y.truncated)) << "step " << t;
+      for (const auto& [key, value] : x.info)
+        ASSERT_TRUE(at::equal(value, y.info.at(key))) << key << ", step " << t;
+    }
+    EXPECT_TRUE(at::equal(fused->get_state(), staged->get_state()));
   }
 }
 
@@ -281,6 +319,17 @@ TEST(LocomotionOptions, BadOptionsAreNamed) {
         envs::make("Hopper-v5", 1, Device::kCpu, 0, {{"precision", 16}});
       },
       {"precision", "32 or 64"});
+  expect_message(
+      [] {
+        envs::make("Hopper-v5", 1, Device::kCpu, 0, {}, {{"launch", "split"}});
+      },
+      {"launch", "fused", "staged", "split"});
+  expect_message(
+      [] {
+        envs::make("Hopper-v5", 1, Device::kCpu, 0, {},
+                   {{"physics", "mujoco"}, {"launch", "staged"}});
+      },
+      {"launch=staged", "physics=myriad", "mujoco"});
   auto env = envs::make("Hopper-v5", 2, Device::kCpu, 0);
   expect_message([&] { env->step(at::zeros({2, 4})); }, {"[2, 3]", "[2, 4]"});
   at::Tensor nan = at::zeros({2, 3});

@@ -33,6 +33,9 @@ class CudaBatch {
   // per step, for comparison (physics-bench --launch fused).
   void forward(bool staged = true);
   void step(int substeps = 1, bool staged = true);
+  // The same step launched on `stream` (a cudaStream_t; nullptr: the legacy default stream)
+  // without waiting: for a step between other launches on that stream (the physics envs).
+  void step_async(int substeps, bool staged, void* stream);
 
   // The device copies, for launches that run the engine inside other per-env work (the physics
   // envs, envs/physics_kernels.h): pointers into this GPU's memory, valid while this lives.
