@@ -263,6 +263,7 @@ std::vector<Field> fields(TrainConfig& c) {
       number("run.seed", &c.run.seed),
       number("run.threads", &c.run.threads, non_negative()),
       number("run.learner_threads", &c.run.learner_threads, non_negative()),
+      text("run.learner_math", &c.run.learner_math, {"auto", "fused", "libtorch"}),
       number("run.eval_episodes", &c.run.eval_episodes, non_negative()),
       number("run.checkpoint_every", &c.run.checkpoint_every, non_negative()),
       number("run.log_every_seconds", &c.run.log_every_seconds, positive()),

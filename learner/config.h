@@ -51,6 +51,9 @@ struct RunConfig {
   uint64_t seed = 1;
   int threads = 0;          // OpenMP threads stepping CPU envs (0: all cores)
   int learner_threads = 1;  // LibTorch intra-op threads (0: LibTorch's default)
+  // How the PPO update computes: fused (Myriad's own CPU loops, learner/ppo_cpu.h), libtorch
+  // (LibTorch ops and autograd), auto (fused for a CPU float32 policy on one learner thread).
+  std::string learner_math = "auto";
   int64_t eval_episodes = 100;
   int64_t checkpoint_every = 10;  // updates between checkpoints (0: only at the end)
   double log_every_seconds = 1.0;

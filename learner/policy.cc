@@ -17,10 +17,12 @@ torch::nn::Linear layer(int64_t in, int64_t out, double gain) {
 }
 
 torch::nn::Sequential mlp(int64_t in, const std::vector<int64_t>& hidden, int64_t out,
-                          const std::string& activation, double out_gain) {
+                          const std::string& activation, double out_gain,
+                          std::vector<torch::nn::Linear>* layers) {
   torch::nn::Sequential net;
   for (int64_t h : hidden) {
-    net->push_back(layer(in, h, std::sqrt(2.0)));
+    layers->push_back(layer(in, h, std::sqrt(2.0)));
+    net->push_back(layers->back());
     if (activation == "relu") {
       net->push_back(torch::nn::ReLU());
     } else {
@@ -28,7 +30,8 @@ torch::nn::Sequential mlp(int64_t in, const std::vector<int64_t>& hidden, int64_
     }
     in = h;
   }
-  net->push_back(layer(in, out, out_gain));
+  layers->push_back(layer(in, out, out_gain));
+  net->push_back(layers->back());
   return net;
 }
 
@@ -45,10 +48,12 @@ constexpr double kHalfLog2Pi = 0.9189385332046727;  // 0.5 * log(2 pi)
 ActorCriticImpl::ActorCriticImpl(int64_t obs_dim, const Space& action_space,
                                  const std::vector<int64_t>& hidden, const std::string& activation,
                                  double init_log_std, int64_t actor_dim)
-    : discrete_(action_space.is_discrete()), actor_dim_(actor_dim < 0 ? obs_dim : actor_dim) {
+    : discrete_(action_space.is_discrete()),
+      actor_dim_(actor_dim < 0 ? obs_dim : actor_dim),
+      activation_(activation) {
   const int64_t out = discrete_ ? action_space.n : action_space.flat_size();
-  actor_ = register_module("actor", mlp(actor_dim_, hidden, out, activation, 0.01));
-  critic_ = register_module("critic", mlp(obs_dim, hidden, 1, activation, 1.0));
+  actor_ = register_module("actor", mlp(actor_dim_, hidden, out, activation, 0.01, &actor_layers_));
+  critic_ = register_module("critic", mlp(obs_dim, hidden, 1, activation, 1.0, &critic_layers_));
   if (!discrete_) log_std_ = register_parameter("log_std", torch::full({1, out}, init_log_std));
 }
 

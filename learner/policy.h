@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "myriad/spaces.h"
@@ -36,13 +37,22 @@ class ActorCriticImpl : public torch::nn::Module {
   torch::Tensor deterministic_action(const torch::Tensor& obs);
 
   bool discrete() const { return discrete_; }
+  // The pieces learner/ppo_cpu.h computes with: each MLP's Linear layers in order, the hidden
+  // activation ("tanh" or "relu"), the actor's input width and the Gaussian's log-std ([1, A]).
+  const std::vector<torch::nn::Linear>& actor_layers() const { return actor_layers_; }
+  const std::vector<torch::nn::Linear>& critic_layers() const { return critic_layers_; }
+  const std::string& activation() const { return activation_; }
+  int64_t actor_dim() const { return actor_dim_; }
+  const torch::Tensor& log_std() const { return log_std_; }
 
  private:
   torch::Tensor actor_input(const torch::Tensor& obs) const;
 
   bool discrete_;
   int64_t actor_dim_;
+  std::string activation_;
   torch::nn::Sequential actor_{nullptr}, critic_{nullptr};
+  std::vector<torch::nn::Linear> actor_layers_, critic_layers_;
   torch::Tensor log_std_;
 };
 TORCH_MODULE(ActorCritic);

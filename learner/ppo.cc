@@ -1,8 +1,12 @@
 #include "learner/ppo.h"
 
 #include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "learner/distributed.h"
+#include "learner/ppo_cpu.h"
 
 namespace myriad::learner {
 
@@ -34,6 +38,22 @@ torch::Tensor clip_fraction(const torch::Tensor& ratio, double clip) {
   return ((ratio - 1.0).abs() > clip).to(ratio.dtype()).mean();
 }
 
+bool use_cpu_kernels(const std::string& learner_math, const ActorCriticImpl& policy,
+                     int learner_threads) {
+  if (learner_math == "libtorch") return false;
+  const std::string why = PpoMinibatchCpu::unsupported(policy);
+  if (learner_math == "fused") {
+    if (!why.empty())
+      throw std::invalid_argument("run.learner_math: fused needs a CPU float32 policy, but " + why +
+                                  " (use auto or libtorch)");
+    return true;
+  }
+  if (learner_math != "auto")
+    throw std::invalid_argument("run.learner_math: '" + learner_math +
+                                "' is not one of auto, fused, libtorch");
+  return why.empty() && learner_threads == 1;
+}
+
 torch::Tensor ppo_update(const PpoInputs& in, const Rollout& r) {
   const PpoConfig& c = *in.config;
   ActorCritic policy = in.policy;  // shares the module
@@ -47,6 +67,8 @@ torch::Tensor ppo_update(const PpoInputs& in, const Rollout& r) {
   const torch::Tensor values = r.values.reshape({B}), returns = r.returns.reshape({B});
   const auto f64 = r.values.options().dtype(torch::kFloat64);
   torch::Tensor sums = torch::zeros({kNumPpoMetrics}, f64);
+  std::optional<PpoMinibatchCpu> cpu;
+  if (in.cpu_kernels) cpu.emplace(*policy, c);
   for (int64_t epoch = 0; epoch < c.update_epochs; ++epoch) {
     // One shuffle per epoch; minibatches are then contiguous slices.
     const torch::Tensor perm =
@@ -57,7 +79,23 @@ torch::Tensor ppo_update(const PpoInputs& in, const Rollout& r) {
     const torch::Tensor e_adv = advantages.index_select(0, perm);
     const torch::Tensor e_val = values.index_select(0, perm), e_ret = returns.index_select(0, perm);
     torch::Tensor epoch_sums = torch::zeros({kNumPpoMetrics}, f64);
+    PpoSums cpu_sums{};
     for (int64_t start = 0; start + mb <= B; start += mb) {
+      if (cpu) {
+        // The same loss and gradient by hand (learner/ppo_cpu.h); the step below is shared.
+        in.optimizer->zero_grad();
+        const int64_t D = e_obs.size(1), A = e_act.dim() == 2 ? e_act.size(1) : 1;
+        const void* act = policy->discrete()
+                              ? static_cast<const void*>(e_act.data_ptr<int64_t>() + start)
+                              : static_cast<const void*>(e_act.data_ptr<float>() + start * A);
+        cpu->accumulate(e_obs.data_ptr<float>() + start * D, act, e_logp.data_ptr<float>() + start,
+                        e_adv.data_ptr<float>() + start, e_val.data_ptr<float>() + start,
+                        e_ret.data_ptr<float>() + start, mb, &cpu_sums);
+        if (in.comm) in.comm->all_reduce_mean_(in.optimizer->flat_grad());
+        in.optimizer->clip_grad_norm(c.max_grad_norm);
+        in.optimizer->step();
+        continue;
+      }
       const PolicyOutput out = policy->act(e_obs.narrow(0, start, mb), e_act.narrow(0, start, mb));
       const torch::Tensor logratio = out.log_prob - e_logp.narrow(0, start, mb);
       const torch::Tensor ratio = logratio.exp();
@@ -79,6 +117,7 @@ torch::Tensor ppo_update(const PpoInputs& in, const Rollout& r) {
                                     clip_fraction(ratio, c.clip_coef)})
                           .to(torch::kFloat64));
     }
+    if (cpu) epoch_sums = torch::tensor(std::vector<double>(cpu_sums.begin(), cpu_sums.end()), f64);
     if (in.comm) in.comm->all_reduce_mean_(epoch_sums);  // the same KL, hence lr, on every rank
     sums.add_(epoch_sums);
     if (in.schedule == LrSchedule::kKlAdaptive)

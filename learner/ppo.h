@@ -38,7 +38,17 @@ struct PpoInputs {
   LrSchedule schedule = LrSchedule::kLinear;
   torch::Generator* gen = nullptr;  // minibatch shuffling, of the rollout's device
   Comm* comm = nullptr;  // data-parallel: gradients and the epoch's KL averaged over ranks
+  // Minibatch losses and gradients by learner/ppo_cpu.h's hand-written loops instead of LibTorch
+  // ops and autograd (CPU, float32 only; see use_cpu_kernels).
+  bool cpu_kernels = false;
 };
+
+// run.learner_math ("auto", "fused" or "libtorch") => whether ppo_update takes the hand-written
+// CPU path for this policy: "auto" when the policy is on the CPU in float32 and LibTorch runs
+// on one thread (the fused loops use one core), "fused" always (std::invalid_argument naming
+// why when the policy cannot), "libtorch" never.
+bool use_cpu_kernels(const std::string& learner_math, const ActorCriticImpl& policy,
+                     int learner_threads);
 
 // (rollout.{obs, actions, logprobs, values, advantages, returns}) => policy and optimizer
 // updated (and, for kl_adaptive, the optimizer's lr); returns the metrics [5].

@@ -54,6 +54,7 @@ nlohmann::json summary_json(const TrainSummary& s) {
       {"eval_episodes", s.eval.episodes},
       {"diverged_episodes", s.diverged},
       {"world_size", s.world_size},
+      {"ppo_math", s.ppo_math},
       {"params_crc32c", s.params_crc32c},
       {"checkpoint", s.checkpoint},
       {"run_dir", s.run_dir},

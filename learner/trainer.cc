@@ -69,6 +69,7 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
       l.policy = make_policy(cfg_, spec, l.team);
       l.policy->to(device_);
       l.optimizer = FlatAdam(l.policy->parameters(), cfg_.ppo.learning_rate);
+      l.cpu_kernels = use_cpu_kernels(cfg_.run.learner_math, *l.policy, cfg_.run.learner_threads);
       l.obs_rms = RunningMeanStd(std::vector<int64_t>{width}, 1e-4, device_);
       l.ret_rms = RunningMeanStd(std::vector<int64_t>{}, 1e-4, device_);
       l.discounted_return = torch::zeros({rows}, torch::TensorOptions(device_));
@@ -202,10 +203,10 @@ UpdateStats Trainer::update() {
   const auto f64 = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
   std::vector<torch::Tensor> parts;  // per team: PPO metrics, mean return, length, win rate
   for (TeamLearner& l : teams_) {
-    parts.push_back(
-        l.team.learns
-            ? ppo_update({l.policy, &l.optimizer, &c, schedule_, &gen_, comm_.get()}, l.rollout)
-            : torch::full({kNumPpoMetrics}, NAN, f64));
+    parts.push_back(l.team.learns ? ppo_update({l.policy, &l.optimizer, &c, schedule_, &gen_,
+                                                comm_.get(), l.cpu_kernels},
+                                               l.rollout)
+                                  : torch::full({kNumPpoMetrics}, NAN, f64));
     parts.push_back(
         torch::stack({l.episodes.mean_return(), l.episodes.mean_length(), l.wins.mean_return()})
             .to(f64));
@@ -365,6 +366,7 @@ TrainSummary Trainer::train() {
   summary.diverged = env_->diverged_count();
   summary.run_dir = run_dir_;
   summary.world_size = rank_.world_size;
+  summary.ppo_math = teams_.empty() || !first_learner().cpu_kernels ? "libtorch" : "fused";
   summary.params_crc32c = params_crc32c();  // a collective: every rank, before rank 0 goes on
   if (checkpoints_) {
     if (!ckpt_dir.empty()) summary.checkpoint = ckpt_dir + "/last.pt";

@@ -93,6 +93,7 @@ class NonFiniteTraining : public std::runtime_error {
 struct TrainSummary {
   int64_t env_steps = 0, updates = 0, diverged = 0;  // env_steps: every rank's
   int world_size = 1;                                // ranks of a data-parallel job
+  std::string ppo_math;  // how the PPO update computed: "fused" or "libtorch" (run.learner_math)
   std::string params_crc32c;  // of the trained parameters, checked equal on every rank
   double wall_seconds = 0;
   std::optional<double> solved_seconds;
@@ -201,6 +202,7 @@ class Trainer {
     Team team;
     ActorCritic policy{nullptr};  // undefined when the team acts at random
     FlatAdam optimizer;
+    bool cpu_kernels = false;  // PPO by learner/ppo_cpu.h (run.learner_math)
     RunningMeanStd obs_rms, ret_rms;
     torch::Tensor discounted_return;  // [N * a] for reward scaling
     ActionAdapter to_env;

@@ -81,6 +81,8 @@ SelfPlayLearner::SelfPlayLearner(TrainConfig config)
   team_ = learner::make_teams(spec_, cfg_.agents, torch::kCPU).front();
   policy_ = make_team_policy(cfg_, spec_, team_);
   optimizer_ = learner::FlatAdam(policy_->parameters(), cfg_.ppo.learning_rate);
+  cpu_kernels_ =
+      learner::use_cpu_kernels(cfg_.run.learner_math, *policy_, cfg_.run.learner_threads);
   snapshots_[league_.add_snapshot(0)] = flat_parameters(policy_);
 }
 
@@ -123,7 +125,7 @@ UpdateFigures SelfPlayLearner::update(const std::vector<ChunkMsg>& chunks) {
     optimizer_.set_lr(
         learner::scheduled_lr(schedule, c.learning_rate, env_steps_, cfg_.run.total_env_steps));
   const torch::Tensor m =
-      learner::ppo_update({policy_, &optimizer_, &c, schedule, &gen_, nullptr}, r);
+      learner::ppo_update({policy_, &optimizer_, &c, schedule, &gen_, nullptr, cpu_kernels_}, r);
   ++version_;
   env_steps_ += r.T * r.N;
   if (version_ % cfg_.serve.snapshot_every == 0) {

@@ -74,6 +74,7 @@ class SelfPlayLearner {
   learner::Team team_;
   learner::ActorCritic policy_{nullptr};
   learner::FlatAdam optimizer_;
+  bool cpu_kernels_ = false;  // PPO by learner/ppo_cpu.h (run.learner_math)
   at::Generator gen_;
   League league_;
   std::map<int64_t, torch::Tensor> snapshots_;  // id -> flat parameters
