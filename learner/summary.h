@@ -11,7 +11,8 @@ namespace myriad::learner {
 
 // The summary as JSON. Keys (always present; null where there is no value): env_steps, updates,
 // wall_seconds, solved_seconds, eval_return_mean, eval_return_std, eval_length_mean,
-// eval_episodes, diverged_episodes, world_size, params_crc32c, checkpoint, run_dir, replay;
+// eval_episodes, diverged_episodes, world_size, ppo_math ("fused" or "libtorch"), params_crc32c,
+// checkpoint, run_dir, replay;
 // multi-agent envs add eval_teams (eval_teams_json) and, where the env decides winners,
 // eval_draw_rate.
 nlohmann::json summary_json(const TrainSummary& s);

@@ -8,6 +8,7 @@ namespace myriad::tools {
 void add_train_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_ppo_bench_command(CLI::App& app);
 void add_physics_check_command(CLI::App& app);
 void add_physics_bench_command(CLI::App& app);
 void add_view_command(CLI::App& app);

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   myriad::tools::add_train_command(app);
   myriad::tools::add_eval_command(app);
   myriad::tools::add_bench_command(app);
+  myriad::tools::add_ppo_bench_command(app);
   myriad::tools::add_physics_check_command(app);
   myriad::tools::add_physics_bench_command(app);
   myriad::tools::add_view_command(app);

@@ -22,6 +22,7 @@ SUMMARY_KEYS = {
     "eval_episodes",
     "diverged_episodes",
     "world_size",
+    "ppo_math",
     "params_crc32c",
     "checkpoint",
     "run_dir",
