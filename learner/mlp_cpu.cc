@@ -17,8 +17,11 @@
 namespace myriad::learner {
 namespace detail {
 
-// Eight floats as one value (GCC's vector extension): one AVX2 register, or two SSE registers
-// in the baseline build. Loads and stores go through memcpy (no alignment assumed).
+// Eight floats as one value (GCC's vector extension): one AVX2 register in the AVX2 build; the
+// baseline build emulates it (correct, same bits, about 8x slower: for pre-2013 CPUs only).
+// Loads and stores go through memcpy (no alignment assumed). The helpers never cross a library
+// boundary, so GCC's note that such values change the ABI without AVX does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
 typedef float Float8 __attribute__((vector_size(32)));
 
 inline Float8 load8(const float* p) {
@@ -26,7 +29,7 @@ inline Float8 load8(const float* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline void store8(float* p, Float8 v) { std::memcpy(p, &v, sizeof v); }
+inline void store8(float* p, const Float8& v) { std::memcpy(p, &v, sizeof v); }
 
 // c[i, j] += sum_t a[i * a_row + t * a_step] b[t * ldb + j] for i < M, j < N, each sum in the
 // order t = 0, 1, ... (so blocking changes no bits). Blocks of 4 x 16 outputs stay in registers
