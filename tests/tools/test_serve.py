@@ -139,10 +139,12 @@ def test_a_restarted_server_resumes_and_its_actors_find_it_again(tmp):
         wait_for(lambda: s2.text().count("connected (conn") >= 2, "both actors to reconnect",
                  procs=procs)
         wait_for(lambda: version(run) >= saved + 3, "updates after the restart", procs=procs)
+        # The actors' own log lines may trail the server's by a moment. Wait for both before
+        # stopping either: a stopped actor in `procs` would read as one that exited early.
         for a in (a1, a2):
-            # The actor's own log line may trail the server's by a moment.
             wait_for(lambda: a.text().count(": connected to") >= 2, "the actor's reconnect line",
                      procs=procs)
+        for a in (a1, a2):
             assert a.stop() == 0, a.text()
         assert s2.stop() == 0, s2.text()
     finally:
