@@ -81,9 +81,10 @@ torch::Tensor ppo_update(const PpoInputs& in, const Rollout& r) {
     torch::Tensor epoch_sums = torch::zeros({kNumPpoMetrics}, f64);
     PpoSums cpu_sums{};
     for (int64_t start = 0; start + mb <= B; start += mb) {
+      // (minibatch) => gradient in the flat buffer, by hand (learner/ppo_cpu.h) or by autograd.
+      in.optimizer->zero_grad();
+      torch::Tensor metrics;  // the LibTorch path's [5] for this minibatch
       if (cpu) {
-        // The same loss and gradient by hand (learner/ppo_cpu.h); the step below is shared.
-        in.optimizer->zero_grad();
         const int64_t D = e_obs.size(1), A = e_act.dim() == 2 ? e_act.size(1) : 1;
         const void* act = policy->discrete()
                               ? static_cast<const void*>(e_act.data_ptr<int64_t>() + start)
@@ -91,31 +92,28 @@ torch::Tensor ppo_update(const PpoInputs& in, const Rollout& r) {
         cpu->accumulate(e_obs.data_ptr<float>() + start * D, act, e_logp.data_ptr<float>() + start,
                         e_adv.data_ptr<float>() + start, e_val.data_ptr<float>() + start,
                         e_ret.data_ptr<float>() + start, mb, &cpu_sums);
-        if (in.comm) in.comm->all_reduce_mean_(in.optimizer->flat_grad());
-        in.optimizer->clip_grad_norm(c.max_grad_norm);
-        in.optimizer->step();
-        continue;
+      } else {
+        const PolicyOutput out =
+            policy->act(e_obs.narrow(0, start, mb), e_act.narrow(0, start, mb));
+        const torch::Tensor logratio = out.log_prob - e_logp.narrow(0, start, mb);
+        const torch::Tensor ratio = logratio.exp();
+        torch::Tensor adv = e_adv.narrow(0, start, mb);
+        if (c.norm_adv) adv = normalize_advantages(adv);
+        const torch::Tensor pg = policy_loss(adv, ratio, c.clip_coef);
+        const torch::Tensor v = value_loss(out.value, e_val.narrow(0, start, mb),
+                                           e_ret.narrow(0, start, mb), c.clip_coef, c.clip_vloss);
+        const torch::Tensor entropy = out.entropy.mean();
+        const torch::Tensor loss = pg - c.ent_coef * entropy + c.vf_coef * v;
+        loss.backward();
+        torch::NoGradGuard no_grad;
+        metrics = torch::stack(
+            {pg, v, entropy, approx_kl(logratio, ratio), clip_fraction(ratio, c.clip_coef)});
       }
-      const PolicyOutput out = policy->act(e_obs.narrow(0, start, mb), e_act.narrow(0, start, mb));
-      const torch::Tensor logratio = out.log_prob - e_logp.narrow(0, start, mb);
-      const torch::Tensor ratio = logratio.exp();
-      torch::Tensor adv = e_adv.narrow(0, start, mb);
-      if (c.norm_adv) adv = normalize_advantages(adv);
-      const torch::Tensor pg = policy_loss(adv, ratio, c.clip_coef);
-      const torch::Tensor v = value_loss(out.value, e_val.narrow(0, start, mb),
-                                         e_ret.narrow(0, start, mb), c.clip_coef, c.clip_vloss);
-      const torch::Tensor entropy = out.entropy.mean();
-      const torch::Tensor loss = pg - c.ent_coef * entropy + c.vf_coef * v;
-      in.optimizer->zero_grad();
-      loss.backward();
       // Data-parallel: one flat all-reduce; every rank then takes the same step.
       if (in.comm) in.comm->all_reduce_mean_(in.optimizer->flat_grad());
       in.optimizer->clip_grad_norm(c.max_grad_norm);
       in.optimizer->step();
-      torch::NoGradGuard no_grad;
-      epoch_sums.add_(torch::stack({pg, v, entropy, approx_kl(logratio, ratio),
-                                    clip_fraction(ratio, c.clip_coef)})
-                          .to(torch::kFloat64));
+      if (metrics.defined()) epoch_sums.add_(metrics.to(torch::kFloat64));
     }
     if (cpu) epoch_sums = torch::tensor(std::vector<double>(cpu_sums.begin(), cpu_sums.end()), f64);
     if (in.comm) in.comm->all_reduce_mean_(epoch_sums);  // the same KL, hence lr, on every rank

@@ -99,7 +99,7 @@ void PpoMinibatchCpu::accumulate(const float* obs, const void* actions, const fl
     std_.resize(static_cast<size_t>(A));
     for (int64_t a = 0; a < A; ++a) std_[a] = std::exp(log_std_[a]);
   }
-  std::vector<float> g_log_std(static_cast<size_t>(discrete_ ? 0 : A), 0.0f);
+  g_log_std_.assign(static_cast<size_t>(discrete_ ? 0 : A), 0.0f);
 
   for (int64_t m = 0; m < M; ++m) {
     const float* h = head + m * A;
@@ -159,7 +159,7 @@ void PpoMinibatchCpu::accumulate(const float* obs, const void* actions, const fl
       for (int64_t a = 0; a < A; ++a) {
         const float z = (act[a] - h[a]) / std_[a];
         dh[a] = g_logp * z / std_[a];
-        g_log_std[a] += g_logp * (z * z - 1.0f);
+        g_log_std_[a] += g_logp * (z * z - 1.0f);
       }
     }
 
@@ -182,7 +182,7 @@ void PpoMinibatchCpu::accumulate(const float* obs, const void* actions, const fl
     d_value_[m] = g_v * 0.5f * inv_m * vf_coef;
   }
   if (!discrete_)
-    for (int64_t a = 0; a < A; ++a) grad_log_std_[a] += g_log_std[a] - ent_coef;
+    for (int64_t a = 0; a < A; ++a) grad_log_std_[a] += g_log_std_[a] - ent_coef;
 
   // Backward: (d loss / d head, d loss / d value) => parameter gradients.
   actor_.backward(d_head_.data());

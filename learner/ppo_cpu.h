@@ -44,7 +44,7 @@ class PpoMinibatchCpu {
   MlpCpu actor_, critic_;
   const float* log_std_ = nullptr;  // [A] (continuous)
   float* grad_log_std_ = nullptr;
-  std::vector<float> adv_, d_head_, d_value_, std_;
+  std::vector<float> adv_, d_head_, d_value_, std_, g_log_std_;  // per-minibatch scratch
 };
 
 }  // namespace myriad::learner

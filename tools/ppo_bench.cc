@@ -67,9 +67,7 @@ void run_ppo_bench(const PpoBenchOptions& o) {
   if (spec.multi_agent())
     throw std::invalid_argument("ppo-bench: '" + c.env.id +
                                 "' is a multi-agent env; give a single-agent config");
-  const int64_t B = c.ppo.num_steps * c.env.num_envs;
-  if (B % c.ppo.num_minibatches != 0)
-    throw std::invalid_argument("ppo.num_minibatches must divide num_steps * num_envs");
+  const int64_t B = c.ppo.num_steps * c.env.num_envs;  // load_config checked the minibatches
   const double torch_s = time_updates(c, spec, false, o.updates);
   const double fused_s = time_updates(c, spec, true, o.updates);
   const int64_t minibatches = c.ppo.update_epochs * c.ppo.num_minibatches;
