@@ -1,6 +1,7 @@
 #include "learner/collect.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace myriad::learner {
 
@@ -36,12 +37,22 @@ void collect_rollout(const CollectInputs& in) {
                       ? torch::zeros({n, spec.num_agents}, opts.dtype(torch::kInt))
                       : torch::zeros({n, spec.num_agents, spec.action_space.flat_size()}, opts);
   }
+  // One sampler per fused team, bound to its parameters for this rollout.
+  std::vector<std::optional<PolicySamplerCpu>> sampler(in.teams.size());
+  for (size_t k = 0; k < in.teams.size(); ++k)
+    if (in.teams[k].fused && in.teams[k].policy) sampler[k].emplace(*in.teams[k].policy);
   std::vector<double>& step_seconds = in.teams.front().rollout->step_seconds;
   for (int64_t t = 0; t < T; ++t) {
     step_seconds[t] = run_seconds();
-    for (TeamCollect c : in.teams) {
+    for (size_t k = 0; k < in.teams.size(); ++k) {
+      TeamCollect c = in.teams[k];  // a copy shares the module
       Rollout::Step& s = c.rollout->step[t];
-      if (c.policy) {
+      if (sampler[k]) {
+        const torch::Tensor x = c.team->input(buf.obs);
+        if (c.obs_norm.enabled) s.raw_obs.copy_(x);
+        c.obs_norm.apply(x, s.obs);
+        sampler[k]->sample(s.obs, in.gen, s.actions, s.logprobs, s.values);
+      } else if (c.policy) {
         const torch::Tensor x = c.team->input(buf.obs);
         if (c.obs_norm.enabled) s.raw_obs.copy_(x);
         c.obs_norm.apply(x, s.obs);

@@ -9,6 +9,7 @@
 #include "learner/normalizer.h"
 #include "learner/policy.h"
 #include "learner/rollout.h"
+#include "learner/sample_cpu.h"
 #include "learner/teams.h"
 #include "myriad/batch_env.h"
 
@@ -35,6 +36,9 @@ struct TeamCollect {
   Standardizer obs_norm;  // frozen for the rollout (statistics move after it)
   ActionAdapter to_env;
   Rollout* rollout = nullptr;
+  // Sample by learner/sample_cpu.h rather than ActorCriticImpl::sample (a CPU float32 policy;
+  // run.learner_math decides, as for the update).
+  bool fused = false;
 };
 
 struct CollectInputs {

@@ -160,7 +160,8 @@ UpdateStats Trainer::update() {
     obs_norm.push_back(c.normalize_obs && l.team.learns
                            ? Standardizer(l.obs_rms, c.obs_clip, torch::kFloat)
                            : Standardizer());
-    collect.teams.push_back({&l.team, l.policy, obs_norm.back(), l.to_env, &l.rollout});
+    collect.teams.push_back(
+        {&l.team, l.policy, obs_norm.back(), l.to_env, &l.rollout, l.cpu_kernels});
   }
   collect_rollout(collect);
   s.collect_seconds = seconds_since(mark);

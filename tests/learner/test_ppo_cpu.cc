@@ -14,6 +14,7 @@
 #include "learner/ppo.h"
 #include "learner/ppo_cpu.h"
 #include "learner/rollout.h"
+#include "learner/sample_cpu.h"
 
 namespace myriad::learner {
 namespace {
@@ -155,6 +156,46 @@ TEST_P(PpoCpu, UpdateMatchesTheLibTorchUpdate) {
   const double moved = (opt_a.flat_params() - opt_b.flat_params()).abs().max().item<double>();
   EXPECT_LT(moved, 1e-6);
   EXPECT_TRUE(torch::allclose(m_torch, m_cpu, 1e-4, 1e-6)) << m_torch << m_cpu;
+}
+
+// The rollout's sampler (learner/sample_cpu.h) against ActorCriticImpl::sample from the same
+// generator state: the same draws, so the same actions up to the layers' rounding.
+TEST_P(PpoCpu, SamplerMatchesActorCriticSample) {
+  const Case& c = GetParam();
+  torch::manual_seed(11);
+  ActorCritic policy = make_policy(c);
+  const torch::Tensor obs = torch::randn({kRows, kObs}) * 2.0;
+  torch::Generator g1 = at::make_generator<at::CPUGeneratorImpl>(5);
+  torch::Generator g2 = at::make_generator<at::CPUGeneratorImpl>(5);
+  PolicyOutput want;
+  {
+    torch::NoGradGuard no_grad;
+    want = policy->sample(obs, &g1);
+  }
+  torch::Tensor action = torch::empty_like(want.action), log_prob = torch::empty({kRows}),
+                value = torch::empty({kRows});
+  PolicySamplerCpu sampler(*policy);
+  for (int round = 0; round < 2; ++round) {  // the second call reuses the sampler's scratch
+    if (round == 1) {
+      torch::NoGradGuard no_grad;
+      want = policy->sample(obs, &g1);
+    }
+    sampler.sample(obs, &g2, action, log_prob, value);
+    if (c.discrete) {
+      EXPECT_TRUE(torch::equal(action, want.action)) << c.name;
+    } else {
+      EXPECT_LT((action - want.action).abs().max().item<double>(), 1e-5) << c.name;
+    }
+    EXPECT_LT((log_prob - want.log_prob).abs().max().item<double>(), 1e-5) << c.name;
+    EXPECT_LT((value - want.value).abs().max().item<double>(),
+              1e-5 * std::max(1.0, want.value.abs().max().item<double>()))
+        << c.name;
+  }
+  // Shapes that do not fit are refused, naming the argument.
+  torch::Tensor short_value = torch::empty({kRows - 1});
+  EXPECT_THROW(sampler.sample(obs, &g2, action, log_prob, short_value), std::invalid_argument);
+  EXPECT_THROW(sampler.sample(obs.to(torch::kDouble), &g2, action, log_prob, value),
+               std::invalid_argument);
 }
 
 INSTANTIATE_TEST_SUITE_P(
