@@ -47,19 +47,18 @@ void collect_rollout(const CollectInputs& in) {
     for (size_t k = 0; k < in.teams.size(); ++k) {
       TeamCollect c = in.teams[k];  // a copy shares the module
       Rollout::Step& s = c.rollout->step[t];
-      if (sampler[k]) {
+      if (c.policy) {
         const torch::Tensor x = c.team->input(buf.obs);
         if (c.obs_norm.enabled) s.raw_obs.copy_(x);
         c.obs_norm.apply(x, s.obs);
-        sampler[k]->sample(s.obs, in.gen, s.actions, s.logprobs, s.values);
-      } else if (c.policy) {
-        const torch::Tensor x = c.team->input(buf.obs);
-        if (c.obs_norm.enabled) s.raw_obs.copy_(x);
-        c.obs_norm.apply(x, s.obs);
-        const PolicyOutput out = c.policy->sample(s.obs, in.gen);
-        s.actions.copy_(out.action);
-        s.logprobs.copy_(out.log_prob);
-        s.values.copy_(out.value);
+        if (sampler[k]) {
+          sampler[k]->sample(s.obs, in.gen, s.actions, s.logprobs, s.values);
+        } else {
+          const PolicyOutput out = c.policy->sample(s.obs, in.gen);
+          s.actions.copy_(out.action);
+          s.logprobs.copy_(out.log_prob);
+          s.values.copy_(out.value);
+        }
       } else {
         // A team acting at random needs no observations (its rollout keeps rewards and flags).
         s.actions.copy_(
