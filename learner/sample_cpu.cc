@@ -104,7 +104,8 @@ void PolicySamplerCpu::sample(const torch::Tensor& obs, torch::Generator* gen,
     noise_.normal_(0.0, 1.0, g);
     const float* z = noise_.data_ptr<float>();
     float* a = action.data_ptr<float>();
-    std::vector<float> std_dev(static_cast<size_t>(A));
+    std::vector<float>& std_dev = std_dev_;
+    std_dev.resize(static_cast<size_t>(A));
     float log_norm = 0.0f;
     for (int64_t k = 0; k < A; ++k) {
       std_dev[k] = std::exp(log_std_[k]);

@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <vector>
 
 #include "learner/mlp_cpu.h"
 #include "learner/policy.h"
@@ -36,6 +37,7 @@ class PolicySamplerCpu {
   MlpCpu actor_, critic_;
   const float* log_std_ = nullptr;  // [A] (Box)
   torch::Tensor noise_;             // [B, A] or [B, K], reused across steps
+  std::vector<float> std_dev_;      // [A] exp(log_std), per call
 };
 
 }  // namespace myriad::learner
