@@ -1,11 +1,18 @@
 // myriad physics-bench MODEL.xml: the raw engine (no env around it) stepping N copies of a model
-// with zero controls from qpos0, on the CPU or a CUDA GPU; prints physics steps per second and
-// the mean contacts and solver iterations per env at the end. --compare-mujoco also steps libmujoco
-// itself on the same copies, threads and steps in the same run (CPU), and prints the ratio.
+// from qpos0, with zero controls or (--random-controls) controls redrawn every step, on the CPU or
+// a CUDA GPU; prints physics steps per second and the mean contacts and solver iterations per env
+// at the end. --compare-mujoco also steps libmujoco itself on the same copies, threads and steps
+// in the same run (CPU), and prints the ratio. --lockstep W,... reports how much of a batch's
+// per-env variable work (contacts, constraint rows, solver iterations) would be padding if tiles
+// of W envs ran in lockstep (a SIMD register of W lanes, a warp of 32 threads).
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <numeric>
+#include <random>
+#include <vector>
 
 #include "myriad/device.h"
 #include "myriad/physics/cuda_batch.h"
@@ -22,7 +29,9 @@ struct PhysicsBenchArgs {
   int64_t num_envs = 4096, steps = 100, warmup = 5;
   int threads = 0;
   std::string launch;  // fused or staged; empty: fused on the CPU, staged on CUDA
-  bool float64 = false, compare_mujoco = false;
+  bool float64 = false, compare_mujoco = false, random_controls = false;
+  uint64_t seed = 1;
+  std::vector<int> lockstep;  // tile widths to report (CPU only)
 };
 
 struct Measured {
@@ -41,19 +50,146 @@ double mean_over_envs(const physics::Model<T>& m, physics::Data<T>& d, const cha
   return total / static_cast<double>(d.num_envs());
 }
 
+// Controls drawn uniformly in each actuator's ctrlrange ([-1, 1] where unlimited), every env.
 template <class T>
-Measured measure(const PhysicsBenchArgs& a, DeviceId device) {
+void draw_controls(const physics::Model<T>& m, physics::Data<T>& d, std::mt19937_64& rng) {
+  T* ctrl = d.field(m, "ctrl");
+  for (int64_t i = 0; i < d.num_envs(); ++i)
+    for (int u = 0; u < m.nu; ++u) {
+      const bool limited = m.actuator_ctrllimited[u] != 0;
+      const double lo = limited ? static_cast<double>(m.actuator_ctrlrange[2 * u]) : -1.0;
+      const double hi = limited ? static_cast<double>(m.actuator_ctrlrange[2 * u + 1]) : 1.0;
+      ctrl[i * m.nu + u] = static_cast<T>(std::uniform_real_distribution<double>(lo, hi)(rng));
+    }
+}
+
+// Lockstep accounting for one per-env quantity q (work units): over every timed step, the work
+// the envs need (sum of q) and the work tiles of W envs do when each tile runs as long as its
+// largest member (sum over tiles of W * max q). useful / lockstep is the tile's lane efficiency.
+struct LockstepTally {
+  std::vector<int> widths;
+  std::vector<double> lockstep, lockstep_sorted;  // per width; sorted: tiles re-formed each step
+  double useful = 0;                              // by the previous step's q (ascending)
+
+  void add(const std::vector<double>& q, const std::vector<int64_t>& order) {
+    const int64_t n = static_cast<int64_t>(q.size());
+    useful += std::accumulate(q.begin(), q.end(), 0.0);
+    for (size_t w = 0; w < widths.size(); ++w) {
+      const int64_t width = widths[w];
+      for (int64_t start = 0; start < n; start += width) {
+        double top = 0, top_sorted = 0;
+        const int64_t end = std::min(n, start + width);
+        for (int64_t i = start; i < end; ++i) {
+          top = std::max(top, q[i]);
+          top_sorted = std::max(top_sorted, q[order[i]]);
+        }
+        lockstep[w] += static_cast<double>(width) * top;
+        lockstep_sorted[w] += static_cast<double>(width) * top_sorted;
+      }
+    }
+  }
+
+  nlohmann::json report() const {
+    nlohmann::json out = nlohmann::json::object();
+    for (size_t w = 0; w < widths.size(); ++w) {
+      const std::string key = "w" + std::to_string(widths[w]);
+      out[key] = {
+          {"efficiency", lockstep[w] > 0 ? useful / lockstep[w] : 1.0},
+          {"efficiency_sorted", lockstep_sorted[w] > 0 ? useful / lockstep_sorted[w] : 1.0}};
+    }
+    return out;
+  }
+};
+
+// The per-env work quantities of the lockstep report, read from Data after a step.
+struct LockstepReport {
+  static constexpr const char* kNames[] = {"contacts", "constraint_rows", "solver_iterations",
+                                           "solver_iterations_x_rows"};
+  static constexpr int kCount = 4;
+  LockstepTally tally[kCount];
+  std::vector<double> previous_rows;  // the previous step's nefc, to form sorted tiles
+  int64_t steps = 0;
+  double totals[kCount] = {0, 0, 0, 0};
+
+  explicit LockstepReport(const std::vector<int>& widths) {
+    for (LockstepTally& t : tally) {
+      t.widths = widths;
+      t.lockstep.assign(widths.size(), 0.0);
+      t.lockstep_sorted.assign(widths.size(), 0.0);
+    }
+  }
+
+  template <class T>
+  void add(const physics::Model<T>& m, physics::Data<T>& d) {
+    const int64_t n = d.num_envs();
+    const T* ncon = d.field(m, "ncon");
+    const T* nefc = d.field(m, "nefc");
+    const T* niter = d.field(m, "solver_niter");
+    std::vector<double> q[kCount];
+    for (auto& v : q) v.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      q[0][i] = static_cast<double>(ncon[i]);
+      q[1][i] = static_cast<double>(nefc[i]);
+      q[2][i] = static_cast<double>(niter[i]);
+      q[3][i] = q[1][i] * q[2][i];
+    }
+    // Sorted tiles: envs ordered by the rows they had the step before (what a scheduler knows).
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    if (previous_rows.size() == order.size())
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t a, int64_t b) { return previous_rows[a] < previous_rows[b]; });
+    for (int k = 0; k < kCount; ++k) {
+      tally[k].add(q[k], order);
+      totals[k] += std::accumulate(q[k].begin(), q[k].end(), 0.0);
+    }
+    previous_rows = q[1];
+    ++steps;
+  }
+
+  nlohmann::json report(int64_t num_envs) const {
+    nlohmann::json out = nlohmann::json::object();
+    for (int k = 0; k < kCount; ++k) {
+      nlohmann::json r = tally[k].report();
+      r["mean_per_env_step"] =
+          totals[k] / static_cast<double>(num_envs * std::max<int64_t>(steps, 1));
+      out[kNames[k]] = r;
+    }
+    return out;
+  }
+};
+
+template <class T>
+Measured measure(const PhysicsBenchArgs& a, DeviceId device, nlohmann::json* lockstep) {
   const physics::Model<T> m = physics::load_mjcf(a.xml).template cast<T>();
   physics::Data<T> d(m, a.num_envs);
   physics::reset_data(m, d);
   Measured out;
   if (device.is_cpu()) {
     const auto step = a.launch == "staged" ? physics::step_staged<T> : physics::step<T>;
-    step(m, d, static_cast<int>(a.warmup));
-    const auto start = Clock::now();
-    step(m, d, static_cast<int>(a.steps));
-    out.steps_per_second =
-        a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
+    if (!a.random_controls && a.lockstep.empty()) {
+      step(m, d, static_cast<int>(a.warmup));
+      const auto start = Clock::now();
+      step(m, d, static_cast<int>(a.steps));
+      out.steps_per_second =
+          a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
+    } else {
+      // One step at a time: new controls before each, the lockstep tally after (neither timed).
+      std::mt19937_64 rng(a.seed);
+      LockstepReport report(a.lockstep);
+      double seconds = 0;
+      for (int64_t s = 0; s < a.warmup + a.steps; ++s) {
+        if (a.random_controls) draw_controls(m, d, rng);
+        const auto start = Clock::now();
+        step(m, d, 1);
+        if (s >= a.warmup) {
+          seconds += std::chrono::duration<double>(Clock::now() - start).count();
+          if (!a.lockstep.empty()) report.add(m, d);
+        }
+      }
+      out.steps_per_second = a.num_envs * a.steps / seconds;
+      if (lockstep && !a.lockstep.empty()) *lockstep = report.report(a.num_envs);
+    }
     out.mean_contacts = mean_over_envs(m, d, "ncon");
     out.mean_solver_iterations = mean_over_envs(m, d, "solver_niter");
     return out;
@@ -96,7 +232,15 @@ void run(const PhysicsBenchArgs& a) {
   const DeviceId device = resolve_device_id(a.device);
   if (a.compare_mujoco && !device.is_cpu())
     throw std::invalid_argument("--compare-mujoco runs on the CPU only (libmujoco has no GPU)");
-  const Measured ours = a.float64 ? measure<double>(a, device) : measure<float>(a, device);
+  if ((a.random_controls || !a.lockstep.empty()) && !device.is_cpu())
+    throw std::invalid_argument(
+        "--random-controls and --lockstep run on the CPU only (they read every env between steps)");
+  if (a.compare_mujoco && a.random_controls)
+    throw std::invalid_argument(
+        "--compare-mujoco steps libmujoco with zero controls; drop --random-controls to compare");
+  nlohmann::json lockstep;
+  const Measured ours =
+      a.float64 ? measure<double>(a, device, &lockstep) : measure<float>(a, device, &lockstep);
   nlohmann::json out = {{"model", a.xml},
                         {"num_envs", a.num_envs},
                         {"device", device_name(device)},
@@ -106,6 +250,7 @@ void run(const PhysicsBenchArgs& a) {
                                    : device.is_cpu() ? "fused"
                                                      : "staged"},
                         {"warmup_steps", a.warmup},
+                        {"controls", a.random_controls ? "random" : "zero"},
                         {"steps_per_second", ours.steps_per_second},
                         {"mean_contacts", ours.mean_contacts},
                         {"mean_solver_iterations", ours.mean_solver_iterations}};
@@ -116,6 +261,7 @@ void run(const PhysicsBenchArgs& a) {
     out["mujoco_mean_solver_iterations"] = ref.mean_solver_iterations;
     out["ratio_vs_mujoco"] = ours.steps_per_second / ref.steps_per_second;
   }
+  if (!a.lockstep.empty()) out["lockstep"] = lockstep;
   std::cout << out.dump() << std::endl;
 }
 
@@ -143,6 +289,14 @@ void add_physics_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"fused", "staged"}));
   cmd->add_flag("--compare-mujoco", a->compare_mujoco,
                 "Also step libmujoco on the same copies and threads; print the ratio");
+  cmd->add_flag("--random-controls", a->random_controls,
+                "Redraw every env's controls uniformly in their ctrlrange before each step (CPU)");
+  cmd->add_option("--seed", a->seed, "Seed of --random-controls")->capture_default_str();
+  cmd->add_option("--lockstep", a->lockstep,
+                  "Tile widths W (e.g. 8,32): the share of contacts, constraint rows and solver "
+                  "iterations that tiles of W envs in lockstep would spend on padding (CPU)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1 << 20));
   cmd->callback([a] { run(*a); });
 }
 

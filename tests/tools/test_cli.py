@@ -111,6 +111,30 @@ def test_physics_check_passes_and_fails_honestly():
     assert bad.returncode != 0 and "EXCEEDED" in bad.stdout
 
 
+def test_physics_bench_lockstep_accounting():
+    """--lockstep: a tile of one env never pads; identical envs (zero controls from qpos0) pad
+    nothing at any width; random controls make envs differ, so wider tiles pad more."""
+    hopper = SRC / "envs/locomotion/models/hopper.xml"
+    base = ["physics-bench", hopper, "--num-envs", 64, "--steps", 30, "--warmup", 100,
+            "--threads", 1, "--lockstep", "1,8,32"]
+    quantities = ["contacts", "constraint_rows", "solver_iterations", "solver_iterations_x_rows"]
+    same = json.loads(run(*base).stdout)
+    assert same["controls"] == "zero"
+    for q in quantities:
+        for w in ["w1", "w8", "w32"]:
+            assert same["lockstep"][q][w]["efficiency"] == 1.0, (q, w)
+    rand = json.loads(run(*base, "--random-controls", "--seed", 3).stdout)
+    again = json.loads(run(*base, "--random-controls", "--seed", 3).stdout)
+    assert rand["controls"] == "random" and rand["lockstep"] == again["lockstep"]
+    rows = rand["lockstep"]["constraint_rows"]
+    assert rows["mean_per_env_step"] > 0
+    assert rows["w1"]["efficiency"] == 1.0 and rows["w1"]["efficiency_sorted"] == 1.0
+    assert 0 < rows["w32"]["efficiency"] <= rows["w8"]["efficiency"] < 1.0
+    bad = run("physics-bench", hopper, "--random-controls", "--compare-mujoco", "--steps", 1,
+              ok=False)
+    assert bad.returncode != 0 and "--random-controls" in bad.stderr
+
+
 def test_bench_mjcf_both_physics():
     for physics in ["myriad", "mujoco"]:
         p = run("bench", "--env", "MJCF-v0", "--xml", SRC / "physics/models/cartpole.xml",
