@@ -71,26 +71,19 @@ inline Lanes<W> select(const Mask<W>& c, const Lanes<W>& a, const Lanes<W>& b) {
   return r;
 }
 
-template <int W>
-inline Lanes<W> sqrt(const Lanes<W>& a) {
-  Lanes<W> r;
-  for (int l = 0; l < W; ++l) r.v[l] = std::sqrt(a.v[l]);
-  return r;
-}
-
-// No vector sin/cos without libmvec and -ffast-math: one call per lane.
-template <int W>
-inline Lanes<W> sin(const Lanes<W>& a) {
-  Lanes<W> r;
-  for (int l = 0; l < W; ++l) r.v[l] = std::sin(a.v[l]);
-  return r;
-}
-template <int W>
-inline Lanes<W> cos(const Lanes<W>& a) {
-  Lanes<W> r;
-  for (int l = 0; l < W; ++l) r.v[l] = std::cos(a.v[l]);
-  return r;
-}
+// Element-wise functions; sin and cos stay one call per lane (no vector versions without
+// libmvec and -ffast-math, which round differently).
+#define SPIKE_LANES_FN(fn)                                \
+  template <int W>                                        \
+  inline Lanes<W> fn(const Lanes<W>& a) {                 \
+    Lanes<W> r;                                           \
+    for (int l = 0; l < W; ++l) r.v[l] = std::fn(a.v[l]); \
+    return r;                                             \
+  }
+SPIKE_LANES_FN(sqrt)
+SPIKE_LANES_FN(sin)
+SPIKE_LANES_FN(cos)
+#undef SPIKE_LANES_FN
 
 // The scalar side of the same vocabulary.
 inline float select(bool c, float a, float b) { return c ? a : b; }
