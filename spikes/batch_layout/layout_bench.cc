@@ -11,70 +11,16 @@
 #include <vector>
 
 #include "stages.h"
+#include "tree.h"
 
 namespace spike {
-
-TreeModel ant_like_tree() {
-  TreeModel m;
-  auto add = [&](int parent, Joint joint, std::vector<float> pos, std::vector<float> axis) {
-    m.parent.push_back(parent);
-    m.joint.push_back(joint);
-    m.qposadr.push_back(m.nq);
-    m.nq += joint == Joint::kFree ? 7 : joint == Joint::kHinge ? 1 : 0;
-    m.nv += joint == Joint::kFree ? 6 : joint == Joint::kHinge ? 1 : 0;
-    m.body_pos.insert(m.body_pos.end(), pos.begin(), pos.end());
-    m.body_quat.insert(m.body_quat.end(), {1, 0, 0, 0});
-    m.body_ipos.insert(m.body_ipos.end(), {0.5f * pos[0], 0.5f * pos[1], 0.5f * pos[2]});
-    m.jnt_axis.insert(m.jnt_axis.end(), axis.begin(), axis.end());
-    m.jnt_pos.insert(m.jnt_pos.end(), {0.0f, 0.0f, 0.0f});
-    return m.nbody++;
-  };
-  add(-1, Joint::kNone, {0, 0, 0}, {0, 0, 1});  // world
-  const int torso = add(0, Joint::kFree, {0, 0, 0.75f}, {0, 0, 1});
-  const float sx[4] = {1, -1, -1, 1}, sy[4] = {1, 1, -1, -1};
-  for (int leg = 0; leg < 4; ++leg) {
-    const float x = 0.2f * sx[leg], y = 0.2f * sy[leg];
-    const int aux = add(torso, Joint::kNone, {x, y, 0}, {0, 0, 1});
-    const int hip = add(aux, Joint::kHinge, {x, y, 0}, {0, 0, 1});
-    const float n = 0.70710678f;
-    add(hip, Joint::kHinge, {x, y, 0}, {-n * sy[leg], n * sx[leg], 0});
-  }
-  m.body_quat[4 * 3] = 0.9238795f, m.body_quat[4 * 3 + 3] = 0.3826834f;  // one rotated body
-  return m;
-}
 
 namespace {
 
 constexpr int kNumEnvs = 1024;
 
-// Inputs per env: a random pose and joint angles, and an SPD matrix B B^T + n I.
-struct Inputs {
-  TreeModel model = ant_like_tree();
-  int n = model.nv;
-  std::vector<float> qpos, a;  // env-major [N, nq], [N, nv * nv]
-  Inputs() {
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    qpos.resize(static_cast<size_t>(kNumEnvs) * model.nq);
-    a.resize(static_cast<size_t>(kNumEnvs) * n * n);
-    for (int i = 0; i < kNumEnvs; ++i) {
-      float* q = &qpos[static_cast<size_t>(i) * model.nq];
-      for (int k = 0; k < model.nq; ++k) q[k] = u(rng);
-      std::vector<float> b(static_cast<size_t>(n) * n);
-      for (float& x : b) x = u(rng);
-      float* ai = &a[static_cast<size_t>(i) * n * n];
-      for (int r = 0; r < n; ++r)
-        for (int c = 0; c < n; ++c) {
-          float s = r == c ? static_cast<float>(n) : 0.0f;
-          for (int k = 0; k < n; ++k) s += b[r * n + k] * b[c * n + k];
-          ai[r * n + c] = s;
-        }
-    }
-  }
-};
-
 const Inputs& inputs() {
-  static const Inputs in;
+  static const Inputs in(kNumEnvs);
   return in;
 }
 
@@ -111,7 +57,8 @@ struct KinematicsBatch {
       auto slice = [&](Field& f) {
         return reinterpret_cast<T*>(f.v.data()) + static_cast<size_t>(t) * f.size;
       };
-      kinematics<T>(m, {slice(qpos), slice(xpos), slice(xquat), slice(xmat), slice(xipos)});
+      kinematics<T>(view_of(m), KinematicsData<T*>{slice(qpos), slice(xpos), slice(xquat),
+                                                   slice(xmat), slice(xipos)});
     }
   }
 };
@@ -136,7 +83,9 @@ struct KinematicsGathered {
   void run() {
     for (int t = 0; t < kNumEnvs / W; ++t) {
       gather(batch.qpos, t, qpos);
-      kinematics<Lanes<W>>(m, {qpos.data(), xpos.data(), xquat.data(), xmat.data(), xipos.data()});
+      kinematics<Lanes<W>>(
+          view_of(m), KinematicsData<Lanes<W>*>{qpos.data(), xpos.data(), xquat.data(), xmat.data(),
+                                                xipos.data()});
       scatter(xpos, t, batch.xpos), scatter(xquat, t, batch.xquat);
       scatter(xmat, t, batch.xmat), scatter(xipos, t, batch.xipos);
     }
