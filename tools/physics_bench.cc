@@ -2,9 +2,9 @@
 // from qpos0, with zero controls or (--random-controls) controls redrawn every step, on the CPU or
 // a CUDA GPU; prints physics steps per second and the mean contacts and solver iterations per env
 // at the end. --compare-mujoco also steps libmujoco itself on the same copies, threads and steps
-// in the same run (CPU), and prints the ratio. --lockstep W,... reports how much of a batch's
-// per-env variable work (contacts, constraint rows, solver iterations) would be padding if tiles
-// of W envs ran in lockstep (a SIMD register of W lanes, a warp of 32 threads).
+// in the same run (CPU), with the same controls, and prints the ratio. --lockstep W,... reports how
+// much of a batch's per-env variable work (contacts, constraint rows, solver iterations) would be
+// padding if tiles of W envs ran in lockstep (a SIMD register of W lanes, a warp of 32 threads).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -50,17 +50,35 @@ double mean_over_envs(const physics::Model<T>& m, physics::Data<T>& d, const cha
   return total / static_cast<double>(d.num_envs());
 }
 
-// Controls drawn uniformly in each actuator's ctrlrange ([-1, 1] where unlimited), every env.
-template <class T>
-void draw_controls(const physics::Model<T>& m, physics::Data<T>& d, std::mt19937_64& rng) {
-  T* ctrl = d.field(m, "ctrl");
-  for (int64_t i = 0; i < d.num_envs(); ++i)
-    for (int u = 0; u < m.nu; ++u) {
-      const bool limited = m.actuator_ctrllimited[u] != 0;
-      const double lo = limited ? static_cast<double>(m.actuator_ctrlrange[2 * u]) : -1.0;
-      const double hi = limited ? static_cast<double>(m.actuator_ctrlrange[2 * u + 1]) : 1.0;
-      ctrl[i * m.nu + u] = static_cast<T>(std::uniform_real_distribution<double>(lo, hi)(rng));
+// Controls drawn uniformly in each actuator's ctrlrange ([-1, 1] where unlimited), a row per
+// env; the same seed gives both engines the same draws, step after step (the same controls up to
+// a float32 model's rounding of the ranges).
+struct ControlDraws {
+  std::vector<double> lo, hi;  // per actuator
+  std::mt19937_64 rng;
+  std::vector<double> ctrl;  // [N, nu], the last draw
+
+  ControlDraws(const int32_t* limited, const double* range, int nu, uint64_t seed) : rng(seed) {
+    for (int u = 0; u < nu; ++u) {
+      lo.push_back(limited[u] ? range[2 * u] : -1.0);
+      hi.push_back(limited[u] ? range[2 * u + 1] : 1.0);
     }
+  }
+  const std::vector<double>& draw(int64_t num_envs) {
+    const size_t nu = lo.size();
+    ctrl.resize(static_cast<size_t>(num_envs) * nu);
+    for (int64_t i = 0; i < num_envs; ++i)
+      for (size_t u = 0; u < nu; ++u)
+        ctrl[i * nu + u] = std::uniform_real_distribution<double>(lo[u], hi[u])(rng);
+    return ctrl;
+  }
+};
+
+template <class T>
+ControlDraws control_draws(const physics::Model<T>& m, uint64_t seed) {
+  std::vector<int32_t> limited(m.actuator_ctrllimited.begin(), m.actuator_ctrllimited.end());
+  std::vector<double> range(m.actuator_ctrlrange.begin(), m.actuator_ctrlrange.end());
+  return ControlDraws(limited.data(), range.data(), m.nu, seed);
 }
 
 // Lockstep accounting for one per-env quantity q (work units): over every timed step, the work
@@ -175,11 +193,15 @@ Measured measure(const PhysicsBenchArgs& a, DeviceId device, nlohmann::json* loc
           a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
     } else {
       // One step at a time: new controls before each, the lockstep tally after (neither timed).
-      std::mt19937_64 rng(a.seed);
+      ControlDraws draws = control_draws(m, a.seed);
       LockstepReport report(a.lockstep);
       double seconds = 0;
+      T* ctrl = d.field(m, "ctrl");
       for (int64_t s = 0; s < a.warmup + a.steps; ++s) {
-        if (a.random_controls) draw_controls(m, d, rng);
+        if (a.random_controls) {
+          const std::vector<double>& drawn = draws.draw(a.num_envs);
+          for (size_t k = 0; k < drawn.size(); ++k) ctrl[k] = static_cast<T>(drawn[k]);
+        }
         const auto start = Clock::now();
         step(m, d, 1);
         if (s >= a.warmup) {
@@ -208,15 +230,30 @@ Measured measure(const PhysicsBenchArgs& a, DeviceId device, nlohmann::json* loc
   return out;
 }
 
-// libmujoco's mj_step on the same copies (OpenMP over envs, as MujocoBatch does).
+// libmujoco's mj_step on the same copies (OpenMP over envs, as MujocoBatch does), with the
+// controls Myriad's engine got.
 Measured measure_mujoco(const PhysicsBenchArgs& a) {
   physics::MujocoBatch batch(a.xml, a.num_envs);
-  batch.step(a.warmup);
-  const auto start = Clock::now();
-  batch.step(a.steps);
+  const mjModel* mm = batch.model();
   Measured out;
-  out.steps_per_second =
-      a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
+  if (!a.random_controls) {
+    batch.step(a.warmup);
+    const auto start = Clock::now();
+    batch.step(a.steps);
+    out.steps_per_second =
+        a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
+  } else {
+    std::vector<int32_t> limited(mm->actuator_ctrllimited, mm->actuator_ctrllimited + mm->nu);
+    ControlDraws draws(limited.data(), mm->actuator_ctrlrange, mm->nu, a.seed);
+    double seconds = 0;
+    for (int64_t s = 0; s < a.warmup + a.steps; ++s) {
+      batch.set_ctrl(draws.draw(a.num_envs).data());
+      const auto start = Clock::now();
+      batch.step(1);
+      if (s >= a.warmup) seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    out.steps_per_second = a.num_envs * a.steps / seconds;
+  }
   double contacts = 0, iterations = 0;
   for (int64_t i = 0; i < a.num_envs; ++i) {
     contacts += batch.data(i)->ncon;
@@ -235,9 +272,6 @@ void run(const PhysicsBenchArgs& a) {
   if ((a.random_controls || !a.lockstep.empty()) && !device.is_cpu())
     throw std::invalid_argument(
         "--random-controls and --lockstep run on the CPU only (they read every env between steps)");
-  if (a.compare_mujoco && a.random_controls)
-    throw std::invalid_argument(
-        "--compare-mujoco steps libmujoco with zero controls; drop --random-controls to compare");
   nlohmann::json lockstep;
   const Measured ours =
       a.float64 ? measure<double>(a, device, &lockstep) : measure<float>(a, device, &lockstep);
