@@ -61,7 +61,6 @@ struct LockstepReport {
   LockstepTally tally[kCount];
   std::vector<double> previous_rows;  // the previous step's nefc, to form sorted tiles
   int64_t steps = 0;
-  double totals[kCount] = {0, 0, 0, 0};
 
   explicit LockstepReport(const std::vector<int>& widths) {
     for (LockstepTally& t : tally) {
@@ -91,10 +90,7 @@ struct LockstepReport {
     if (previous_rows.size() == order.size())
       std::stable_sort(order.begin(), order.end(),
                        [&](int64_t a, int64_t b) { return previous_rows[a] < previous_rows[b]; });
-    for (int k = 0; k < kCount; ++k) {
-      tally[k].add(q[k], order);
-      totals[k] += std::accumulate(q[k].begin(), q[k].end(), 0.0);
-    }
+    for (int k = 0; k < kCount; ++k) tally[k].add(q[k], order);
     previous_rows = q[1];
     ++steps;
   }
@@ -104,7 +100,7 @@ struct LockstepReport {
     for (int k = 0; k < kCount; ++k) {
       nlohmann::json r = tally[k].report();
       r["mean_per_env_step"] =
-          totals[k] / static_cast<double>(num_envs * std::max<int64_t>(steps, 1));
+          tally[k].useful / static_cast<double>(num_envs * std::max<int64_t>(steps, 1));
       out[kNames[k]] = r;
     }
     return out;

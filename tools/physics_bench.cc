@@ -57,10 +57,12 @@ struct ControlDraws {
   std::mt19937_64 rng;
   std::vector<double> ctrl;  // [N, nu], the last draw
 
-  ControlDraws(const int32_t* limited, const double* range, int nu, uint64_t seed) : rng(seed) {
+  // limited [nu], range [nu, 2]: Myriad's Model<T> vectors or mjModel's arrays.
+  template <class Limited, class Range>
+  ControlDraws(const Limited& limited, const Range& range, int nu, uint64_t seed) : rng(seed) {
     for (int u = 0; u < nu; ++u) {
-      lo.push_back(limited[u] ? range[2 * u] : -1.0);
-      hi.push_back(limited[u] ? range[2 * u + 1] : 1.0);
+      lo.push_back(limited[u] ? static_cast<double>(range[2 * u]) : -1.0);
+      hi.push_back(limited[u] ? static_cast<double>(range[2 * u + 1]) : 1.0);
     }
   }
   const std::vector<double>& draw(int64_t num_envs) {
@@ -72,13 +74,6 @@ struct ControlDraws {
     return ctrl;
   }
 };
-
-template <class T>
-ControlDraws control_draws(const physics::Model<T>& m, uint64_t seed) {
-  std::vector<int32_t> limited(m.actuator_ctrllimited.begin(), m.actuator_ctrllimited.end());
-  std::vector<double> range(m.actuator_ctrlrange.begin(), m.actuator_ctrlrange.end());
-  return ControlDraws(limited.data(), range.data(), m.nu, seed);
-}
 
 template <class T>
 Measured measure(const PhysicsBenchArgs& a, DeviceId device, nlohmann::json* lockstep) {
@@ -96,7 +91,7 @@ Measured measure(const PhysicsBenchArgs& a, DeviceId device, nlohmann::json* loc
           a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
     } else {
       // One step at a time: new controls before each, the lockstep tally after (neither timed).
-      ControlDraws draws = control_draws(m, a.seed);
+      ControlDraws draws(m.actuator_ctrllimited, m.actuator_ctrlrange, m.nu, a.seed);
       LockstepReport report(a.lockstep);
       double seconds = 0;
       T* ctrl = d.field(m, "ctrl");
@@ -146,8 +141,7 @@ Measured measure_mujoco(const PhysicsBenchArgs& a) {
     out.steps_per_second =
         a.num_envs * a.steps / std::chrono::duration<double>(Clock::now() - start).count();
   } else {
-    std::vector<int32_t> limited(mm->actuator_ctrllimited, mm->actuator_ctrllimited + mm->nu);
-    ControlDraws draws(limited.data(), mm->actuator_ctrlrange, mm->nu, a.seed);
+    ControlDraws draws(mm->actuator_ctrllimited, mm->actuator_ctrlrange, mm->nu, a.seed);
     double seconds = 0;
     for (int64_t s = 0; s < a.warmup + a.steps; ++s) {
       batch.set_ctrl(draws.draw(a.num_envs).data());

@@ -30,10 +30,7 @@ struct Field {
   std::vector<float> v;
   Field(int size_, int width_)
       : size(size_), width(width_), v(static_cast<size_t>(kNumEnvs) * size_) {}
-  size_t at(int env, int k) const {
-    if (width == 1) return static_cast<size_t>(env) * size + k;
-    return (static_cast<size_t>(env / width) * size + k) * width + env % width;
-  }
+  size_t at(int env, int k) const { return layout_index(width, size, env, k); }
   void fill(const std::vector<float>& env_major) {
     for (int i = 0; i < kNumEnvs; ++i)
       for (int k = 0; k < size; ++k) v[at(i, k)] = env_major[static_cast<size_t>(i) * size + k];

@@ -70,7 +70,7 @@ __global__ void cholesky_kernel(int nv, DeviceField a, DeviceField l, int n) {
 
 // Index of element k of env i in a host array of layout `tiled`.
 size_t index(bool tiled, int size, int i, int k) {
-  return tiled ? (size_t(i / kTile) * size + k) * kTile + i % kTile : size_t(i) * size + k;
+  return layout_index(tiled ? kTile : 1, size, i, k);
 }
 
 DeviceField upload(const std::vector<float>& env_major, int size, int n, bool tiled) {

@@ -9,6 +9,13 @@
 
 namespace spike {
 
+// Where element k of env i of a field of `size` elements lies: env-major for width 1, else in
+// the blocked layout [N / width][size][width].
+inline size_t layout_index(int width, int size, int i, int k) {
+  if (width == 1) return static_cast<size_t>(i) * size + k;
+  return (static_cast<size_t>(i / width) * size + k) * width + i % width;
+}
+
 inline TreeModel ant_like_tree() {
   TreeModel m;
   auto add = [&](int parent, Joint joint, std::vector<float> pos, std::vector<float> axis) {
