@@ -5,8 +5,8 @@ on), and an actor with a wrong secret (refused, nothing of it reaches the learne
 import csv
 import json
 import os
+import re
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -22,10 +22,7 @@ TINY = ["env.num_envs=8", "ppo.num_steps=20", "ppo.num_minibatches=2", "ppo.upda
 SECRET = "0123456789abcdef0123456789abcdef"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+LISTENING = re.compile(r"listening on [0-9.]+:([0-9]+)")
 
 
 class Proc:
@@ -49,9 +46,14 @@ class Proc:
         return rc
 
 
-def serve(tmp, port, *extra, out="run"):
-    return Proc(["serve", CONFIG, *TINY, f"serve.port={port}", "--out", tmp / out, *extra],
-                tmp / f"serve-{time.monotonic_ns()}.log")
+def serve(tmp, *extra, port=0, out="run"):
+    """A server on `port` (0: one the kernel picks, so no other process can take it between a
+    probe and the bind). Returns once it listens; `.port` is the port it bound."""
+    s = Proc(["serve", CONFIG, *TINY, f"serve.port={port}", "--out", tmp / out, *extra],
+             tmp / f"serve-{time.monotonic_ns()}.log")
+    wait_for(lambda: LISTENING.search(s.text()), "the server to listen", procs=[s])
+    s.port = int(LISTENING.search(s.text()).group(1))
+    return s
 
 
 def actor(tmp, port, name, secret=SECRET):
@@ -86,8 +88,9 @@ def tmp(tmp_path):
 
 
 def test_two_actors_train_and_a_killed_actor_rejoins(tmp):
-    port, run = free_port(), tmp / "run"
-    s = serve(tmp, port)
+    run = tmp / "run"
+    s = serve(tmp)
+    port = s.port
     a1, a2 = actor(tmp, port, "a1"), actor(tmp, port, "a2")
     procs = [s, a1, a2]
     try:
@@ -122,8 +125,9 @@ def test_two_actors_train_and_a_killed_actor_rejoins(tmp):
 
 
 def test_a_restarted_server_resumes_and_its_actors_find_it_again(tmp):
-    port, run = free_port(), tmp / "run"
-    s = serve(tmp, port)
+    run = tmp / "run"
+    s = serve(tmp)
+    port = s.port
     a1, a2 = actor(tmp, port, "a1"), actor(tmp, port, "a2")
     procs = [s, a1, a2]
     try:
@@ -132,7 +136,7 @@ def test_a_restarted_server_resumes_and_its_actors_find_it_again(tmp):
         first = json.loads((run / "summary.json").read_text())
         saved = first["version"]
         pool = len(first["pool"])
-        s2 = serve(tmp, port, "--resume", run / "checkpoints/server.pt")
+        s2 = serve(tmp, "--resume", run / "checkpoints/server.pt", port=port)
         procs = [s2, a1, a2]
         wait_for(lambda: f"resumed" in s2.text(), "the server to resume", procs=procs)
         assert f"at version {saved}" in s2.text()
@@ -161,8 +165,9 @@ def test_a_restarted_server_resumes_and_its_actors_find_it_again(tmp):
 
 
 def test_an_actor_with_a_wrong_secret_gets_nothing_in(tmp):
-    port, run = free_port(), tmp / "run"
-    s = serve(tmp, port)
+    run = tmp / "run"
+    s = serve(tmp)
+    port = s.port
     try:
         wait_for(lambda: "listening on" in s.text(), "the server", procs=[s])
         bad = actor(tmp, port, "intruder", secret="not-the-secret-but-long-enough")
@@ -193,8 +198,9 @@ def test_the_secret_never_comes_from_the_command_line(tmp):
 def test_chunks_over_max_lag_are_dropped_and_replaced(tmp):
     # max_lag 0: the chunk each actor collects ahead of an update arrives one version old and is
     # dropped; its grant goes out again, so training still moves on lag-0 chunks only.
-    port, run = free_port(), tmp / "run"
-    s = serve(tmp, port, "serve.max_lag=0")
+    run = tmp / "run"
+    s = serve(tmp, "serve.max_lag=0")
+    port = s.port
     a1, a2 = actor(tmp, port, "a1"), actor(tmp, port, "a2")
     procs = [s, a1, a2]
     try:
