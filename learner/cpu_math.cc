@@ -29,7 +29,7 @@ std::string pin_cpu_math() {
   const char* native = std::getenv("MYRIAD_NATIVE_MATH");
   if (native && std::string(native) == "1") return "CPU math: native (MYRIAD_NATIVE_MATH=1)";
   if (!has_avx2_fma()) return "CPU math: native (no AVX2/FMA on this CPU)";
-  setenv("MKL_CBWR", "AVX2,STRICT", /*overwrite=*/0);
+  setenv("MKL_CBWR", "COMPATIBLE,STRICT", /*overwrite=*/0);
   setenv("ATEN_CPU_CAPABILITY", "avx2", /*overwrite=*/0);
   return "CPU math: MKL_CBWR=" + value_of("MKL_CBWR") +
          ", ATEN_CPU_CAPABILITY=" + value_of("ATEN_CPU_CAPABILITY");
