@@ -5,6 +5,7 @@
 
 #include "physics/env_step.h"
 #include "physics/launch.h"
+#include "physics/tile.h"
 
 namespace myriad::physics {
 
@@ -23,6 +24,11 @@ template <class T>
 void step_staged(const Model<T>& m, Data<T>& d, int substeps) {
   launch_step_staged<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(), substeps,
                                    {Device::kCpu, 0});
+}
+
+template <class T>
+void step_tiled(const Model<T>& m, Data<T>& d, int substeps) {
+  launch_step_tiled(view_of(m), batch_view(m, d), d.num_envs(), substeps);
 }
 
 template <class T>
@@ -56,6 +62,8 @@ template void step(const Model<float>&, Data<float>&, int);
 template void step(const Model<double>&, Data<double>&, int);
 template void step_staged(const Model<float>&, Data<float>&, int);
 template void step_staged(const Model<double>&, Data<double>&, int);
+template void step_tiled(const Model<float>&, Data<float>&, int);
+template void step_tiled(const Model<double>&, Data<double>&, int);
 template void reset_data(const Model<float>&, Data<float>&);
 template void reset_data(const Model<double>&, Data<double>&);
 

@@ -1,8 +1,14 @@
 // The smooth-dynamics pipeline for one env, named after MuJoCo's stages (engine_forward.c,
 // engine_core_smooth.c) so the two can be read side by side. Every stage is a MYRIAD_HD
 // function of (const ModelView&, EnvData&), written once for CPU and CUDA, templated on the
-// scalar (double for validation, float for speed).
+// scalar (double for validation, float for speed). The smooth stages (position, velocity,
+// actuation, acceleration) are templated on the value type T of the env's data instead, with
+// the model's constants of type S = scalar_of<T>: T is the scalar for one env, or Lanes<S, W>
+// for W envs at once in SIMD lanes on the CPU (physics/lanes.h, physics/tile.h). Branches on
+// data values there are selects (physics/value.h), so every lane gets the scalar code's bits.
 #pragma once
+
+#include <type_traits>
 
 #include "myriad/physics/data.h"
 #include "physics/collision/collide.h"
@@ -11,6 +17,7 @@
 #include "physics/constraint/solve.h"
 #include "physics/model_view.h"
 #include "physics/spatial.h"
+#include "physics/value.h"
 
 namespace myriad::physics {
 
@@ -19,7 +26,7 @@ constexpr double kMinVal = 1e-15;
 // Normalizes the quaternions of free and ball joints inside qpos (MuJoCo 2.2 does this in
 // mj_kinematics).
 template <class T>
-MYRIAD_HD void normalize_qpos_quats(const ModelView<T>& m, T* qpos) {
+MYRIAD_HD void normalize_qpos_quats(const ModelView<scalar_of<T>>& m, T* qpos) {
   for (int j = 0; j < m.njnt; ++j) {
     const int t = m.jnt_type[j];
     if (t == kFree) normalize4(qpos + m.jnt_qposadr[j] + 3);
@@ -28,8 +35,8 @@ MYRIAD_HD void normalize_qpos_quats(const ModelView<T>& m, T* qpos) {
 }
 
 // Position of a frame given in body coordinates (pos, quat) in world coordinates.
-template <class T>
-MYRIAD_HD void local_to_global(const EnvData<T>& d, int body, const T* pos, const T* quat, T* xpos,
+template <class T, class S>
+MYRIAD_HD void local_to_global(const EnvData<T>& d, int body, const S* pos, const S* quat, T* xpos,
                                T* xmat) {
   mul_mat_vec3(xpos, d.xmat + 9 * body, pos);
   for (int k = 0; k < 3; ++k) xpos[k] += d.xpos[3 * body + k];
@@ -40,7 +47,7 @@ MYRIAD_HD void local_to_global(const EnvData<T>& d, int body, const T* pos, cons
 
 // mj_kinematics: body, inertial-frame and geom poses; joint anchors and axes.
 template <class T>
-MYRIAD_HD void kinematics(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   for (int k = 0; k < 3; ++k) d.xpos[k] = d.xipos[k] = 0;
   d.xquat[0] = 1;
   d.xquat[1] = d.xquat[2] = d.xquat[3] = 0;
@@ -106,26 +113,27 @@ MYRIAD_HD void kinematics(const ModelView<T>& m, EnvData<T>& d) {
 }
 
 // Motion subspace of a dof about `origin`: [axis; axis x (origin - anchor)].
-template <class T>
-MYRIAD_HD void dof_com(T* res, const T* axis, const T* offset) {
+template <class T, class A>
+MYRIAD_HD void dof_com(T* res, const A* axis, const T* offset) {
   for (int k = 0; k < 3; ++k) res[k] = axis[k];
   cross3(res + 3, axis, offset);
 }
 
 // mj_comPos: subtree centers of mass, com-based inertias (cinert) and motion subspaces (cdof).
 template <class T>
-MYRIAD_HD void com_pos(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void com_pos(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+  using S = scalar_of<T>;
   for (int i = 0; i < m.nbody; ++i)
     for (int k = 0; k < 3; ++k) d.subtree_com[3 * i + k] = d.xipos[3 * i + k] * m.body_mass[i];
   for (int i = m.nbody - 1; i > 0; --i)
     for (int k = 0; k < 3; ++k)
       d.subtree_com[3 * m.body_parentid[i] + k] += d.subtree_com[3 * i + k];
   for (int i = 0; i < m.nbody; ++i) {
-    const T mass = m.body_subtreemass[i];
-    if (mass < T(kMinVal)) {
+    const S mass = m.body_subtreemass[i];
+    if (mass < S(kMinVal)) {
       for (int k = 0; k < 3; ++k) d.subtree_com[3 * i + k] = d.xipos[3 * i + k];
     } else {
-      const T inv = T(1) / mass;
+      const S inv = S(1) / mass;
       for (int k = 0; k < 3; ++k) d.subtree_com[3 * i + k] *= inv;
     }
   }
@@ -136,8 +144,8 @@ MYRIAD_HD void com_pos(const ModelView<T>& m, EnvData<T>& d) {
     for (int k = 0; k < 3; ++k) dif[k] = d.xipos[3 * i + k] - origin[k];
     // R diag(I) R' plus the parallel-axis term (mju_inertCom).
     const T* R = d.ximat + 9 * i;
-    const T* I = m.body_inertia + 3 * i;
-    const T mass = m.body_mass[i];
+    const S* I = m.body_inertia + 3 * i;
+    const S mass = m.body_mass[i];
     T* res = d.cinert + 10 * i;
     T full[9];
     for (int r = 0; r < 3; ++r)
@@ -202,14 +210,14 @@ MYRIAD_HD void com_pos(const ModelView<T>& m, EnvData<T>& d) {
 // mj_tendon for fixed tendons: (qpos) => (ten_length, ten_J), a linear combination of joint
 // positions with the tendon's coefficients.
 template <class T>
-MYRIAD_HD void tendon(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void tendon(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   for (int t = 0; t < m.ntendon; ++t) {
     T* J = d.ten_J + t * m.nv;
     for (int i = 0; i < m.nv; ++i) J[i] = 0;
     T length = 0;
     for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) {
       const int j = m.wrap_objid[k];
-      const T coef = m.wrap_prm[k];
+      const scalar_of<T> coef = m.wrap_prm[k];
       length += coef * d.qpos[m.jnt_qposadr[j]];
       J[m.jnt_dofadr[j]] += coef;
     }
@@ -219,7 +227,7 @@ MYRIAD_HD void tendon(const ModelView<T>& m, EnvData<T>& d) {
 
 // Tendon velocities: (ten_J, qvel) => (ten_velocity).
 template <class T>
-MYRIAD_HD void tendon_velocity(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void tendon_velocity(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   for (int t = 0; t < m.ntendon; ++t) {
     T v = 0;
     for (int i = 0; i < m.nv; ++i) v += d.ten_J[t * m.nv + i] * d.qvel[i];
@@ -235,7 +243,7 @@ MYRIAD_HD T& mat(T* M, int nv, int i, int j) {
 
 // mj_crb: composite rigid-body inertias and the mass matrix (lower triangle on the tree).
 template <class T>
-MYRIAD_HD void crb(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void crb(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   for (int k = 0; k < 10 * m.nbody; ++k) d.crb[k] = d.cinert[k];
   for (int i = m.nbody - 1; i > 0; --i) {
     const int p = m.body_parentid[i];
@@ -254,12 +262,12 @@ MYRIAD_HD void crb(const ModelView<T>& m, EnvData<T>& d) {
 
 // mj_factorI: in-place L'DL of the tree-sparse matrix M (dense storage) into LD, DiagInv.
 template <class T>
-MYRIAD_HD void factor(const ModelView<T>& m, const T* M, T* LD, T* diag_inv) {
+MYRIAD_HD void factor(const ModelView<scalar_of<T>>& m, const T* M, T* LD, T* diag_inv) {
   const int nv = m.nv;
   for (int i = 0; i < nv; ++i)
     for (int j = i; j >= 0; j = m.dof_parentid[j]) mat(LD, nv, i, j) = M[i * nv + j];
   for (int k = nv - 1; k >= 0; --k) {
-    if (mat(LD, nv, k, k) < T(kMinVal)) mat(LD, nv, k, k) = T(kMinVal);
+    mat(LD, nv, k, k) = select(mat(LD, nv, k, k) < T(kMinVal), T(kMinVal), mat(LD, nv, k, k));
     for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i]) {
       const T t = mat(LD, nv, k, i) / mat(LD, nv, k, k);
       for (int j = i; j >= 0; j = m.dof_parentid[j]) mat(LD, nv, i, j) -= t * mat(LD, nv, k, j);
@@ -271,12 +279,18 @@ MYRIAD_HD void factor(const ModelView<T>& m, const T* M, T* LD, T* diag_inv) {
 
 // mj_solveLD: x <- inv(L'DL) x.
 template <class T>
-MYRIAD_HD void solve(const ModelView<T>& m, const T* LD, const T* diag_inv, T* x) {
+MYRIAD_HD void solve(const ModelView<scalar_of<T>>& m, const T* LD, const T* diag_inv, T* x) {
   const int nv = m.nv;
   for (int i = nv - 1; i >= 0; --i) {
     const T xi = x[i];
-    if (xi == T(0)) continue;
-    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[j] -= LD[i * nv + j] * xi;
+    if constexpr (std::is_floating_point_v<T>) {
+      if (xi == T(0)) continue;
+      for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[j] -= LD[i * nv + j] * xi;
+    } else {  // a lane whose xi is zero keeps its x (the scalar code skips it)
+      const auto zero = xi == T(0);
+      for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j])
+        x[j] = select(zero, x[j], x[j] - LD[i * nv + j] * xi);
+    }
   }
   for (int i = 0; i < nv; ++i) x[i] *= diag_inv[i];
   for (int i = 0; i < nv; ++i)
@@ -285,7 +299,7 @@ MYRIAD_HD void solve(const ModelView<T>& m, const T* LD, const T* diag_inv, T* x
 
 // mj_comVel: body velocities (cvel) and the time derivatives of the motion subspaces.
 template <class T>
-MYRIAD_HD void com_vel(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void com_vel(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   for (int k = 0; k < 6; ++k) d.cvel[k] = 0;
   for (int i = 1; i < m.nbody; ++i) {
     T cvel[6];
@@ -321,12 +335,13 @@ MYRIAD_HD void com_vel(const ModelView<T>& m, EnvData<T>& d) {
 
 // mj_passive: joint springs (toward qpos_spring) and dampers.
 template <class T>
-MYRIAD_HD void passive(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void passive(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+  using S = scalar_of<T>;
   for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] = 0;
   if (!m.passive_enabled) return;
   for (int j = 0; j < m.njnt; ++j) {
-    const T k = m.jnt_stiffness[j];
-    if (k == T(0)) continue;
+    const S k = m.jnt_stiffness[j];
+    if (k == S(0)) continue;
     int pa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
     switch (m.jnt_type[j]) {
       case kFree:
@@ -348,8 +363,8 @@ MYRIAD_HD void passive(const ModelView<T>& m, EnvData<T>& d) {
   for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] -= m.dof_damping[i] * d.qvel[i];
   // Tendon springs and dampers, through the tendon Jacobian.
   for (int t = 0; t < m.ntendon; ++t) {
-    const T k = m.tendon_stiffness[t], b = m.tendon_damping[t];
-    if (k == T(0) && b == T(0)) continue;
+    const S k = m.tendon_stiffness[t], b = m.tendon_damping[t];
+    if (k == S(0) && b == S(0)) continue;
     const T force = -k * (d.ten_length[t] - m.tendon_lengthspring[t]) - b * d.ten_velocity[t];
     for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] += d.ten_J[t * m.nv + i] * force;
   }
@@ -357,7 +372,7 @@ MYRIAD_HD void passive(const ModelView<T>& m, EnvData<T>& d) {
 
 // mj_rne without accelerations: qfrc_bias = Coriolis, centrifugal and gravity forces.
 template <class T>
-MYRIAD_HD void rne(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void rne(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   for (int k = 0; k < 6; ++k) d.cacc[k] = 0;
   if (m.gravity_enabled)
     for (int k = 0; k < 3; ++k) d.cacc[3 + k] = -m.gravity[k];
@@ -385,37 +400,38 @@ MYRIAD_HD void rne(const ModelView<T>& m, EnvData<T>& d) {
 
 // mj_fwdActuation for joint and fixed-tendon transmissions without activation dynamics.
 template <class T>
-MYRIAD_HD void actuation(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void actuation(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+  using S = scalar_of<T>;
   for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] = 0;
   if (m.nu == 0 || !m.actuation_enabled) return;
   // A NaN or huge control zeroes every control (mj_checkCtrl-like guard in mj_fwdActuation).
-  bool bad = false;
+  auto bad = T(0) < T(0);  // false (in every lane)
   for (int u = 0; u < m.nu; ++u) {
     const T c = d.ctrl[u];
     bad = bad || !(c == c) || c > T(1e10) || c < T(-1e10);
   }
   for (int u = 0; u < m.nu; ++u) {
-    T ctrl = bad ? T(0) : d.ctrl[u];
+    T ctrl = select(bad, T(0), d.ctrl[u]);
     if (m.clamp_ctrl && m.actuator_ctrllimited[u]) {
-      const T lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
-      ctrl = ctrl < lo ? lo : (ctrl > hi ? hi : ctrl);
+      const S lo = m.actuator_ctrlrange[2 * u], hi = m.actuator_ctrlrange[2 * u + 1];
+      ctrl = select(ctrl < lo, T(lo), select(ctrl > hi, T(hi), ctrl));
     }
     const int id = m.actuator_trnid[u];
     const bool on_tendon = m.actuator_trntype[u] == kTrnTendon;
-    const T gear = m.actuator_gear[u];
+    const S gear = m.actuator_gear[u];
     const T length = gear * (on_tendon ? d.ten_length[id] : d.qpos[m.jnt_qposadr[id]]);
     const T velocity = gear * (on_tendon ? d.ten_velocity[id] : d.qvel[m.jnt_dofadr[id]]);
-    const T* g = m.actuator_gainprm + 3 * u;
+    const S* g = m.actuator_gainprm + 3 * u;
     const T gain =
-        m.actuator_gaintype[u] == kGainFixed ? g[0] : g[0] + g[1] * length + g[2] * velocity;
+        m.actuator_gaintype[u] == kGainFixed ? T(g[0]) : g[0] + g[1] * length + g[2] * velocity;
     T force = gain * ctrl;
     if (m.actuator_biastype[u] == kBiasAffine) {
-      const T* b = m.actuator_biasprm + 3 * u;
+      const S* b = m.actuator_biasprm + 3 * u;
       force += b[0] + b[1] * length + b[2] * velocity;
     }
     if (m.actuator_forcelimited[u]) {
-      const T lo = m.actuator_forcerange[2 * u], hi = m.actuator_forcerange[2 * u + 1];
-      force = force < lo ? lo : (force > hi ? hi : force);
+      const S lo = m.actuator_forcerange[2 * u], hi = m.actuator_forcerange[2 * u + 1];
+      force = select(force < lo, T(lo), select(force > hi, T(hi), force));
     }
     d.actuator_force[u] = force;
     if (on_tendon) {
@@ -441,7 +457,7 @@ MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
 
 // Position: (qpos) => (poses, com quantities, tendon lengths and Jacobians, qM and its factor).
 template <class T>
-MYRIAD_HD void forward_position(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void forward_position(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   kinematics(m, d);
   com_pos(m, d);
   tendon(m, d);
@@ -457,19 +473,28 @@ MYRIAD_HD void forward_constraint_rows(const ModelView<T>& m, EnvData<T>& d) {
   constraint::make_impedance(m, d);
 }
 
-// Velocity: (qvel) => (ten_velocity, cvel, cdof_dot, qfrc_passive, efc_aref, qfrc_bias).
+// Velocity without the constraint rows: (qvel) => (ten_velocity, cvel, cdof_dot, qfrc_passive,
+// qfrc_bias).
 template <class T>
-MYRIAD_HD void forward_velocity(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void forward_velocity_smooth(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   tendon_velocity(m, d);
   com_vel(m, d);
   passive(m, d);
-  constraint::reference(m, d);
   rne(m, d);
+}
+
+// Velocity: (qvel) => (ten_velocity, cvel, cdof_dot, qfrc_passive, qfrc_bias, efc_aref). The rows'
+// reference accelerations read none of the smooth outputs, so they can come last (MuJoCo computes
+// them between passive and rne).
+template <class T>
+MYRIAD_HD void forward_velocity(const ModelView<T>& m, EnvData<T>& d) {
+  forward_velocity_smooth(m, d);
+  constraint::reference(m, d);
 }
 
 // Acceleration: (qfrc_passive, qfrc_bias, qfrc_actuator, qLD) => (qfrc_smooth, qacc_smooth).
 template <class T>
-MYRIAD_HD void forward_acceleration(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void forward_acceleration(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   for (int i = 0; i < m.nv; ++i) {
     d.qfrc_smooth[i] = (d.qfrc_passive[i] - d.qfrc_bias[i]) + d.qfrc_actuator[i];
     d.qacc_smooth[i] = d.qfrc_smooth[i];

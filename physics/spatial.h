@@ -1,10 +1,15 @@
 // Quaternion, rotation and 6D spatial-vector helpers, as MuJoCo's engine_util_spatial.c
-// defines them (conventions: quaternions [w x y z]; 6-vectors [angular; linear]).
+// defines them (conventions: quaternions [w x y z]; 6-vectors [angular; linear]). Each argument
+// has its own value type, so that a smooth stage can mix one env's values (or a tile's lanes,
+// physics/lanes.h) with the model's scalar constants; branches on values are selects
+// (physics/value.h), so a lane computes what the scalar code does.
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #include "myriad/hd.h"
+#include "physics/value.h"
 
 namespace myriad::physics {
 
@@ -14,13 +19,13 @@ using std::cos;
 using std::sin;
 using std::sqrt;
 
-template <class T>
-MYRIAD_HD T dot3(const T* a, const T* b) {
+template <class A, class B>
+MYRIAD_HD auto dot3(const A* a, const B* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-template <class T>
-MYRIAD_HD void cross3(T* res, const T* a, const T* b) {
+template <class T, class A, class B>
+MYRIAD_HD void cross3(T* res, const A* a, const B* b) {
   const T r0 = a[1] * b[2] - a[2] * b[1];
   const T r1 = a[2] * b[0] - a[0] * b[2];
   const T r2 = a[0] * b[1] - a[1] * b[0];
@@ -30,8 +35,8 @@ MYRIAD_HD void cross3(T* res, const T* a, const T* b) {
 }
 
 // MuJoCo's mju_dot for 6-vectors: ((p0 + p2) + (p1 + p3)) + (p4 + p5).
-template <class T>
-MYRIAD_HD T dot6(const T* a, const T* b) {
+template <class A, class B>
+MYRIAD_HD auto dot6(const A* a, const B* b) {
   return ((a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5]);
 }
 
@@ -39,12 +44,18 @@ MYRIAD_HD T dot6(const T* a, const T* b) {
 template <class T>
 MYRIAD_HD T normalize4(T* q) {
   const T norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (norm < T(1e-15)) {
-    q[0] = 1;
-    q[1] = q[2] = q[3] = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (norm < T(1e-15)) {
+      q[0] = 1;
+      q[1] = q[2] = q[3] = 0;
+    } else {
+      const T inv = T(1) / norm;
+      for (int k = 0; k < 4; ++k) q[k] *= inv;
+    }
   } else {
+    const auto small = norm < T(1e-15);
     const T inv = T(1) / norm;
-    for (int k = 0; k < 4; ++k) q[k] *= inv;
+    for (int k = 0; k < 4; ++k) q[k] = select(small, T(k == 0 ? 1 : 0), q[k] * inv);
   }
   return norm;
 }
@@ -53,18 +64,24 @@ MYRIAD_HD T normalize4(T* q) {
 template <class T>
 MYRIAD_HD T normalize3(T* v) {
   const T norm = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  if (norm < T(1e-15)) {
-    v[0] = 1;
-    v[1] = v[2] = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (norm < T(1e-15)) {
+      v[0] = 1;
+      v[1] = v[2] = 0;
+    } else {
+      const T inv = T(1) / norm;
+      for (int k = 0; k < 3; ++k) v[k] *= inv;
+    }
   } else {
+    const auto small = norm < T(1e-15);
     const T inv = T(1) / norm;
-    for (int k = 0; k < 3; ++k) v[k] *= inv;
+    for (int k = 0; k < 3; ++k) v[k] = select(small, T(k == 0 ? 1 : 0), v[k] * inv);
   }
   return norm;
 }
 
-template <class T>
-MYRIAD_HD void mul_quat(T* res, const T* a, const T* b) {
+template <class T, class A, class B>
+MYRIAD_HD void mul_quat(T* res, const A* a, const B* b) {
   const T r0 = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
   const T r1 = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
   const T r2 = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
@@ -75,28 +92,38 @@ MYRIAD_HD void mul_quat(T* res, const T* a, const T* b) {
   res[3] = r3;
 }
 
-// Rotates v by quaternion q (cross-product form, as MuJoCo 2.2.1+).
-template <class T>
-MYRIAD_HD void rot_vec_quat(T* res, const T* v, const T* q) {
-  if (q[0] == T(1) && q[1] == T(0) && q[2] == T(0) && q[3] == T(0)) {
-    res[0] = v[0];
-    res[1] = v[1];
-    res[2] = v[2];
-    return;
+// Rotates v by quaternion q (cross-product form, as MuJoCo 2.2.1+). T: the type of q's values
+// (v may be the model's constants).
+template <class T, class V>
+MYRIAD_HD void rot_vec_quat(T* res, const V* v, const T* q) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (q[0] == T(1) && q[1] == T(0) && q[2] == T(0) && q[3] == T(0)) {
+      res[0] = v[0];
+      res[1] = v[1];
+      res[2] = v[2];
+      return;
+    }
   }
   T tmp[3];
   cross3(tmp, q + 1, v);
   for (int k = 0; k < 3; ++k) tmp[k] += q[0] * v[k];
   T c[3];
   cross3(c, q + 1, tmp);
-  for (int k = 0; k < 3; ++k) res[k] = v[k] + T(2) * c[k];
+  if constexpr (std::is_floating_point_v<T>) {
+    for (int k = 0; k < 3; ++k) res[k] = v[k] + T(2) * c[k];
+  } else {
+    const auto identity = q[0] == T(1) && q[1] == T(0) && q[2] == T(0) && q[3] == T(0);
+    for (int k = 0; k < 3; ++k) res[k] = select(identity, T(v[k]), v[k] + T(2) * c[k]);
+  }
 }
 
 template <class T>
 MYRIAD_HD void quat2mat(T* res, const T* q) {
-  if (q[0] == T(1) && q[1] == T(0) && q[2] == T(0) && q[3] == T(0)) {
-    for (int k = 0; k < 9; ++k) res[k] = (k % 4 == 0) ? T(1) : T(0);
-    return;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (q[0] == T(1) && q[1] == T(0) && q[2] == T(0) && q[3] == T(0)) {
+      for (int k = 0; k < 9; ++k) res[k] = (k % 4 == 0) ? T(1) : T(0);
+      return;
+    }
   }
   const T q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
   const T q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
@@ -110,11 +137,15 @@ MYRIAD_HD void quat2mat(T* res, const T* q) {
   res[5] = T(2) * (q23 - q01);
   res[6] = T(2) * (q13 - q02);
   res[7] = T(2) * (q23 + q01);
+  if constexpr (!std::is_floating_point_v<T>) {
+    const auto identity = q[0] == T(1) && q[1] == T(0) && q[2] == T(0) && q[3] == T(0);
+    for (int k = 0; k < 9; ++k) res[k] = select(identity, T(k % 4 == 0 ? 1 : 0), res[k]);
+  }
 }
 
 // res = mat * v (mat row-major 3x3).
-template <class T>
-MYRIAD_HD void mul_mat_vec3(T* res, const T* mat, const T* v) {
+template <class T, class A, class B>
+MYRIAD_HD void mul_mat_vec3(T* res, const A* mat, const B* v) {
   const T r0 = mat[0] * v[0] + mat[1] * v[1] + mat[2] * v[2];
   const T r1 = mat[3] * v[0] + mat[4] * v[1] + mat[5] * v[2];
   const T r2 = mat[6] * v[0] + mat[7] * v[1] + mat[8] * v[2];
@@ -123,8 +154,8 @@ MYRIAD_HD void mul_mat_vec3(T* res, const T* mat, const T* v) {
   res[2] = r2;
 }
 
-template <class T>
-MYRIAD_HD void axis_angle2quat(T* res, const T* axis, T angle) {
+template <class T, class A>
+MYRIAD_HD void axis_angle2quat(T* res, const A* axis, T angle) {
   const T s = sin(angle * T(0.5));
   res[0] = cos(angle * T(0.5));
   res[1] = axis[0] * s;
@@ -144,22 +175,23 @@ MYRIAD_HD void quat_integrate(T* q, const T* w, T scale) {
   for (int k = 0; k < 4; ++k) q[k] = res[k];
 }
 
-// Rotation vector of conj(qb) * qa (MuJoCo's mju_subQuat), angle wrapped to [-pi, pi].
-template <class T>
-MYRIAD_HD void sub_quat(T* res, const T* qa, const T* qb) {
-  const T qneg[4] = {qb[0], -qb[1], -qb[2], -qb[3]};
+// Rotation vector of conj(qb) * qa (MuJoCo's mju_subQuat), angle wrapped to [-pi, pi]. T: the
+// type of qa's values (qb may be the model's constants).
+template <class T, class B>
+MYRIAD_HD void sub_quat(T* res, const T* qa, const B* qb) {
+  const B qneg[4] = {qb[0], -qb[1], -qb[2], -qb[3]};
   T dif[4];
   mul_quat(dif, qneg, qa);
   T axis[3] = {dif[1], dif[2], dif[3]};
   const T sin_a_2 = normalize3(axis);
   T speed = T(2) * atan2(sin_a_2, dif[0]);
-  if (speed > T(3.14159265358979323846)) speed -= T(2 * 3.14159265358979323846);
+  speed = select(speed > T(3.14159265358979323846), speed - T(2 * 3.14159265358979323846), speed);
   for (int k = 0; k < 3; ++k) res[k] = axis[k] * speed;
 }
 
 // Spatial inertia [Ixx Iyy Izz Ixy Ixz Iyz | h (= m d) | m] times a motion [w; v].
-template <class T>
-MYRIAD_HD void mul_inert_vec(T* res, const T* i, const T* v) {
+template <class T, class I, class V>
+MYRIAD_HD void mul_inert_vec(T* res, const I* i, const V* v) {
   res[0] = i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5];
   res[1] = i[3] * v[0] + i[1] * v[1] + i[5] * v[2] + i[8] * v[3] - i[6] * v[5];
   res[2] = i[4] * v[0] + i[5] * v[1] + i[2] * v[2] - i[7] * v[3] + i[6] * v[4];
@@ -169,8 +201,8 @@ MYRIAD_HD void mul_inert_vec(T* res, const T* i, const T* v) {
 }
 
 // Motion cross motion: [w x u_a; w x u_l + v_l x u_a].
-template <class T>
-MYRIAD_HD void cross_motion(T* res, const T* v, const T* u) {
+template <class T, class V, class U>
+MYRIAD_HD void cross_motion(T* res, const V* v, const U* u) {
   T a[3], b[3];
   cross3(res, v, u);
   cross3(a, v, u + 3);
@@ -179,8 +211,8 @@ MYRIAD_HD void cross_motion(T* res, const T* v, const T* u) {
 }
 
 // Motion cross force: [w x f_a + v_l x f_l; w x f_l].
-template <class T>
-MYRIAD_HD void cross_force(T* res, const T* v, const T* f) {
+template <class T, class V, class F>
+MYRIAD_HD void cross_force(T* res, const V* v, const F* f) {
   T a[3], b[3];
   cross3(a, v, f);
   cross3(b, v + 3, f + 3);

@@ -82,7 +82,9 @@ Measured measure(const PhysicsBenchArgs& a, DeviceId device, nlohmann::json* loc
   physics::reset_data(m, d);
   Measured out;
   if (device.is_cpu()) {
-    const auto step = a.launch == "staged" ? physics::step_staged<T> : physics::step<T>;
+    const auto step = a.launch == "staged"  ? physics::step_staged<T>
+                      : a.launch == "tiled" ? physics::step_tiled<T>
+                                            : physics::step<T>;
     if (!a.random_controls && a.lockstep.empty()) {
       step(m, d, static_cast<int>(a.warmup));
       const auto start = Clock::now();
@@ -166,6 +168,8 @@ void run(const PhysicsBenchArgs& a) {
   const DeviceId device = resolve_device_id(a.device);
   if (a.compare_mujoco && !device.is_cpu())
     throw std::invalid_argument("--compare-mujoco runs on the CPU only (libmujoco has no GPU)");
+  if (a.launch == "tiled" && !device.is_cpu())
+    throw std::invalid_argument("--launch tiled runs on the CPU only (CUDA: fused or staged)");
   if ((a.random_controls || !a.lockstep.empty()) && !device.is_cpu())
     throw std::invalid_argument(
         "--random-controls and --lockstep run on the CPU only (they read every env between steps)");
@@ -215,9 +219,10 @@ void add_physics_bench_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--launch", a->launch,
-                  "fused (one pass per env through every stage; the CPU's default) or staged "
-                  "(one launch per named stage; CUDA's default)")
-      ->check(CLI::IsMember({"fused", "staged"}));
+                  "fused (one pass per env through every stage; the CPU's default), staged "
+                  "(one launch per named stage; CUDA's default) or tiled (CPU: the smooth stages "
+                  "8 envs at a time in SIMD lanes)")
+      ->check(CLI::IsMember({"fused", "staged", "tiled"}));
   cmd->add_flag("--compare-mujoco", a->compare_mujoco,
                 "Also step libmujoco on the same copies and threads; print the ratio");
   cmd->add_flag("--random-controls", a->random_controls,

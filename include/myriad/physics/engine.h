@@ -21,6 +21,12 @@ void step(const Model<T>& m, Data<T>& d, int substeps = 1);
 template <class T>
 void step_staged(const Model<T>& m, Data<T>& d, int substeps = 1);
 
+// The same steps with envs in tiles of 8: the smooth stages run once per tile with one env per
+// SIMD lane, the constraint stages per env (physics/tile.h). The same bits as step(). For tests
+// and physics-bench --launch tiled.
+template <class T>
+void step_tiled(const Model<T>& m, Data<T>& d, int substeps = 1);
+
 // Sets every env to qpos0, zero velocity, zero controls, time 0.
 template <class T>
 void reset_data(const Model<T>& m, Data<T>& d);

@@ -1,0 +1,186 @@
+// The CPU's tiled step: envs in tiles of kTileWidth, the smooth stages of pipeline.h run once per
+// tile with one env per SIMD lane (physics/lanes.h), the constraint stages per env. The smooth
+// stages do the same work for every env of a model (their loops run over model sizes only), so
+// a tile in lockstep wastes nothing there; contacts, rows and solver iterations vary per env and
+// stay one env at a time (docs/architecture.md, "Batch layout").
+//
+// The batch stays env-major: a tile gathers its envs' inputs (qpos, qvel, ctrl) into a
+// lane-major scratch, runs position, velocity, actuation and acceleration there, and scatters
+// the outputs back before each env's collision, rows, solve, body forces and Euler step. Every
+// lane computes the scalar code's operations in the same order, so the step gives the fused
+// step's bits (tests/physics/test_tile.cc checks every field).
+//
+// CPU only (never included by a .cu file): physics/engine.cc instantiates it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "myriad/parallel_for.h"
+#include "physics/batch_view.h"
+#include "physics/lanes.h"
+#include "physics/pipeline.h"
+
+namespace myriad::physics {
+
+// Envs per tile: 8 float32 lanes are one AVX2 register (two SSE registers at the x86-64 base).
+constexpr int kTileWidth = 8;
+
+// Field numbers of MYRIAD_DATA_FIELDS (BatchView's index).
+enum DataField : int {
+#define MYRIAD_X(name, size, kind) kField_##name,
+  MYRIAD_DATA_FIELDS(MYRIAD_X)
+#undef MYRIAD_X
+};
+
+// What the smooth stages read from an env (gathered into the tile) and write (scattered back).
+// Every output entry the stages write is rewritten each step without reading its old value, and
+// the entries they never write (the world body's cfrc, qM off the tree) are zero on both sides.
+// qM's upper triangle is the solver's mirror of the lower one (constraint/solve.h): not
+// scattered.
+#define MYRIAD_TILE_INPUTS(X) X(qpos) X(qvel) X(ctrl)
+#define MYRIAD_TILE_OUTPUTS(X)                                                                     \
+  X(qpos)                                                                                          \
+  X(xpos) X(xquat) X(xmat) X(xipos) X(ximat) X(xanchor) X(xaxis) X(geom_xpos) X(geom_xmat)         \
+      X(subtree_com) X(cinert) X(crb) X(cdof) X(cdof_dot) X(cvel) X(cacc) X(cfrc) X(qM) X(qLD)     \
+          X(qLDiagInv) X(qfrc_bias) X(qfrc_passive) X(qfrc_actuator) X(qfrc_smooth) X(qacc_smooth) \
+              X(actuator_force) X(ten_length) X(ten_J) X(ten_velocity)
+
+namespace detail {
+
+// A thread's lane-major storage for one tile (kept between tiles, so allocated once).
+template <class S, int W>
+struct TileScratch {
+  std::vector<Lanes<S, W>> values;
+  int64_t offset[kNumDataFields];  // a field's first lane vector in `values`, or -1
+};
+
+// The tile's EnvData over `scratch`, zeroed: the smooth fields in lanes, every other field null.
+// Zeroed per tile, as a fresh batch is: the entries the smooth stages never write (qM off the
+// model's tree, which the solver reads as zeros) must be zero.
+template <class S, int W>
+EnvData<Lanes<S, W>> tile_view(TileScratch<S, W>& scratch, const BatchView<S>& b) {
+  int64_t total = 0;
+  for (int f = 0; f < kNumDataFields; ++f) scratch.offset[f] = -1;
+#define MYRIAD_X(name)                   \
+  scratch.offset[kField_##name] = total; \
+  total += b.size[kField_##name];
+  MYRIAD_TILE_OUTPUTS(MYRIAD_X)
+  MYRIAD_X(qvel)
+  MYRIAD_X(ctrl)
+#undef MYRIAD_X
+  scratch.values.assign(static_cast<size_t>(total), Lanes<S, W>(S(0)));
+  Lanes<S, W>* pointers[kNumDataFields];
+  for (int f = 0; f < kNumDataFields; ++f)
+    pointers[f] = scratch.offset[f] < 0 ? nullptr : scratch.values.data() + scratch.offset[f];
+  EnvData<Lanes<S, W>> t;
+  static_assert(sizeof(t) == sizeof(pointers), "EnvData is its fields' pointers, in order");
+  memcpy(&t, pointers, sizeof(t));
+  return t;
+}
+
+// Field f of envs first .. first + count - 1 into the tile's lanes (lanes past count repeat the
+// last env, so that every lane computes on valid data).
+template <class S, int W>
+void gather(Lanes<S, W>* dst, const BatchView<S>& b, int f, int64_t first, int count) {
+  const int64_t size = b.size[f];
+  for (int l = 0; l < W; ++l) {
+    const S* src = b.base[f] + (first + (l < count ? l : count - 1)) * size;
+    for (int64_t k = 0; k < size; ++k) dst[k].v[l] = src[k];
+  }
+}
+
+// The tile's field f back to its count envs; rows: scatter only entries (i, j <= i) of an
+// [rows, rows] matrix (qM's lower triangle).
+template <class S, int W>
+void scatter(const Lanes<S, W>* src, const BatchView<S>& b, int f, int64_t first, int count,
+             int rows = 0) {
+  const int64_t size = b.size[f];
+  for (int l = 0; l < count; ++l) {
+    S* dst = b.base[f] + (first + l) * size;
+    if (rows == 0) {
+      for (int64_t k = 0; k < size; ++k) dst[k] = src[k].v[l];
+    } else {
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j <= i; ++j) dst[i * rows + j] = src[i * rows + j].v[l];
+    }
+  }
+}
+
+// mj_forward of envs first .. first + count - 1 (count <= W): the smooth stages in the tile's
+// lanes, then the constraint stages per env.
+template <class S, int W>
+void forward_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, int count,
+                  EnvData<Lanes<S, W>>& t) {
+#define MYRIAD_X(name) gather(t.name, b, kField_##name, first, count);
+  MYRIAD_TILE_INPUTS(MYRIAD_X)
+#undef MYRIAD_X
+  // Smooth stages, in lanes: (qpos, qvel, ctrl) => (poses, com quantities, qM and its factor,
+  // velocities, passive, bias and actuator forces, qacc_smooth).
+  forward_position(m, t);
+  forward_velocity_smooth(m, t);
+  actuation(m, t);
+  forward_acceleration(m, t);
+#define MYRIAD_X(name) \
+  scatter(t.name, b, kField_##name, first, count, kField_##name == kField_qM ? m.nv : 0);
+  MYRIAD_TILE_OUTPUTS(MYRIAD_X)
+#undef MYRIAD_X
+  // Constraint stages, per env: (poses, qvel, qacc_smooth) => (contacts, rows, qacc, efc_force,
+  // qfrc_constraint, cfrc_ext).
+  for (int l = 0; l < count; ++l) {
+    EnvData<S> e = b.env(first + l);
+    collision_stage(m, e);
+    forward_constraint_rows(m, e);
+    constraint::reference(m, e);
+    constraint::solve(m, e);
+    constraint::body_forces(m, e);
+  }
+}
+
+// `substeps` mj_step of envs first .. first + count - 1 (count <= W): forward_tile, then the
+// integrator per env (RK4's stages with a forward_tile between them, as pipeline.h's rk4).
+template <class S, int W>
+void step_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, int count, int substeps,
+               TileScratch<S, W>& scratch) {
+  EnvData<Lanes<S, W>> t = tile_view(scratch, b);
+  auto each_env = [&](auto&& fn) {
+    for (int l = 0; l < count; ++l) {
+      EnvData<S> e = b.env(first + l);
+      fn(e);
+    }
+  };
+  for (int s = 0; s < substeps; ++s) {
+    forward_tile(m, b, first, count, t);
+    if (m.integrator != kRK4) {
+      each_env([&](EnvData<S>& e) { euler(m, e); });
+      continue;
+    }
+    each_env([&](EnvData<S>& e) { rk4_begin(m, e); });
+    for (int stage = 1; stage < 4; ++stage) {
+      each_env([&](EnvData<S>& e) { rk4_stage_begin(m, e, stage); });
+      forward_tile(m, b, first, count, t);
+      each_env([&](EnvData<S>& e) { rk4_stage_end(m, e, stage); });
+    }
+    each_env([&](EnvData<S>& e) { rk4_finish(m, e); });
+  }
+}
+
+}  // namespace detail
+
+// `substeps` mj_step on n envs in tiles of kTileWidth on the CPU (OpenMP over tiles).
+template <class S>
+void launch_step_tiled(const ModelView<S>& m, const BatchView<S>& b, int64_t n, int substeps) {
+  constexpr int W = kTileWidth;
+  const int64_t tiles = (n + W - 1) / W;
+  parallel_for(
+      DeviceId{Device::kCpu, 0}, "physics.step_tiled", tiles,
+      [&m, &b, n, substeps](int64_t tile) {
+        thread_local detail::TileScratch<S, W> scratch;
+        const int64_t first = tile * W;
+        const int count = static_cast<int>(n - first < W ? n - first : W);
+        detail::step_tile(m, b, first, count, substeps, scratch);
+      },
+      nullptr, /*min_parallel=*/2);
+}
+
+}  // namespace myriad::physics

@@ -1,0 +1,124 @@
+// The tiled CPU step (physics/tile.h: the smooth stages 8 envs at a time in SIMD lanes) gives
+// the fused step's bits in every data field, on the project's models and the locomotion suite's,
+// in float32 and float64, for a batch that is not a multiple of the tile (a partial tile), with
+// envs in different states and one env whose control is NaN (actuation's per-env guard).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "myriad/physics/data.h"
+#include "myriad/physics/engine.h"
+#include "myriad/physics/import.h"
+
+namespace myriad::physics {
+namespace {
+
+std::string source_dir() {
+  const char* src = std::getenv("MYRIAD_SOURCE_DIR");
+  return src ? src : MYRIAD_SOURCE_DIR_DEFAULT;
+}
+
+// Env i's controls at step t: a different sweep per env and actuator; env 4's first control is
+// NaN at every fifth step (the engine zeroes that env's controls then).
+template <class T>
+void drive(const Model<T>& m, Data<T>& d, int t) {
+  for (int64_t i = 0; i < d.num_envs(); ++i) {
+    EnvData<T> e = d.env(m, i);
+    for (int u = 0; u < m.nu; ++u) {
+      const double lo = m.actuator_ctrllimited[u] ? double(m.actuator_ctrlrange[2 * u]) : -1.0;
+      const double hi = m.actuator_ctrllimited[u] ? double(m.actuator_ctrlrange[2 * u + 1]) : 1.0;
+      // Up to 20% past the range, so that the clamps are exercised.
+      const double s = 1.2 * std::sin(0.37 * t + 1.3 * double(i) + 0.7 * u);
+      e.ctrl[u] = T(0.5 * (lo + hi) + 0.5 * (hi - lo) * s);
+    }
+    if (i == 4 && m.nu > 0 && t % 5 == 0) e.ctrl[0] = std::numeric_limits<T>::quiet_NaN();
+  }
+}
+
+// The first field whose bits differ between a and b, with env and element; empty if none.
+template <class T>
+std::string first_difference(const Model<T>& m, Data<T>& a, Data<T>& b) {
+  std::string found;
+  EnvData<T> ea = a.env(m, 0);
+  for_each_field(ea, m, [&](const char* name, T*& p, int64_t size) {
+    if (!found.empty()) return;
+    const T* q = b.field(m, name);
+    for (int64_t k = 0; k < size * a.num_envs(); ++k) {
+      if (std::memcmp(p + k, q + k, sizeof(T)) != 0) {
+        found = std::string(name) + " env " + std::to_string(k / size) + " element " +
+                std::to_string(k % size) + ": " + std::to_string(double(p[k])) + " vs " +
+                std::to_string(double(q[k]));
+        return;
+      }
+    }
+  });
+  return found;
+}
+
+template <class T>
+void expect_same_bits(const std::string& xml, int64_t n, int steps, int substeps) {
+  const Model<T> m = load_mjcf(xml).template cast<T>();
+  Data<T> fused(m, n), tiled(m, n);
+  reset_data(m, fused);
+  reset_data(m, tiled);
+  // Different states per env: qpos0 plus a small per-env offset on every coordinate.
+  for (Data<T>* d : {&fused, &tiled}) {
+    for (int64_t i = 0; i < n; ++i) {
+      EnvData<T> e = d->env(m, i);
+      for (int k = 0; k < m.nq; ++k) e.qpos[k] += T(0.01 * std::sin(1.7 * double(i) + k));
+      for (int k = 0; k < m.nv; ++k) e.qvel[k] = T(0.1 * std::cos(0.9 * double(i) + k));
+    }
+  }
+  for (int t = 0; t < steps; ++t) {
+    drive(m, fused, t);
+    drive(m, tiled, t);
+    step(m, fused, substeps);
+    step_tiled(m, tiled, substeps);
+    const std::string diff = first_difference(m, fused, tiled);
+    ASSERT_TRUE(diff.empty()) << xml << " (" << sizeof(T) * 8 << "-bit), step " << t
+                              << ": fused and tiled differ in " << diff;
+  }
+}
+
+class Tiled : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Tiled, Float32SameBitsAsFused) {
+  expect_same_bits<float>(source_dir() + "/" + GetParam(), 11, 60, 2);
+}
+
+TEST_P(Tiled, Float64SameBitsAsFused) {
+  expect_same_bits<double>(source_dir() + "/" + GetParam(), 11, 60, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, Tiled,
+    ::testing::Values("envs/locomotion/models/ant.xml", "envs/locomotion/models/humanoid.xml",
+                      "envs/locomotion/models/hopper.xml", "envs/locomotion/models/walker2d.xml",
+                      "envs/locomotion/models/half_cheetah.xml",
+                      "envs/locomotion/models/inverted_pendulum.xml",
+                      "envs/locomotion/models/inverted_double_pendulum.xml",
+                      "envs/locomotion/models/reacher.xml", "physics/models/quadruped.xml",
+                      "physics/models/cartpole.xml", "physics/models/free_body.xml",
+                      "physics/models/hopper_chain.xml", "physics/models/double_pendulum.xml"),
+    [](const ::testing::TestParamInfo<std::string>& info) {
+      std::string name = info.param.substr(info.param.rfind('/') + 1);
+      name = name.substr(0, name.find('.'));
+      for (char& c : name)
+        if (c == '_') c = 'X';
+      return name;
+    });
+
+// A batch smaller than one tile, and one of exactly one tile.
+TEST(Tiled, BatchesOfOneAndOfATile) {
+  const std::string ant = source_dir() + "/envs/locomotion/models/ant.xml";
+  expect_same_bits<float>(ant, 1, 20, 1);
+  expect_same_bits<float>(ant, 8, 20, 1);
+}
+
+}  // namespace
+}  // namespace myriad::physics
