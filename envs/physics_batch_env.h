@@ -150,9 +150,9 @@ class PhysicsBatchEnv final : public BatchEnv {
         continue;
       }
       if (key == "launch") {
-        if (value != "auto" && value != "fused" && value != "staged")
+        if (value != "auto" && value != "fused" && value != "staged" && value != "tiled")
           throw std::invalid_argument(spec_.id + " option launch must be one of: auto, fused, " +
-                                      "staged; got '" + value + "'");
+                                      "staged, tiled; got '" + value + "'");
         launch = value;
         continue;
       }
@@ -175,12 +175,18 @@ class PhysicsBatchEnv final : public BatchEnv {
       throw std::invalid_argument(
           spec_.id + " on CUDA runs physics=myriad in float32 only (got physics=" + physics +
           ", precision=" + std::to_string(precision) + ")");
-    if (launch == "staged" && physics != "myriad")
-      throw std::invalid_argument(spec_.id + " option launch=staged needs physics=myriad (got " +
-                                  physics + ")");
-    // auto: staged on CUDA (a kernel per stage, each at its own occupancy), fused on the CPU
-    // (an env's data stays in cache through its whole step).
+    if ((launch == "staged" || launch == "tiled") && physics != "myriad")
+      throw std::invalid_argument(spec_.id + " option launch=" + launch +
+                                  " needs physics=myriad (got " + physics + ")");
+    if (launch == "tiled" && device.is_cuda())
+      throw std::invalid_argument(
+          spec_.id + " option launch=tiled runs on the CPU only (CUDA: " + "fused or staged)");
+    // auto: staged on CUDA (a kernel per stage, each at its own occupancy), tiled on the CPU (the
+    // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused).
     const bool staged = launch == "staged" || (launch == "auto" && device.is_cuda());
+    const PhysicsLaunch cpu_launch = launch == "fused"    ? PhysicsLaunch::kFused
+                                     : launch == "staged" ? PhysicsLaunch::kStaged
+                                                          : PhysicsLaunch::kTiled;
     physics_ = physics;
     // The engine's import; load_mjcf(_text) also says, once, what the engine solves differently
     // (Humanoid asks for PGS: Newton), which concerns physics=myriad only.
@@ -229,7 +235,7 @@ class PhysicsBatchEnv final : public BatchEnv {
       const PhysicsSim sim = physics == "mujoco" ? PhysicsSim::kMujoco
                              : precision == 64   ? PhysicsSim::kMyriad64
                                                  : PhysicsSim::kMyriad32;
-      runner_ = make_cpu_runner<Env>(sim, model_, compiled_->get(), n, staged);
+      runner_ = make_cpu_runner<Env>(sim, model_, compiled_->get(), n, cpu_launch);
     }
     const auto f32 = at::TensorOptions().dtype(at::kFloat).device(torch_device(device_));
     const auto i32 = f32.dtype(at::kInt);

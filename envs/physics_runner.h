@@ -41,13 +41,19 @@ class PhysicsRunner {
                              void* stream) = 0;
 };
 
-// sim kMyriad32/kMyriad64: the engine on the model; kMujoco: libmujoco on a copy of mj (whose
-// import `model` is). staged: the env step's physics as one launch per stage over the batch
-// (envs/physics_launch.inl; the engine only), else one fused pass per env.
+// How the engine's env step runs on the CPU: one fused pass per env (pre-step, substeps,
+// post-step); or pre-step and post-step per env around the physics substeps over the whole
+// batch, either one launch per stage (staged) or in tiles of 8 envs whose smooth stages run in
+// SIMD lanes (tiled: physics/tile.h). The same bits every way.
+enum class PhysicsLaunch { kFused, kStaged, kTiled };
+
+// sim kMyriad32/kMyriad64: the engine on the model, launched as `launch` says; kMujoco: libmujoco
+// on a copy of mj (whose import `model` is), one env at a time (launch ignored).
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
                                                     const physics::Model<double>& model,
-                                                    const mjModel* mj, int64_t n, bool staged);
+                                                    const mjModel* mj, int64_t n,
+                                                    PhysicsLaunch launch);
 // The engine in float32 on GPU `device`.
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model, int64_t n,

@@ -19,6 +19,13 @@ using std::cos;
 using std::sin;
 using std::sqrt;
 
+// sin and cos of x (for lanes, one pass per lane, which libm can serve with one sincos call).
+template <class T>
+MYRIAD_HD void sin_cos(T x, T* s, T* c) {
+  *s = sin(x);
+  *c = cos(x);
+}
+
 template <class A, class B>
 MYRIAD_HD auto dot3(const A* a, const B* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -156,8 +163,8 @@ MYRIAD_HD void mul_mat_vec3(T* res, const A* mat, const B* v) {
 
 template <class T, class A>
 MYRIAD_HD void axis_angle2quat(T* res, const A* axis, T angle) {
-  const T s = sin(angle * T(0.5));
-  res[0] = cos(angle * T(0.5));
+  T s;
+  sin_cos(angle * T(0.5), &s, &res[0]);
   res[1] = axis[0] * s;
   res[2] = axis[1] * s;
   res[3] = axis[2] * s;

@@ -37,14 +37,22 @@ enum DataField : int {
 // Every output entry the stages write is rewritten each step without reading its old value, and
 // the entries they never write (the world body's cfrc, qM off the tree) are zero on both sides.
 // qM's upper triangle is the solver's mirror of the lower one (constraint/solve.h): not
-// scattered.
+// scattered. The outputs that the constraint stages and the integrators read are scattered after
+// every forward; the rest (what envs and users read) after the step's last forward only, which
+// is the forward whose values mj_step leaves in mjData.
 #define MYRIAD_TILE_INPUTS(X) X(qpos) X(qvel) X(ctrl)
+#define MYRIAD_TILE_CONSTRAINT_INPUTS(X) \
+  X(qpos)                                \
+  X(geom_xpos)                           \
+  X(geom_xmat) X(cdof) X(subtree_com) X(ten_length) X(ten_J) X(qM) X(qfrc_smooth) X(qacc_smooth)
 #define MYRIAD_TILE_OUTPUTS(X)                                                                     \
   X(qpos)                                                                                          \
-  X(xpos) X(xquat) X(xmat) X(xipos) X(ximat) X(xanchor) X(xaxis) X(geom_xpos) X(geom_xmat)         \
-      X(subtree_com) X(cinert) X(crb) X(cdof) X(cdof_dot) X(cvel) X(cacc) X(cfrc) X(qM) X(qLD)     \
-          X(qLDiagInv) X(qfrc_bias) X(qfrc_passive) X(qfrc_actuator) X(qfrc_smooth) X(qacc_smooth) \
-              X(actuator_force) X(ten_length) X(ten_J) X(ten_velocity)
+  X(xpos)                                                                                          \
+  X(xquat)                                                                                         \
+  X(xmat) X(xipos) X(ximat) X(xanchor) X(xaxis) X(geom_xpos) X(geom_xmat) X(subtree_com) X(cinert) \
+      X(crb) X(cdof) X(cdof_dot) X(cvel) X(cacc) X(cfrc) X(qM) X(qLD) X(qLDiagInv) X(qfrc_bias)    \
+          X(qfrc_passive) X(qfrc_actuator) X(qfrc_smooth) X(qacc_smooth) X(actuator_force)         \
+              X(ten_length) X(ten_J) X(ten_velocity)
 
 namespace detail {
 
@@ -86,7 +94,7 @@ void gather(Lanes<S, W>* dst, const BatchView<S>& b, int f, int64_t first, int c
   const int64_t size = b.size[f];
   for (int l = 0; l < W; ++l) {
     const S* src = b.base[f] + (first + (l < count ? l : count - 1)) * size;
-    for (int64_t k = 0; k < size; ++k) dst[k].v[l] = src[k];
+    for (int64_t k = 0; k < size; ++k) dst[k].set_lane(l, src[k]);
   }
 }
 
@@ -99,19 +107,20 @@ void scatter(const Lanes<S, W>* src, const BatchView<S>& b, int f, int64_t first
   for (int l = 0; l < count; ++l) {
     S* dst = b.base[f] + (first + l) * size;
     if (rows == 0) {
-      for (int64_t k = 0; k < size; ++k) dst[k] = src[k].v[l];
+      for (int64_t k = 0; k < size; ++k) dst[k] = src[k].lane(l);
     } else {
       for (int i = 0; i < rows; ++i)
-        for (int j = 0; j <= i; ++j) dst[i * rows + j] = src[i * rows + j].v[l];
+        for (int j = 0; j <= i; ++j) dst[i * rows + j] = src[i * rows + j].lane(l);
     }
   }
 }
 
 // mj_forward of envs first .. first + count - 1 (count <= W): the smooth stages in the tile's
-// lanes, then the constraint stages per env.
+// lanes, then the constraint stages per env. all_outputs: scatter every smooth output, not only
+// what the constraint stages and the integrators read.
 template <class S, int W>
 void forward_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, int count,
-                  EnvData<Lanes<S, W>>& t) {
+                  EnvData<Lanes<S, W>>& t, bool all_outputs) {
 #define MYRIAD_X(name) gather(t.name, b, kField_##name, first, count);
   MYRIAD_TILE_INPUTS(MYRIAD_X)
 #undef MYRIAD_X
@@ -123,7 +132,11 @@ void forward_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, i
   forward_acceleration(m, t);
 #define MYRIAD_X(name) \
   scatter(t.name, b, kField_##name, first, count, kField_##name == kField_qM ? m.nv : 0);
-  MYRIAD_TILE_OUTPUTS(MYRIAD_X)
+  if (all_outputs) {
+    MYRIAD_TILE_OUTPUTS(MYRIAD_X)
+  } else {
+    MYRIAD_TILE_CONSTRAINT_INPUTS(MYRIAD_X)
+  }
 #undef MYRIAD_X
   // Constraint stages, per env: (poses, qvel, qacc_smooth) => (contacts, rows, qacc, efc_force,
   // qfrc_constraint, cfrc_ext).
@@ -150,15 +163,17 @@ void step_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, int 
     }
   };
   for (int s = 0; s < substeps; ++s) {
-    forward_tile(m, b, first, count, t);
+    const bool last = s == substeps - 1;
     if (m.integrator != kRK4) {
+      forward_tile(m, b, first, count, t, last);
       each_env([&](EnvData<S>& e) { euler(m, e); });
       continue;
     }
+    forward_tile(m, b, first, count, t, false);
     each_env([&](EnvData<S>& e) { rk4_begin(m, e); });
     for (int stage = 1; stage < 4; ++stage) {
       each_env([&](EnvData<S>& e) { rk4_stage_begin(m, e, stage); });
-      forward_tile(m, b, first, count, t);
+      forward_tile(m, b, first, count, t, last && stage == 3);
       each_env([&](EnvData<S>& e) { rk4_stage_end(m, e, stage); });
     }
     each_env([&](EnvData<S>& e) { rk4_finish(m, e); });

@@ -23,25 +23,31 @@ constexpr DeviceId kCpu{Device::kCpu, 0};
 template <class Env, class T>
 class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
  public:
-  EngineRunner(const physics::Model<double>& model, int64_t n, bool staged)
+  EngineRunner(const physics::Model<double>& model, int64_t n, PhysicsLaunch launch)
       : SimRunner<Device::kCpu, Env, MyriadSim<T>>(kCpu),
         model_(model.cast<T>()),
         data_(model_, n),
-        before_store_(staged ? n * kBeforeWidth<Env> : 0) {
+        before_store_(launch != PhysicsLaunch::kFused ? n * kBeforeWidth<Env> : 0),
+        tiled_(launch == PhysicsLaunch::kTiled) {
     this->sim_.model = physics::view_of(model_);
     this->sim_.data = physics::batch_view(model_, data_);
-    this->staged_ = staged;
+    this->staged_ = launch != PhysicsLaunch::kFused;
     this->before_ = before_store_.data();
   }
 
  private:
   void step_substeps_staged(int substeps, void*) override {
-    physics::step_staged(model_, data_, substeps);
+    if (tiled_) {
+      physics::step_tiled(model_, data_, substeps);
+    } else {
+      physics::step_staged(model_, data_, substeps);
+    }
   }
 
   physics::Model<T> model_;
   physics::Data<T> data_;
-  std::vector<T> before_store_;  // the staged step's `before` values
+  std::vector<T> before_store_;  // the staged or tiled step's `before` values
+  bool tiled_;
 };
 
 template <class Env>
@@ -66,12 +72,13 @@ class MujocoRunner final : public SimRunner<Device::kCpu, Env, MujocoSim> {
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
                                                     const physics::Model<double>& model,
-                                                    const mjModel* mj, int64_t n, bool staged) {
+                                                    const mjModel* mj, int64_t n,
+                                                    PhysicsLaunch launch) {
   switch (sim) {
     case PhysicsSim::kMyriad32:
-      return std::make_unique<EngineRunner<Env, float>>(model, n, staged);
+      return std::make_unique<EngineRunner<Env, float>>(model, n, launch);
     case PhysicsSim::kMyriad64:
-      return std::make_unique<EngineRunner<Env, double>>(model, n, staged);
+      return std::make_unique<EngineRunner<Env, double>>(model, n, launch);
     case PhysicsSim::kMujoco:
       return std::make_unique<MujocoRunner<Env>>(model, mj, n);
   }
@@ -80,7 +87,7 @@ std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
 
 #define MYRIAD_X(Env)                                                \
   template std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner<Env>( \
-      PhysicsSim, const physics::Model<double>&, const mjModel*, int64_t, bool);
+      PhysicsSim, const physics::Model<double>&, const mjModel*, int64_t, PhysicsLaunch);
 MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)
 #undef MYRIAD_X
 

@@ -211,31 +211,33 @@ TEST_P(SuiteTest, EngineAgreesWithLibmujoco) {
 }
 
 // The staged env step (a pre-step launch, one launch per physics stage over the batch, a
-// post-step launch; CUDA's default) gives the fused step's bits on the engine, through episode
-// ends and auto-resets, in both precisions.
-TEST_P(SuiteTest, StagedStepGivesTheFusedBits) {
+// post-step launch; CUDA's default) and the tiled one (the physics in tiles of 8 envs, the smooth
+// stages in SIMD lanes; the CPU's default) give the fused step's bits on the engine, through
+// episode ends and auto-resets, in both precisions (5 envs: one partial tile).
+TEST_P(SuiteTest, StagedAndTiledStepsGiveTheFusedBits) {
   const SuiteEntry& e = entry(GetParam());
-  for (const int precision : {32, 64}) {
-    SCOPED_TRACE(precision);
-    const EnvOptions numbers{{"precision", precision}, {"max_episode_steps", 25}};
-    auto fused = envs::make(e.id, 5, Device::kCpu, 7, numbers, {{"launch", "fused"}});
-    auto staged = envs::make(e.id, 5, Device::kCpu, 7, numbers, {{"launch", "staged"}});
-    std::mt19937 gen(3);
-    for (int t = 1; t <= 60; ++t) {
-      const at::Tensor a = random_actions(*fused, gen);
-      fused->step(a);
-      staged->step(a);
-      const StepBuffers &x = fused->buffers(), &y = staged->buffers();
-      ASSERT_TRUE(at::equal(x.obs, y.obs)) << "obs, step " << t;
-      ASSERT_TRUE(at::equal(x.final_obs, y.final_obs)) << "final_obs, step " << t;
-      ASSERT_TRUE(at::equal(x.reward, y.reward)) << "reward, step " << t;
-      ASSERT_TRUE(at::equal(x.terminated, y.terminated)) << "step " << t;
-      ASSERT_TRUE(at::equal(x.truncated, y.truncated)) << "step " << t;
-      for (const auto& [key, value] : x.info)
-        ASSERT_TRUE(at::equal(value, y.info.at(key))) << key << ", step " << t;
+  for (const int precision : {32, 64})
+    for (const std::string launch : {"staged", "tiled"}) {
+      SCOPED_TRACE(std::to_string(precision) + " " + launch);
+      const EnvOptions numbers{{"precision", precision}, {"max_episode_steps", 25}};
+      auto fused = envs::make(e.id, 5, Device::kCpu, 7, numbers, {{"launch", "fused"}});
+      auto staged = envs::make(e.id, 5, Device::kCpu, 7, numbers, {{"launch", launch}});
+      std::mt19937 gen(3);
+      for (int t = 1; t <= 60; ++t) {
+        const at::Tensor a = random_actions(*fused, gen);
+        fused->step(a);
+        staged->step(a);
+        const StepBuffers &x = fused->buffers(), &y = staged->buffers();
+        ASSERT_TRUE(at::equal(x.obs, y.obs)) << "obs, step " << t;
+        ASSERT_TRUE(at::equal(x.final_obs, y.final_obs)) << "final_obs, step " << t;
+        ASSERT_TRUE(at::equal(x.reward, y.reward)) << "reward, step " << t;
+        ASSERT_TRUE(at::equal(x.terminated, y.terminated)) << "step " << t;
+        ASSERT_TRUE(at::equal(x.truncated, y.truncated)) << "step " << t;
+        for (const auto& [key, value] : x.info)
+          ASSERT_TRUE(at::equal(value, y.info.at(key))) << key << ", step " << t;
+      }
+      EXPECT_TRUE(at::equal(fused->get_state(), staged->get_state()));
     }
-    EXPECT_TRUE(at::equal(fused->get_state(), staged->get_state()));
-  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Locomotion, SuiteTest, ::testing::ValuesIn(suite_ids()), test_name);
@@ -323,7 +325,7 @@ TEST(LocomotionOptions, BadOptionsAreNamed) {
       [] {
         envs::make("Hopper-v5", 1, Device::kCpu, 0, {}, {{"launch", "split"}});
       },
-      {"launch", "fused", "staged", "split"});
+      {"launch", "fused", "staged", "tiled", "split"});
   expect_message(
       [] {
         envs::make("Hopper-v5", 1, Device::kCpu, 0, {},
