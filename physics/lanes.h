@@ -1,12 +1,12 @@
 // Lanes<S, W>: W envs' values of one scalar S, one env per SIMD lane, for the smooth stages of
 // pipeline.h on the CPU (physics/tile.h runs them over a tile of W envs). The value is a GCC
 // vector (vector_size), so + - * / are the target's vector instructions (8 floats: two SSE
-// registers at the x86-64 base, one AVX register at x86-64-v3); they are IEEE element-wise
-// operations, and with no FMA contraction in this target each lane computes bitwise what the
-// scalar code computes for its env. A branch on a value becomes select(mask, a, b): both sides
-// computed, each lane keeps its own. sqrt is exact in IEEE arithmetic (one call per lane that
-// the compiler vectorizes without errno); sin, cos and atan2 stay one libm call per lane (vector
-// versions round differently).
+// registers in the project's portable x86-64 build, one register where the target has AVX);
+// they are IEEE element-wise operations, and with no FMA contraction in this target each lane
+// computes bitwise what the scalar code computes for its env. A branch on a value becomes
+// select(mask, a, b): both sides computed, each lane keeps its own. sqrt is exact in IEEE
+// arithmetic (one call per lane that the compiler vectorizes without errno); sin, cos and atan2
+// stay one libm call per lane (vector versions round differently).
 //
 // The same source runs scalar (physics/value.h: select(bool, a, b), scalar_of<S> = S), so
 // pipeline.h's smooth stages, templated on their value type V, read the same for V = float,
