@@ -40,19 +40,18 @@ enum DataField : int {
 // scattered. The outputs that the constraint stages and the integrators read are scattered after
 // every forward; the rest (what envs and users read) after the step's last forward only, which
 // is the forward whose values mj_step leaves in mjData.
+// clang-format off
 #define MYRIAD_TILE_INPUTS(X) X(qpos) X(qvel) X(ctrl)
-#define MYRIAD_TILE_CONSTRAINT_INPUTS(X) \
-  X(qpos)                                \
-  X(geom_xpos)                           \
-  X(geom_xmat) X(cdof) X(subtree_com) X(ten_length) X(ten_J) X(qM) X(qfrc_smooth) X(qacc_smooth)
-#define MYRIAD_TILE_OUTPUTS(X)                                                                     \
-  X(qpos)                                                                                          \
-  X(xpos)                                                                                          \
-  X(xquat)                                                                                         \
-  X(xmat) X(xipos) X(ximat) X(xanchor) X(xaxis) X(geom_xpos) X(geom_xmat) X(subtree_com) X(cinert) \
-      X(crb) X(cdof) X(cdof_dot) X(cvel) X(cacc) X(cfrc) X(qM) X(qLD) X(qLDiagInv) X(qfrc_bias)    \
-          X(qfrc_passive) X(qfrc_actuator) X(qfrc_smooth) X(qacc_smooth) X(actuator_force)         \
-              X(ten_length) X(ten_J) X(ten_velocity)
+#define MYRIAD_TILE_CONSTRAINT_INPUTS(X)                                          \
+  X(qpos) X(geom_xpos) X(geom_xmat) X(cdof) X(subtree_com) X(ten_length) X(ten_J) \
+  X(qM) X(qfrc_smooth) X(qacc_smooth)
+#define MYRIAD_TILE_OUTPUTS(X)                                                         \
+  X(qpos) X(xpos) X(xquat) X(xmat) X(xipos) X(ximat) X(xanchor) X(xaxis)               \
+  X(geom_xpos) X(geom_xmat) X(subtree_com) X(cinert) X(crb) X(cdof) X(cdof_dot)        \
+  X(cvel) X(cacc) X(cfrc) X(qM) X(qLD) X(qLDiagInv) X(qfrc_bias) X(qfrc_passive)       \
+  X(qfrc_actuator) X(qfrc_smooth) X(qacc_smooth) X(actuator_force) X(ten_length)       \
+  X(ten_J) X(ten_velocity)
+// clang-format on
 
 namespace detail {
 
