@@ -2,7 +2,9 @@
 // tile with one env per SIMD lane (physics/lanes.h), the constraint stages per env. The smooth
 // stages do the same work for every env of a model (their loops run over model sizes only), so
 // a tile in lockstep wastes nothing there; contacts, rows and solver iterations vary per env and
-// stay one env at a time (docs/architecture.md, "Batch layout").
+// stay one env at a time (docs/architecture.md, "Batch layout"), but for the Newton solver's
+// [nv, nv] factorizations, which are again model-sized: each round factors the Hessians of the
+// envs still iterating together, one per lane (newton_tile).
 //
 // The batch stays env-major: a tile gathers its envs' inputs (qpos, qvel, ctrl) into a
 // lane-major scratch, runs position, velocity, actuation and acceleration there, and scatters
@@ -59,7 +61,8 @@ namespace detail {
 template <class S, int W>
 struct TileScratch {
   std::vector<Lanes<S, W>> values;
-  int64_t offset[kNumDataFields];  // a field's first lane vector in `values`, or -1
+  int64_t offset[kNumDataFields];   // a field's first lane vector in `values`, or -1
+  std::vector<Lanes<S, W>> solver;  // the Newton factorizations' H, grad and step in lanes
 };
 
 // The tile's EnvData over `scratch`, zeroed: the smooth fields in lanes, every other field null.
@@ -114,12 +117,58 @@ void scatter(const Lanes<S, W>* src, const BatchView<S>& b, int f, int64_t first
   }
 }
 
+// The Newton solves of a tile's envs, begun (status kNewtonFactor: grad and H's lower triangle
+// ready), run to their ends. Each round factors the Hessians of every env still iterating
+// together, one env per lane (cholesky_in_place and chol_solve have no branch on a value, so
+// each lane computes its env's scalar bits), then takes each env's next iteration on its own:
+// the line search, the move and the stopping tests differ per env.
+template <class S, int W>
+void newton_tile(constraint::NewtonRun<S>* runs, int* status, int count, int nv,
+                 std::vector<Lanes<S, W>>& lanes) {
+  using constraint::kNewtonFactor;
+  lanes.resize(static_cast<size_t>(nv) * nv + 2 * nv);
+  Lanes<S, W>* H = lanes.data();
+  Lanes<S, W>* grad = H + nv * nv;
+  Lanes<S, W>* step = grad + nv;
+  for (;;) {
+    int active[W];
+    int n = 0;
+    for (int l = 0; l < count; ++l)
+      if (status[l] == kNewtonFactor) active[n++] = l;
+    if (n == 0) return;
+    if (n == 1) {
+      constraint::newton_factor(runs[active[0]]);
+    } else {
+      // Lanes past n repeat the first env, so that every lane factors a valid matrix.
+      for (int q = 0; q < W; ++q) {
+        const constraint::NewtonRun<S>& r = runs[active[q < n ? q : 0]];
+        const S* h = r.hessian();
+        for (int i = 0; i < nv; ++i)
+          for (int j = 0; j <= i; ++j) H[i * nv + j].set_lane(q, h[i * nv + j]);
+        for (int k = 0; k < nv; ++k) grad[k].set_lane(q, r.gradient()[k]);
+      }
+      constraint::cholesky_in_place(H, nv);
+      constraint::chol_solve(step, H, grad, nv);
+      for (int q = 0; q < n; ++q) {
+        const constraint::NewtonRun<S>& r = runs[active[q]];
+        S* h = r.hessian();
+        for (int i = 0; i < nv; ++i)
+          for (int j = 0; j <= i; ++j) h[i * nv + j] = H[i * nv + j].lane(q);
+        for (int k = 0; k < nv; ++k) r.newton_step()[k] = step[k].lane(q);
+      }
+    }
+    for (int q = 0; q < n; ++q) status[active[q]] = constraint::newton_continue(runs[active[q]]);
+  }
+}
+
 // mj_forward of envs first .. first + count - 1 (count <= W): the smooth stages in the tile's
-// lanes, then the constraint stages per env. all_outputs: scatter every smooth output, not only
-// what the constraint stages and the integrators read.
+// lanes, then the constraint stages per env but for the Newton solver's factorizations, which
+// run in lanes (newton_tile). all_outputs: scatter every smooth output, not only what the
+// constraint stages and the integrators read.
 template <class S, int W>
 void forward_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, int count,
-                  EnvData<Lanes<S, W>>& t, bool all_outputs) {
+                  EnvData<Lanes<S, W>>& t, std::vector<Lanes<S, W>>& solver_lanes,
+                  bool all_outputs) {
 #define MYRIAD_X(name) gather(t.name, b, kField_##name, first, count);
   MYRIAD_TILE_INPUTS(MYRIAD_X)
 #undef MYRIAD_X
@@ -137,14 +186,21 @@ void forward_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, i
     MYRIAD_TILE_CONSTRAINT_INPUTS(MYRIAD_X)
   }
 #undef MYRIAD_X
-  // Constraint stages, per env: (poses, qvel, qacc_smooth) => (contacts, rows, qacc, efc_force,
+  // Constraint stages: (poses, qvel, qacc_smooth) => (contacts, rows, qacc, efc_force,
   // qfrc_constraint, cfrc_ext).
+  constraint::NewtonRun<S> runs[W];
+  int status[W];
   for (int l = 0; l < count; ++l) {
     EnvData<S> e = b.env(first + l);
     collision_stage(m, e);
     forward_constraint_rows(m, e);
     constraint::reference(m, e);
-    constraint::solve(m, e);
+    status[l] = constraint::solve_begin(m, e, runs[l]);
+  }
+  newton_tile(runs, status, count, m.nv, solver_lanes);
+  for (int l = 0; l < count; ++l) {
+    EnvData<S> e = b.env(first + l);
+    constraint::solve_finish(m, e, status[l] < 0 ? -1 : runs[l].iter);
     constraint::body_forces(m, e);
   }
 }
@@ -164,15 +220,15 @@ void step_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, int 
   for (int s = 0; s < substeps; ++s) {
     const bool last = s == substeps - 1;
     if (m.integrator != kRK4) {
-      forward_tile(m, b, first, count, t, last);
+      forward_tile(m, b, first, count, t, scratch.solver, last);
       each_env([&](EnvData<S>& e) { euler(m, e); });
       continue;
     }
-    forward_tile(m, b, first, count, t, false);
+    forward_tile(m, b, first, count, t, scratch.solver, false);
     each_env([&](EnvData<S>& e) { rk4_begin(m, e); });
     for (int stage = 1; stage < 4; ++stage) {
       each_env([&](EnvData<S>& e) { rk4_stage_begin(m, e, stage); });
-      forward_tile(m, b, first, count, t, last && stage == 3);
+      forward_tile(m, b, first, count, t, scratch.solver, last && stage == 3);
       each_env([&](EnvData<S>& e) { rk4_stage_end(m, e, stage); });
     }
     each_env([&](EnvData<S>& e) { rk4_finish(m, e); });

@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "myriad/hd.h"
+#include "physics/value.h"
 
 namespace myriad::physics::constraint {
 
@@ -79,9 +80,10 @@ MYRIAD_HD int64_t newton_scratch_size(int nv, int nefc_max) {
 
 namespace detail {
 
-template <class T>
-MYRIAD_HD T dot(const T* a, const T* b, int n) {
-  T s = 0;
+// V: a scalar, or Lanes (physics/lanes.h) where the tile factors several envs' Hessians at once.
+template <class V>
+MYRIAD_HD V dot(const V* a, const V* b, int n) {
+  V s = V(0);
   for (int i = 0; i < n; ++i) s += a[i] * b[i];
   return s;
 }
@@ -164,17 +166,12 @@ MYRIAD_HD T gauss_cost(int nv, const T* Ma, const T* qfrc_smooth, const T* a, co
 template <class T>
 constexpr T kEps = sizeof(T) == 4 ? T(1.1920929e-7) : T(2.220446049250313e-16);
 
-// (M [nv, nv], rows, jar [nefc]) => (L [nv, nv]: lower triangle of the Cholesky factor of
-// H = M + Jᵀ diag(D on quadratic rows) J; the upper triangle is left as scratch). A pivot below
-// kMinVal is raised to kMinVal (mju_cholFactor's mindiag), so every division stays finite. A
-// pivot below kEps·H_jj is raised to that too: in exact arithmetic every pivot is at least the
-// matching pivot of M (> 0), so a smaller one is cancellation. In double that never happens for
-// a sane M; in float it does when D is huge (pyramidal edges at tiny mu have D ~ 1/mu²) and
-// would blow the search direction up to inf.
+// (M [nv, nv], rows, jar [nefc]) => (H [nv, nv]: lower triangle of
+// H = M + Jᵀ diag(D on quadratic rows) J; the upper triangle is not written).
 template <class T>
-MYRIAD_HD void factor_hessian(T* L, int nv, const T* M, const Rows<T>& rows, const T* jar) {
+MYRIAD_HD void assemble_hessian(T* H, int nv, const T* M, const Rows<T>& rows, const T* jar) {
   for (int i = 0; i < nv; ++i)
-    for (int j = 0; j <= i; ++j) L[i * nv + j] = M[i * nv + j];
+    for (int j = 0; j <= i; ++j) H[i * nv + j] = M[i * nv + j];
   for (int r = 0; r < rows.nefc; ++r) {
     T f;
     bool quadratic;
@@ -185,32 +182,8 @@ MYRIAD_HD void factor_hessian(T* L, int nv, const T* M, const Rows<T>& rows, con
     for (int i = 0; i < nv; ++i) {
       if (Jr[i] == T(0)) continue;
       const T DJi = D * Jr[i];
-      for (int j = 0; j <= i; ++j) L[i * nv + j] += DJi * Jr[j];
+      for (int j = 0; j <= i; ++j) H[i * nv + j] += DJi * Jr[j];
     }
-  }
-  // In-place Cholesky, row by row (L Lᵀ = H).
-  for (int j = 0; j < nv; ++j) {
-    T* Lj = L + j * nv;
-    const T floor = Lj[j] * kEps<T> > T(kMinVal) ? Lj[j] * kEps<T> : T(kMinVal);
-    T pivot = Lj[j] - dot(Lj, Lj, j);
-    if (pivot < floor) pivot = floor;
-    Lj[j] = sqrt(pivot);
-    const T inv = T(1) / Lj[j];
-    for (int i = j + 1; i < nv; ++i) {
-      T* Li = L + i * nv;
-      Li[j] = (Li[j] - dot(Li, Lj, j)) * inv;
-    }
-  }
-}
-
-// (L from factor_hessian, b [nv]) => (x [nv] = (L Lᵀ)⁻¹ b); x may alias b.
-template <class T>
-MYRIAD_HD void chol_solve(T* x, const T* L, const T* b, int nv) {
-  for (int i = 0; i < nv; ++i) x[i] = (b[i] - dot(L + i * nv, x, i)) / L[i * nv + i];
-  for (int i = nv - 1; i >= 0; --i) {
-    T s = x[i];
-    for (int k = i + 1; k < nv; ++k) s -= L[k * nv + i] * x[k];
-    x[i] = s / L[i * nv + i];
   }
 }
 
@@ -348,127 +321,254 @@ MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol) {
 
 }  // namespace detail
 
+// (H's lower triangle) => (L, in place: the lower triangle of its Cholesky factor; the upper
+// triangle is neither read nor written). A pivot below kMinVal is raised to kMinVal
+// (mju_cholFactor's mindiag), so every division stays finite. A pivot below kEps·H_jj is raised
+// to that too: in exact arithmetic every pivot is at least the matching pivot of M (> 0), so a
+// smaller one is cancellation. In double that never happens for a sane M; in float it does when
+// D is huge (pyramidal edges at tiny mu have D ~ 1/mu²) and would blow the search direction up
+// to inf. No branch on a value (select), so that lanes of envs run it together.
+template <class V>
+MYRIAD_HD void cholesky_in_place(V* L, int nv) {
+  using S = scalar_of<V>;
+  for (int j = 0; j < nv; ++j) {
+    V* Lj = L + j * nv;
+    const V scaled = Lj[j] * detail::kEps<S>;
+    const V floor = select(scaled > S(kMinVal), scaled, V(S(kMinVal)));
+    V pivot = Lj[j] - detail::dot(Lj, Lj, j);
+    pivot = select(pivot < floor, floor, pivot);
+    Lj[j] = sqrt(pivot);
+    const V inv = S(1) / Lj[j];
+    for (int i = j + 1; i < nv; ++i) {
+      V* Li = L + i * nv;
+      Li[j] = (Li[j] - detail::dot(Li, Lj, j)) * inv;
+    }
+  }
+}
+
+// (L from cholesky_in_place, b [nv]) => (x [nv] = (L Lᵀ)⁻¹ b); x may alias b.
+template <class V>
+MYRIAD_HD void chol_solve(V* x, const V* L, const V* b, int nv) {
+  for (int i = 0; i < nv; ++i) x[i] = (b[i] - detail::dot(L + i * nv, x, i)) / L[i * nv + i];
+  for (int i = nv - 1; i >= 0; --i) {
+    V s = x[i];
+    for (int k = i + 1; k < nv; ++k) s -= L[k * nv + i] * x[k];
+    x[i] = s / L[i * nv + i];
+  }
+}
+
+// One env's Newton solve between its Hessian factorizations, so that a caller can factor
+// several envs' Hessians together (physics/tile.h: in SIMD lanes) between the steps:
+//   status = newton_begin(run, qacc_warmstart);
+//   while (status == kNewtonFactor) {
+//     newton_factor(run);  // cholesky_in_place, chol_solve: H⁻¹·grad
+//     status = newton_continue(run);
+//   }
+// which is newton_finish, and with newton_begin, newton_solve. The caller sets every field
+// above `cost` before newton_begin.
+template <class T>
+struct NewtonRun {
+  int nv;
+  const T* M;            // [nv, nv] full symmetric
+  const T* qfrc_smooth;  // [nv]
+  const T* qacc_smooth;  // [nv]
+  Rows<T> rows;
+  SolverOptions<T> opt;
+  T* scratch;          // [newton_scratch_size(nv, nefc_max)], nefc_max >= rows.nefc
+  T* qacc;             // [nv] out; may alias qacc_warmstart
+  T* efc_force;        // [nefc] out
+  T* qfrc_constraint;  // [nv] out
+  T cost;              // the solver's state between calls
+  T scale;
+  int iter;
+
+  // Scratch: H [nv, nv], Ma, Mv, grad, Mgrad, search [nv] each, Jaref, Jv [nefc], quad [nefc, 3].
+  MYRIAD_HD T* hessian() const { return scratch; }
+  MYRIAD_HD T* Ma() const { return scratch + int64_t{nv} * nv; }
+  MYRIAD_HD T* Mv() const { return Ma() + nv; }
+  MYRIAD_HD T* gradient() const { return Mv() + nv; }
+  MYRIAD_HD T* newton_step() const { return gradient() + nv; }  // H⁻¹·grad
+  MYRIAD_HD T* search() const { return newton_step() + nv; }
+  MYRIAD_HD T* Jaref() const { return search() + nv; }
+  MYRIAD_HD T* Jv() const { return Jaref() + rows.nefc; }
+  MYRIAD_HD T* quad() const { return Jv() + rows.nefc; }
+};
+
+// What newton_begin and newton_continue ask for next (-1: a row is elliptic or unknown).
+enum NewtonStatus : int { kNewtonDone = 0, kNewtonFactor = 1 };
+
+// (run's inputs, qacc_warmstart) => (qacc, efc_force, qfrc_constraint at the start; grad and
+// the lower triangle of H there). Starts from qacc_warmstart, or from qacc_smooth if that costs
+// less (the tie goes to the warm start); with no rows, qacc = qacc_smooth, qfrc_constraint = 0
+// and efc_force (may be null) is not touched. Returns kNewtonFactor, kNewtonDone (no rows) or -1
+// if a row is elliptic or of an unknown type (outputs untouched).
+template <class T>
+MYRIAD_HD int newton_begin(NewtonRun<T>& r, const T* qacc_warmstart) {
+  using namespace detail;
+  const int nv = r.nv, nefc = r.rows.nefc;
+  const Rows<T>& rows = r.rows;
+  r.iter = 0;
+  for (int i = 0; i < nefc; ++i)
+    if (rows.type[i] < kEquality || rows.type[i] >= kContactElliptic) return -1;
+  if (nefc == 0) {
+    for (int k = 0; k < nv; ++k) {
+      r.qacc[k] = r.qacc_smooth[k];
+      r.qfrc_constraint[k] = 0;
+    }
+    return kNewtonDone;
+  }
+  T* qacc = r.qacc;
+  T* Ma = r.Ma();
+  T* Jaref = r.Jaref();
+  T* Jv = r.Jv();
+
+  // Warm start: qacc_warmstart unless qacc_smooth costs less (Gauss cost 0 there).
+  for (int k = 0; k < nv; ++k) qacc[k] = qacc_warmstart[k];
+  mul_mat_vec(Ma, r.M, qacc, nv, nv);
+  jac_times(Jaref, rows, nv, qacc, rows.aref);
+  const T cost_warm = constraint_update<T>(rows, nv, Jaref, nullptr, nullptr) +
+                      gauss_cost(nv, Ma, r.qfrc_smooth, qacc, r.qacc_smooth);
+  jac_times(Jv, rows, nv, r.qacc_smooth, rows.aref);
+  const T cost_smooth = constraint_update<T>(rows, nv, Jv, nullptr, nullptr);
+  if (cost_warm > cost_smooth) {
+    for (int k = 0; k < nv; ++k) qacc[k] = r.qacc_smooth[k];
+    mul_mat_vec(Ma, r.M, qacc, nv, nv);
+    for (int i = 0; i < nefc; ++i) Jaref[i] = Jv[i];
+  }
+
+  r.scale = T(1) / (r.opt.meaninertia * T(nv > 1 ? nv : 1));
+  r.cost = constraint_update(rows, nv, Jaref, r.efc_force, r.qfrc_constraint) +
+           gauss_cost(nv, Ma, r.qfrc_smooth, qacc, r.qacc_smooth);
+  // grad = M·a − qfrc_smooth − qfrc_constraint; the caller then solves H·step = grad.
+  T* grad = r.gradient();
+  for (int k = 0; k < nv; ++k) grad[k] = Ma[k] - r.qfrc_smooth[k] - r.qfrc_constraint[k];
+  assemble_hessian(r.hessian(), nv, r.M, rows, Jaref);
+  return kNewtonFactor;
+}
+
+// (run after newton_begin or newton_continue, its newton_step = H⁻¹·grad) => (the next
+// iteration: search = −newton_step, line search, move; qacc, efc_force, qfrc_constraint there;
+// then, unless it stops, grad and H's lower triangle at the new point). Returns kNewtonFactor
+// or kNewtonDone.
+template <class T>
+MYRIAD_HD int newton_continue(NewtonRun<T>& r) {
+  using namespace detail;
+  const int nv = r.nv, nefc = r.rows.nefc;
+  const Rows<T>& rows = r.rows;
+  const SolverOptions<T>& opt = r.opt;
+  T* qacc = r.qacc;
+  T* Ma = r.Ma();
+  T* Mv = r.Mv();
+  T* grad = r.gradient();
+  T* search = r.search();
+  T* Jaref = r.Jaref();
+  T* Jv = r.Jv();
+  T* quad = r.quad();
+  const T* Mgrad = r.newton_step();
+  for (int k = 0; k < nv; ++k) search[k] = -Mgrad[k];
+  if (r.iter >= opt.iterations) return kNewtonDone;
+
+  // Line search along `search`.
+  const T snorm = sqrt(dot(search, search, nv));
+  if (snorm < T(kMinVal)) return kNewtonDone;
+  const T gtol = opt.tolerance * T(kLineSearchTolScale) * snorm / r.scale;
+  mul_mat_vec(Mv, r.M, search, nv, nv);
+  jac_times<T>(Jv, rows, nv, search, nullptr);
+  LineSearch<T> ls;
+  ls.rows = &rows;
+  ls.Jaref = Jaref;
+  ls.Jv = Jv;
+  ls.quad = quad;
+  ls.gauss[0] = gauss_cost(nv, Ma, r.qfrc_smooth, qacc, r.qacc_smooth);
+  ls.gauss[1] = dot(search, Ma, nv) - dot(search, r.qfrc_smooth, nv);
+  ls.gauss[2] = T(0.5) * dot(search, Mv, nv);
+  for (int i = 0; i < nefc; ++i) {
+    const T DJ0 = rows.D[i] * Jaref[i];
+    quad[3 * i + 0] = T(0.5) * Jaref[i] * DJ0;
+    quad[3 * i + 1] = Jv[i] * DJ0;
+    quad[3 * i + 2] = T(0.5) * Jv[i] * rows.D[i] * Jv[i];
+  }
+  const T alpha = line_search(ls, gtol);
+  // No improvement (or, in float, an overflowed step): keep the current iterate.
+  if (alpha == T(0) || !(fabs(alpha) <= T(1e30))) return kNewtonDone;
+
+  // Move to the new point and update forces, cost and gradient there.
+  for (int k = 0; k < nv; ++k) {
+    qacc[k] += alpha * search[k];
+    Ma[k] += alpha * Mv[k];
+  }
+  for (int i = 0; i < nefc; ++i) Jaref[i] += alpha * Jv[i];
+  const T old_cost = r.cost;
+  r.cost = constraint_update(rows, nv, Jaref, r.efc_force, r.qfrc_constraint) +
+           gauss_cost(nv, Ma, r.qfrc_smooth, qacc, r.qacc_smooth);
+  T grad_noise = 0;  // Σ (|M·a| + |qfrc_smooth| + |qfrc_constraint|)²: grad's rounding scale
+  for (int k = 0; k < nv; ++k) {
+    grad[k] = Ma[k] - r.qfrc_smooth[k] - r.qfrc_constraint[k];
+    const T size = fabs(Ma[k]) + fabs(r.qfrc_smooth[k]) + fabs(r.qfrc_constraint[k]);
+    grad_noise += size * size;
+  }
+  ++r.iter;
+
+  // Stop on a small improvement or gradient (both scaled as MuJoCo's rescale). Neither test
+  // asks for less than the rounding of T can show: an improvement within a few ulps of the
+  // cost, or a gradient within a few ulps of the forces it is the difference of, is zero. In
+  // double these floors sit far below any tolerance a model asks for, so libmujoco's stopping
+  // (and iteration count) is kept; in float they end the iterations that only chase rounding
+  // noise under a tolerance of 1e-8.
+  const T improvement = (old_cost - r.cost) * r.scale;
+  const T gradient = sqrt(dot(grad, grad, nv)) * r.scale;
+  const T improvement_floor = T(16) * kEps<T> * fabs(r.cost) * r.scale;
+  const T gradient_floor = T(4) * kEps<T> * sqrt(grad_noise) * r.scale;
+  if (improvement < opt.tolerance || gradient < opt.tolerance) return kNewtonDone;
+  if (improvement < improvement_floor || gradient < gradient_floor) return kNewtonDone;
+  assemble_hessian(r.hessian(), nv, r.M, rows, Jaref);
+  return kNewtonFactor;
+}
+
+// (run with grad and H's lower triangle) => (H's factor, newton_step = H⁻¹·grad): one env's
+// factorization, where the caller does not batch them.
+template <class T>
+MYRIAD_HD void newton_factor(NewtonRun<T>& r) {
+  cholesky_in_place(r.hessian(), r.nv);
+  chol_solve(r.newton_step(), r.hessian(), r.gradient(), r.nv);
+}
+
+// (run, the status of newton_begin or newton_continue) => (the solve run to its end); returns
+// the iteration count, or -1 for the status -1.
+template <class T>
+MYRIAD_HD int newton_finish(NewtonRun<T>& r, int status) {
+  while (status == kNewtonFactor) {
+    newton_factor(r);
+    status = newton_continue(r);
+  }
+  return status < 0 ? -1 : r.iter;
+}
+
 // (M [nv, nv] full symmetric, qfrc_smooth [nv], qacc_smooth [nv], qacc_warmstart [nv], rows,
 //  opt, scratch [newton_scratch_size(nv, nefc_max)] with nefc_max >= rows.nefc)
 //   => (qacc [nv], efc_force [nefc], qfrc_constraint [nv]); returns the iteration count
 // (mjData.solver_iter), or -1 if a row is elliptic or of an unknown type (outputs untouched).
-// Starts from qacc_warmstart, or from qacc_smooth if that costs less (the tie goes to the warm
-// start); with no rows, qacc = qacc_smooth, qfrc_constraint = 0 and efc_force (may be null) is
-// not touched. qacc may alias qacc_warmstart; no other output may alias an input. Work per
-// iteration: O(nefc·nv²) for the Hessian, O(nv³) for its factor, O(nefc) per line-search point;
-// on CUDA one thread runs one env, its scratch wherever the caller put it (global memory).
+// newton_begin says where it starts and what it does without rows. qacc may alias
+// qacc_warmstart; no other output may alias an input. Work per iteration: O(nefc·nv²) for the
+// Hessian, O(nv³) for its factor, O(nefc) per line-search point; on CUDA one thread runs one
+// env, its scratch wherever the caller put it (global memory).
 template <class T>
 MYRIAD_HD int newton_solve(int nv, const T* M, const T* qfrc_smooth, const T* qacc_smooth,
                            const T* qacc_warmstart, const Rows<T>& rows,
                            const SolverOptions<T>& opt, T* scratch, T* qacc, T* efc_force,
                            T* qfrc_constraint) {
-  using namespace detail;
-  const int nefc = rows.nefc;
-  for (int i = 0; i < nefc; ++i)
-    if (rows.type[i] < kEquality || rows.type[i] >= kContactElliptic) return -1;
-  if (nefc == 0) {
-    for (int k = 0; k < nv; ++k) {
-      qacc[k] = qacc_smooth[k];
-      qfrc_constraint[k] = 0;
-    }
-    return 0;
-  }
-
-  // Scratch.
-  T* H = scratch;
-  T* Ma = H + int64_t{nv} * nv;
-  T* Mv = Ma + nv;
-  T* grad = Mv + nv;
-  T* Mgrad = grad + nv;
-  T* search = Mgrad + nv;
-  T* Jaref = search + nv;
-  T* Jv = Jaref + nefc;
-  T* quad = Jv + nefc;
-
-  // Warm start: qacc_warmstart unless qacc_smooth costs less (Gauss cost 0 there).
-  for (int k = 0; k < nv; ++k) qacc[k] = qacc_warmstart[k];
-  mul_mat_vec(Ma, M, qacc, nv, nv);
-  jac_times(Jaref, rows, nv, qacc, rows.aref);
-  const T cost_warm = constraint_update<T>(rows, nv, Jaref, nullptr, nullptr) +
-                      gauss_cost(nv, Ma, qfrc_smooth, qacc, qacc_smooth);
-  jac_times(Jv, rows, nv, qacc_smooth, rows.aref);
-  const T cost_smooth = constraint_update<T>(rows, nv, Jv, nullptr, nullptr);
-  if (cost_warm > cost_smooth) {
-    for (int k = 0; k < nv; ++k) qacc[k] = qacc_smooth[k];
-    mul_mat_vec(Ma, M, qacc, nv, nv);
-    for (int i = 0; i < nefc; ++i) Jaref[i] = Jv[i];
-  }
-
-  const T scale = T(1) / (opt.meaninertia * T(nv > 1 ? nv : 1));
-  T cost = constraint_update(rows, nv, Jaref, efc_force, qfrc_constraint) +
-           gauss_cost(nv, Ma, qfrc_smooth, qacc, qacc_smooth);
-  // grad = M·a − qfrc_smooth − qfrc_constraint; search = −H⁻¹·grad
-  for (int k = 0; k < nv; ++k) grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k];
-  factor_hessian(H, nv, M, rows, Jaref);
-  chol_solve(Mgrad, H, grad, nv);
-  for (int k = 0; k < nv; ++k) search[k] = -Mgrad[k];
-
-  int iter = 0;
-  while (iter < opt.iterations) {
-    // Line search along `search`.
-    const T snorm = sqrt(dot(search, search, nv));
-    if (snorm < T(kMinVal)) break;
-    const T gtol = opt.tolerance * T(kLineSearchTolScale) * snorm / scale;
-    mul_mat_vec(Mv, M, search, nv, nv);
-    jac_times<T>(Jv, rows, nv, search, nullptr);
-    LineSearch<T> ls;
-    ls.rows = &rows;
-    ls.Jaref = Jaref;
-    ls.Jv = Jv;
-    ls.quad = quad;
-    ls.gauss[0] = gauss_cost(nv, Ma, qfrc_smooth, qacc, qacc_smooth);
-    ls.gauss[1] = dot(search, Ma, nv) - dot(search, qfrc_smooth, nv);
-    ls.gauss[2] = T(0.5) * dot(search, Mv, nv);
-    for (int i = 0; i < nefc; ++i) {
-      const T DJ0 = rows.D[i] * Jaref[i];
-      quad[3 * i + 0] = T(0.5) * Jaref[i] * DJ0;
-      quad[3 * i + 1] = Jv[i] * DJ0;
-      quad[3 * i + 2] = T(0.5) * Jv[i] * rows.D[i] * Jv[i];
-    }
-    const T alpha = line_search(ls, gtol);
-    // No improvement (or, in float, an overflowed step): keep the current iterate.
-    if (alpha == T(0) || !(fabs(alpha) <= T(1e30))) break;
-
-    // Move to the new point and update forces, cost and gradient there.
-    for (int k = 0; k < nv; ++k) {
-      qacc[k] += alpha * search[k];
-      Ma[k] += alpha * Mv[k];
-    }
-    for (int i = 0; i < nefc; ++i) Jaref[i] += alpha * Jv[i];
-    const T old_cost = cost;
-    cost = constraint_update(rows, nv, Jaref, efc_force, qfrc_constraint) +
-           gauss_cost(nv, Ma, qfrc_smooth, qacc, qacc_smooth);
-    T grad_noise = 0;  // Σ (|M·a| + |qfrc_smooth| + |qfrc_constraint|)²: grad's rounding scale
-    for (int k = 0; k < nv; ++k) {
-      grad[k] = Ma[k] - qfrc_smooth[k] - qfrc_constraint[k];
-      const T size = fabs(Ma[k]) + fabs(qfrc_smooth[k]) + fabs(qfrc_constraint[k]);
-      grad_noise += size * size;
-    }
-    ++iter;
-
-    // Stop on a small improvement or gradient (both scaled as MuJoCo's rescale). Neither test
-    // asks for less than the rounding of T can show: an improvement within a few ulps of the
-    // cost, or a gradient within a few ulps of the forces it is the difference of, is zero. In
-    // double these floors sit far below any tolerance a model asks for, so libmujoco's stopping
-    // (and iteration count) is kept; in float they end the iterations that only chase rounding
-    // noise under a tolerance of 1e-8.
-    const T improvement = (old_cost - cost) * scale;
-    const T gradient = sqrt(dot(grad, grad, nv)) * scale;
-    const T improvement_floor = T(16) * kEps<T> * fabs(cost) * scale;
-    const T gradient_floor = T(4) * kEps<T> * sqrt(grad_noise) * scale;
-    if (improvement < opt.tolerance || gradient < opt.tolerance) break;
-    if (improvement < improvement_floor || gradient < gradient_floor) break;
-
-    factor_hessian(H, nv, M, rows, Jaref);
-    chol_solve(Mgrad, H, grad, nv);
-    for (int k = 0; k < nv; ++k) search[k] = -Mgrad[k];
-  }
-  return iter;
+  NewtonRun<T> r;
+  r.nv = nv;
+  r.M = M;
+  r.qfrc_smooth = qfrc_smooth;
+  r.qacc_smooth = qacc_smooth;
+  r.rows = rows;
+  r.opt = opt;
+  r.scratch = scratch;
+  r.qacc = qacc;
+  r.efc_force = efc_force;
+  r.qfrc_constraint = qfrc_constraint;
+  return newton_finish(r, newton_begin(r, qacc_warmstart));
 }
 
 }  // namespace myriad::physics::constraint

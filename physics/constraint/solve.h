@@ -12,42 +12,68 @@ MYRIAD_HD int64_t solver_scratch_size(int nv, int nefc_max) {
   return newton_scratch_size(nv, nefc_max) + nefc_max;
 }
 
+// (qM, qfrc_smooth, qacc_smooth, qacc_warmstart, efc rows) => (run, ready for newton_begin)
+// for env d. qM holds the tree entries below the diagonal; they are mirrored into its (unused)
+// upper triangle so that the solver reads the full symmetric matrix.
 template <class T>
-MYRIAD_HD void solve(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
   const int nv = m.nv;
   const int nefc = static_cast<int>(d.nefc[0]);
-  int niter = 0;
-  if (nefc == 0) {
-    for (int i = 0; i < nv; ++i) {
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j < i; ++j) d.qM[j * nv + i] = d.qM[i * nv + j];
+  // The row types as int32, in the scratch past the solver's own (see solver_scratch_size).
+  int32_t* type =
+      reinterpret_cast<int32_t*>(d.solver_scratch + newton_scratch_size(nv, m.nefc_max));
+  for (int r = 0; r < nefc; ++r) type[r] = static_cast<int32_t>(d.efc_type[r]);
+  NewtonRun<T> run;
+  run.nv = nv;
+  run.M = d.qM;
+  run.qfrc_smooth = d.qfrc_smooth;
+  run.qacc_smooth = d.qacc_smooth;
+  run.rows.nefc = nefc;
+  run.rows.type = type;
+  run.rows.J = d.efc_J;
+  run.rows.D = d.efc_D;
+  run.rows.R = d.efc_R;
+  run.rows.aref = d.efc_aref;
+  run.rows.frictionloss = d.efc_frictionloss;
+  run.opt.iterations = m.iterations;
+  run.opt.tolerance = m.tolerance;
+  run.opt.meaninertia = m.meaninertia;
+  run.scratch = d.solver_scratch;
+  run.qacc = d.qacc;
+  run.efc_force = d.efc_force;
+  run.qfrc_constraint = d.qfrc_constraint;
+  return run;
+}
+
+// (qacc, the solver's iteration count or -1) => (qacc_warmstart, solver_niter)
+template <class T>
+MYRIAD_HD void solve_finish(const ModelView<T>& m, EnvData<T>& d, int niter) {
+  for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
+  d.solver_niter[0] = T(niter);
+}
+
+// (qM, qfrc_smooth, qacc_smooth, qacc_warmstart, efc rows) => (the solve begun: run and its
+// newton_begin status). Without rows: qacc = qacc_smooth, qfrc_constraint = 0, done at once.
+template <class T>
+MYRIAD_HD int solve_begin(const ModelView<T>& m, EnvData<T>& d, NewtonRun<T>& run) {
+  if (d.nefc[0] == T(0)) {
+    for (int i = 0; i < m.nv; ++i) {
       d.qacc[i] = d.qacc_smooth[i];
       d.qfrc_constraint[i] = 0;
     }
-  } else {
-    // qM holds the tree entries below the diagonal; mirror them into its (unused) upper triangle
-    // so that the solver reads the full symmetric matrix.
-    for (int i = 0; i < nv; ++i)
-      for (int j = 0; j < i; ++j) d.qM[j * nv + i] = d.qM[i * nv + j];
-    // The row types as int32, in the scratch past the solver's own (see solver_scratch_size).
-    int32_t* type =
-        reinterpret_cast<int32_t*>(d.solver_scratch + newton_scratch_size(nv, m.nefc_max));
-    for (int r = 0; r < nefc; ++r) type[r] = static_cast<int32_t>(d.efc_type[r]);
-    Rows<T> rows;
-    rows.nefc = nefc;
-    rows.type = type;
-    rows.J = d.efc_J;
-    rows.D = d.efc_D;
-    rows.R = d.efc_R;
-    rows.aref = d.efc_aref;
-    rows.frictionloss = d.efc_frictionloss;
-    SolverOptions<T> opt;
-    opt.iterations = m.iterations;
-    opt.tolerance = m.tolerance;
-    opt.meaninertia = m.meaninertia;
-    niter = newton_solve(nv, d.qM, d.qfrc_smooth, d.qacc_smooth, d.qacc_warmstart, rows, opt,
-                         d.solver_scratch, d.qacc, d.efc_force, d.qfrc_constraint);
+    run.iter = 0;
+    return kNewtonDone;
   }
-  for (int i = 0; i < nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
-  d.solver_niter[0] = T(niter);
+  run = solve_setup(m, d);
+  return newton_begin(run, d.qacc_warmstart);
+}
+
+template <class T>
+MYRIAD_HD void solve(const ModelView<T>& m, EnvData<T>& d) {
+  NewtonRun<T> run;
+  solve_finish(m, d, newton_finish(run, solve_begin(m, d, run)));
 }
 
 }  // namespace myriad::physics::constraint
