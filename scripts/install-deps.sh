@@ -53,8 +53,10 @@ fi
 # libmujoco 2.2.2 that Myriad's C++ side links (none older than 2.3.1 exists for 3.11).
 mujoco_version=2.3.3
 need=()
+# mkdocs builds the documentation site (a test runs mkdocs build --strict); matplotlib draws
+# its learning curves (scripts/plot_results.py).
 for mod in numpy pytest pybind11 gymnasium yaml tensorboard playwright stable_baselines3 mpe2 \
-  mujoco imageio; do
+  mujoco imageio mkdocs matplotlib; do
   "$py" -c "import $mod" 2>/dev/null || need+=("$mod")
 done
 if [ ${#need[@]} -gt 0 ]; then
