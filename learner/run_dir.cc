@@ -1,5 +1,7 @@
 #include "learner/run_dir.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,7 +35,8 @@ void remove_run_files(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (name == "config.yaml" || name == "metrics.csv" || name == "metrics.csv.tmp" ||
-        name == "summary.json" || name == "eval.replay" || is_event_file(name))
+        name == "summary.json" || name == "eval.replay" || name == "serve.csv" ||
+        is_event_file(name))
       doomed.push_back(e.path());
   }
   for (const auto& e : fs::directory_iterator(dir / "checkpoints", ec)) doomed.push_back(e.path());
@@ -57,7 +60,7 @@ bool inside(const fs::path& file, const fs::path& dir) {
 
 std::string run_file_in(const std::string& dir) {
   std::error_code ec;
-  for (const char* name : {"config.yaml", "metrics.csv", "summary.json"})
+  for (const char* name : {"config.yaml", "metrics.csv", "summary.json", "serve.csv"})
     if (fs::exists(fs::path(dir) / name, ec)) return name;
   if (!fs::is_empty(fs::path(dir) / "checkpoints", ec) && !ec) return "checkpoints/";
   for (const auto& e : fs::directory_iterator(dir, ec))
@@ -106,6 +109,39 @@ std::string claim_run_dir(const std::string& out, const std::string& stem,
   fs::create_directories(out, ec);
   if (ec) throw std::runtime_error("cannot create run folder " + out + ": " + ec.message());
   return out;
+}
+
+RunDirLock::~RunDirLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the file releases the flock
+}
+RunDirLock::RunDirLock(RunDirLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+RunDirLock& RunDirLock::operator=(RunDirLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+RunDirLock lock_run_dir(const std::string& dir) {
+  const std::string path = (fs::path(dir) / ".lock").string();
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    throw std::runtime_error("cannot create the run folder's lock file " + path + ": " +
+                             std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK)
+      throw RunDirExists("run folder '" + dir +
+                         "' is in use by another running process (it holds " + path +
+                         "); two runs never write one folder. Choose another --out");
+    throw std::runtime_error("cannot lock " + path + ": " + std::strerror(err));
+  }
+  RunDirLock lock;
+  lock.fd_ = fd;
+  return lock;
 }
 
 std::string restart_resume_override(int restart, const std::string& out, bool resume_given) {

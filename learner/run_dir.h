@@ -14,8 +14,8 @@ class RunDirExists : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The first run file found in `dir` (config.yaml, metrics.csv, summary.json, an event file or a
-// non-empty checkpoints/), or "" if it holds none (missing and empty folders hold none).
+// The first run file found in `dir` (config.yaml, metrics.csv, summary.json, serve.csv, an event
+// file or a non-empty checkpoints/), or "" if it holds none (missing and empty folders hold none).
 std::string run_file_in(const std::string& dir);
 
 // Returns the folder the run writes to, created.
@@ -28,6 +28,26 @@ std::string run_file_in(const std::string& dir);
 std::string claim_run_dir(const std::string& out, const std::string& stem,
                           const std::string& resume, bool overwrite,
                           const std::string& root = "runs");
+
+// A lock on a run folder, held while the object lives: flock(2) on <dir>/.lock, which the
+// kernel drops when the process ends however it ends (kill -9 included), so no stale lock
+// outlives its writer. Two processes never write one folder at once.
+class RunDirLock {
+ public:
+  RunDirLock() = default;
+  ~RunDirLock();
+  RunDirLock(RunDirLock&& other) noexcept;
+  RunDirLock& operator=(RunDirLock&& other) noexcept;
+  RunDirLock(const RunDirLock&) = delete;
+  RunDirLock& operator=(const RunDirLock&) = delete;
+
+ private:
+  friend RunDirLock lock_run_dir(const std::string& dir);
+  int fd_ = -1;
+};
+// Takes the lock of `dir` (which must exist) without waiting. Throws RunDirExists naming the
+// folder when another process holds it, std::runtime_error when the lock file cannot be made.
+RunDirLock lock_run_dir(const std::string& dir);
 
 // A process of a (possibly data-parallel) training job, before its trainer starts. A restarted
 // job (restart count above 0: torchrun --max-restarts, myriad launch --max-restarts) resumes

@@ -2,6 +2,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "learner/advantages.h"
@@ -120,12 +121,47 @@ UpdateFigures SelfPlayLearner::update(const std::vector<ChunkMsg>& chunks) {
   learner::compute_returns({policy_, learner::Standardizer(), nullptr, nullptr, c.reward_clip,
                             c.gamma, c.gae_lambda, nullptr},
                            r);
+  // PPO cuts T x N rows into ppo.num_minibatches slices; fewer rows than slices would make
+  // empty ones (learner/ppo.h).
+  if (r.T * r.N < c.num_minibatches)
+    throw std::invalid_argument(
+        "update: " + std::to_string(r.T * r.N) +
+        " transitions, fewer than ppo.num_minibatches = " + std::to_string(c.num_minibatches));
+  // What the update changes, kept to put back if it goes non-finite.
+  const torch::Tensor params_before = optimizer_.flat_params().clone();
+  std::vector<torch::Tensor> adam_before;
+  for (const torch::Tensor& t : optimizer_.state()) adam_before.push_back(t.clone());
+  const torch::Tensor gen_before = gen_.get_state();
   const learner::LrSchedule schedule = learner::lr_schedule_from_name(c.lr_schedule);
   if (schedule != learner::LrSchedule::kKlAdaptive)
     optimizer_.set_lr(
         learner::scheduled_lr(schedule, c.learning_rate, env_steps_, cfg_.run.total_env_steps));
   const torch::Tensor m =
       learner::ppo_update({policy_, &optimizer_, &c, schedule, &gen_, nullptr, cpu_kernels_}, r);
+  {
+    // As `myriad train` does (learner/trainer.h): non-finite losses or parameters refuse the
+    // update. Here the policy, optimizer and generator go back to before it, so nothing
+    // non-finite is ever broadcast or saved and the server goes on.
+    const double* h = m.data_ptr<double>();
+    std::string bad;
+    const std::pair<const char*, double> losses[] = {{"policy_loss", h[learner::kPolicyLoss]},
+                                                     {"value_loss", h[learner::kValueLoss]},
+                                                     {"entropy", h[learner::kEntropy]},
+                                                     {"approx_kl", h[learner::kApproxKl]}};
+    for (const auto& [name, value] : losses)
+      if (!std::isfinite(value))
+        bad += (bad.empty() ? "" : ", ") + std::string(name) + " = " + std::to_string(value);
+    if (!optimizer_.flat_params().isfinite().all().item<bool>())
+      bad += (bad.empty() ? "" : ", ") + std::string("a network parameter");
+    if (!bad.empty()) {
+      torch::NoGradGuard no_grad;
+      optimizer_.flat_params().copy_(params_before);
+      optimizer_.load_state(adam_before);
+      gen_.set_state(gen_before);
+      throw NonFiniteUpdate("update to version " + std::to_string(version_ + 1) +
+                            " went non-finite (" + bad + "); refused, the policy is unchanged");
+    }
+  }
   ++version_;
   env_steps_ += r.T * r.N;
   if (version_ % cfg_.serve.snapshot_every == 0) {
@@ -172,6 +208,8 @@ constexpr int64_t kServeCheckpointFormat = 1;
 
 void SelfPlayLearner::save(const std::string& path) const {
   using learner::write_tensor;
+  if (!const_cast<learner::FlatAdam&>(optimizer_).flat_params().isfinite().all().item<bool>())
+    throw NonFiniteUpdate("refusing to save non-finite parameters to " + path);
   torch::serialize::OutputArchive a;
   // "version": the checkpoint file format load_archive checks; "serve_format": what is in it.
   write_tensor(a, "version", torch::tensor({learner::kCheckpointVersion}));

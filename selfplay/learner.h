@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ void load_flat_parameters(learner::ActorCritic& policy, const torch::Tensor& fla
 // random teams, and no observation/reward normalization (not carried to actors yet).
 void check_selfplay(const learner::TrainConfig& config);
 
+// An update whose losses or parameters went non-finite; the learner is as before it.
+class NonFiniteUpdate : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // The figures of one update.
 struct UpdateFigures {
   int64_t chunks = 0, env_steps = 0;
@@ -51,7 +58,9 @@ class SelfPlayLearner {
   int64_t env_steps() const { return env_steps_; }
 
   // One PPO update over `chunks` (the same T; their envs side by side). Version + 1, then a
-  // snapshot into the pool every serve.snapshot_every versions.
+  // snapshot into the pool every serve.snapshot_every versions. Throws std::invalid_argument
+  // (chunks of different lengths, fewer transitions than ppo.num_minibatches) before changing
+  // anything, and NonFiniteUpdate after putting policy, optimizer and generator back.
   UpdateFigures update(const std::vector<ChunkMsg>& chunks);
 
   // The Weights an actor gets: the current policy and a sampled opponent.

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "learner/run_dir.h"
+#include "selfplay/chunk_check.h"
 #include "selfplay/evaluate.h"
 #include "selfplay/learner.h"
 #include "server/auth.h"
@@ -31,7 +32,8 @@ void on_signal(int) { g_stop = true; }
 struct Event {
   enum Kind { kConnect, kDisconnect, kFrame } kind = kFrame;
   uint64_t conn = 0;
-  std::string peer;
+  std::string peer;     // kConnect: the actor's id; kDisconnect: why it left
+  std::string address;  // kConnect: host:port
   server::Frame frame;
 };
 
@@ -62,6 +64,46 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// An actor that sends this many bad chunks in a row, or this many in all under one id, is
+// disconnected (after the total, each further bad chunk disconnects it again: it may reconnect,
+// it is not banned, since a fixed actor under the same id is welcome).
+constexpr int64_t kBadChunksInARow = 3;
+constexpr int64_t kBadChunksInAll = 10;
+
+// Claims the run folder as `myriad train` does (learner/run_dir.h) and locks it for the
+// process's life. A given --out is locked before it is claimed, so an --overwrite cannot delete
+// the files of a server still running there.
+std::string claim_serve_dir(const ServeOptions& o, learner::RunDirLock& lock) {
+  const std::string stem = std::filesystem::path(o.config).stem().string();
+  if (o.out.empty()) {
+    const std::string dir = learner::claim_run_dir("", stem, "", false);
+    lock = learner::lock_run_dir(dir);
+    return dir;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(o.out, ec);
+  if (ec) throw std::runtime_error("cannot create run folder " + o.out + ": " + ec.message());
+  lock = learner::lock_run_dir(o.out);
+  const std::string found = learner::run_file_in(o.out);
+  try {
+    return learner::claim_run_dir(o.out, stem, o.resume, o.overwrite);
+  } catch (const learner::RunDirExists&) {
+    std::error_code ignored;
+    const bool serve_run =
+        std::filesystem::exists(std::filesystem::path(o.out) / "serve.csv", ignored) ||
+        std::filesystem::exists(std::filesystem::path(o.out) / "checkpoints" / "server.pt",
+                                ignored);
+    throw learner::RunDirExists(
+        "run folder '" + o.out + "' already holds " +
+        (serve_run ? "a myriad serve run" : "a run (not a myriad serve one)") + " (it has " +
+        found + "); refusing to overwrite it. Choose a new --out" +
+        (serve_run ? ", continue it in place with --resume " +
+                         (std::filesystem::path(o.out) / "checkpoints" / "server.pt").string()
+                   : std::string()) +
+        ", or replace it with --overwrite");
+  }
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& o) {
@@ -70,10 +112,8 @@ int run_serve(const ServeOptions& o) {
   check_selfplay(config);
   const std::string secret =
       server::load_secret(o.secret_file, o.secret_file.empty() ? o.secret_env : "");
-  std::string dir = o.out;
-  if (dir.empty())
-    dir = learner::claim_run_dir("", std::filesystem::path(o.config).stem().string(), o.resume,
-                                 false);
+  learner::RunDirLock dir_lock;
+  const std::string dir = claim_serve_dir(o, dir_lock);
   std::filesystem::create_directories(std::filesystem::path(dir) / "checkpoints");
   const std::string ckpt = (std::filesystem::path(dir) / "checkpoints" / "server.pt").string();
 
@@ -93,13 +133,13 @@ int run_serve(const ServeOptions& o) {
   so.port = static_cast<uint16_t>(sc.port);
   server::ServerCallbacks cb;
   cb.on_connect = [&](uint64_t conn, const server::Peer& peer) {
-    events.push({Event::kConnect, conn, peer.id, {}});
+    events.push({Event::kConnect, conn, peer.id, peer.address, {}});
   };
   cb.on_disconnect = [&](uint64_t conn, const std::string& reason) {
-    events.push({Event::kDisconnect, conn, reason, {}});
+    events.push({Event::kDisconnect, conn, reason, "", {}});
   };
   cb.on_frame = [&](uint64_t conn, server::Frame&& f) {
-    events.push({Event::kFrame, conn, "", std::move(f)});
+    events.push({Event::kFrame, conn, "", "", std::move(f)});
   };
   server::Server srv(secret, so, cb);
   srv.start();
@@ -112,20 +152,55 @@ int run_serve(const ServeOptions& o) {
   if (csv.tellp() == 0)
     csv << "version,env_steps,wall_seconds,steps_per_second,chunk_bytes,chunks_used,"
            "chunks_dropped,lag_mean,lag_max,elo_learner,elo_first,pool,actors,policy_loss,"
-           "value_loss,entropy,approx_kl\n";
+           "value_loss,entropy,approx_kl,chunks_refused,updates_refused,refused_by_actor\n";
 
   // Flow control: an actor sends only the chunks granted to it (Weights.grant). The server keeps
   // chunks_per_update chunks in the batch or granted, plus one ahead per connected actor, so the
   // actors keep collecting while the learner updates and nothing piles up unread.
   struct ActorState {
-    std::string id;
+    std::string id, address;
     int64_t outstanding = 0;  // granted, not yet received
   };
   std::map<uint64_t, ActorState> actors;  // by connection
+  // Bad chunks by actor id (across its connections): in a row, in all, and the last reason.
+  struct Refusals {
+    int64_t in_a_row = 0, total = 0, disconnects = 0;
+    std::string last;
+  };
+  std::map<std::string, Refusals> refused;
+  int64_t chunks_refused = 0, updates_refused = 0;
+  const ChunkSpec chunk_check_spec = chunk_spec(config);
+  const auto refused_text = [&] {
+    std::string out;
+    for (const auto& [id, r] : refused)
+      out += (out.empty() ? "" : ";") + id + "=" + std::to_string(r.total);
+    return out;
+  };
+  // A bad chunk (or MatchResult) from `conn`: dropped, counted under its actor and logged naming
+  // the actor and the field; an actor that keeps sending them is disconnected.
+  const auto refuse = [&](uint64_t conn, const std::string& why) {
+    ++chunks_refused;
+    const auto a = actors.find(conn);
+    const std::string id = a != actors.end() ? a->second.id : "?";
+    const std::string address = a != actors.end() ? a->second.address : "?";
+    Refusals& r = refused[id];
+    ++r.in_a_row, ++r.total;
+    r.last = why;
+    std::cout << "myriad serve: refused a chunk from actor '" << id << "' (conn " << conn << ", "
+              << address << "): " << why << " [" << r.in_a_row << " in a row, " << r.total
+              << " in all]" << std::endl;
+    if (r.in_a_row >= kBadChunksInARow || r.total >= kBadChunksInAll) {
+      ++r.disconnects;
+      r.in_a_row = 0;
+      std::cout << "myriad serve: disconnecting actor '" << id << "' (conn " << conn
+                << "): it keeps sending bad chunks" << std::endl;
+      srv.close(conn);
+    }
+  };
   std::vector<ChunkMsg> batch;
   std::map<int64_t, int64_t> lag_histogram;  // lag (versions) -> chunks received
   int64_t chunks_used = 0, chunks_dropped = 0, malformed = 0, results = 0, connects = 0;
-  int64_t chunk_bytes = 0, batch_lag_sum = 0, batch_lag_max = 0;
+  int64_t chunk_bytes = 0, batch_lag_sum = 0, batch_lag_max = 0, batch_rows = 0;
   const auto start = std::chrono::steady_clock::now();
   auto last_print = start;
   int64_t updates_here = 0, steps_here = 0;
@@ -152,8 +227,9 @@ int run_serve(const ServeOptions& o) {
     for (const auto& [conn, a] : actors)
       if (everyone || grants.count(conn) || conn == also) send_weights(conn, grants[conn]);
   };
+  if (o.listening_port) o.listening_port->store(srv.port());
   const auto finished = [&] {
-    if (g_stop) return true;
+    if (g_stop || (o.stop && o.stop->load())) return true;
     if (learner.env_steps() >= config.run.total_env_steps) return true;
     if (o.max_updates > 0 && updates_here >= o.max_updates) return true;
     return o.max_seconds > 0 && seconds_since(start) >= o.max_seconds;
@@ -163,7 +239,7 @@ int run_serve(const ServeOptions& o) {
     Event e;
     if (!events.pop(e, std::chrono::milliseconds(100))) continue;
     if (e.kind == Event::kConnect) {
-      actors[e.conn] = {e.peer, 0};
+      actors[e.conn] = {e.peer, e.address, 0};
       ++connects;
       std::cout << "myriad serve: actor '" << e.peer << "' connected (conn " << e.conn << ", "
                 << actors.size() << " connected)" << std::endl;
@@ -180,8 +256,14 @@ int run_serve(const ServeOptions& o) {
     if (e.frame.type == server::FrameType::MatchResult) {
       try {
         const MatchResultMsg m = decode_result(e.frame.payload);
-        if (learner.league().record(m.opponent_id, m.wins, m.draws, m.losses))
+        const std::string why = check_result(m, chunk_check_spec.steps << 20);
+        if (!why.empty()) {
+          ++malformed;
+          std::cout << "myriad serve: ignored a MatchResult from actor '" << actors[e.conn].id
+                    << "' (conn " << e.conn << "): " << why << std::endl;
+        } else if (learner.league().record(m.opponent_id, m.wins, m.draws, m.losses)) {
           results += m.wins + m.draws + m.losses;
+        }
       } catch (const std::invalid_argument&) {
         ++malformed;
       }
@@ -191,13 +273,19 @@ int run_serve(const ServeOptions& o) {
     auto owner = actors.find(e.conn);
     if (owner != actors.end() && owner->second.outstanding > 0) --owner->second.outstanding;
     ChunkMsg m;
+    std::string why;
     try {
       m = decode_chunk(e.frame.payload);
-    } catch (const std::invalid_argument&) {
-      ++malformed;
+      why = check_chunk(m, chunk_check_spec);
+    } catch (const std::exception& x) {  // std::invalid_argument; c10::Error never, but if
+      why = x.what();
+    }
+    if (!why.empty()) {
+      refuse(e.conn, why);
       top_up(false, 0);
       continue;
     }
+    refused[actors.count(e.conn) ? actors[e.conn].id : "?"].in_a_row = 0;
     if (chunk_bytes == 0) first_chunk = std::chrono::steady_clock::now();
     chunk_bytes += static_cast<int64_t>(e.frame.payload.size());
     const int64_t lag = learner.version() - m.version;
@@ -210,24 +298,43 @@ int run_serve(const ServeOptions& o) {
     }
     batch_lag_sum += lag;
     batch_lag_max = std::max(batch_lag_max, lag);
+    batch_rows += m.steps();
     batch.push_back(std::move(m));
-    if (static_cast<int64_t>(batch.size()) < sc.chunks_per_update) continue;
+    // Enough chunks, and at least a transition per PPO minibatch (actors choose their B).
+    if (static_cast<int64_t>(batch.size()) < sc.chunks_per_update ||
+        batch_rows < config.ppo.num_minibatches)
+      continue;
     if (!o.train) {
       for (const ChunkMsg& c : batch) steps_here += c.steps();
       chunks_used += static_cast<int64_t>(batch.size());
       batch.clear();
-      batch_lag_sum = batch_lag_max = 0;
+      batch_lag_sum = batch_lag_max = batch_rows = 0;
       top_up(false, 0);
       continue;
     }
 
-    const UpdateFigures f = learner.update(batch);
+    UpdateFigures f;
+    try {
+      f = learner.update(batch);
+    } catch (const std::exception& x) {
+      // Non-finite (put back by the learner) or anything else the checks above missed: the
+      // batch is dropped, the policy stays as it was, the server goes on.
+      ++updates_refused;
+      std::string from;
+      for (const auto& [conn, a] : actors) from += (from.empty() ? "" : ", ") + a.id;
+      std::cout << "myriad serve: update refused, " << batch.size()
+                << " chunks dropped (actors connected: " << from << "): " << x.what() << std::endl;
+      batch.clear();
+      batch_lag_sum = batch_lag_max = batch_rows = 0;
+      top_up(false, 0);
+      continue;
+    }
     ++updates_here;
     steps_here += f.env_steps;
     chunks_used += f.chunks;
     const double lag_mean = static_cast<double>(batch_lag_sum) / f.chunks;
     batch.clear();
-    batch_lag_sum = batch_lag_max = 0;
+    batch_lag_sum = batch_lag_max = batch_rows = 0;
     top_up(true, 0);
     const double wall = seconds_since(first_chunk);
     const auto& pool = learner.league().snapshots();
@@ -236,7 +343,8 @@ int run_serve(const ServeOptions& o) {
         << chunks_dropped << "," << lag_mean << "," << batch_lag_max << ","
         << learner.league().learner_rating() << "," << pool.front().rating << "," << pool.size()
         << "," << actors.size() << "," << f.pg_loss << "," << f.v_loss << "," << f.entropy << ","
-        << f.approx_kl << std::endl;
+        << f.approx_kl << "," << chunks_refused << "," << updates_refused << "," << refused_text()
+        << std::endl;
     if (config.run.checkpoint_every > 0 && learner.version() % config.run.checkpoint_every == 0)
       learner.save(ckpt);
     if (seconds_since(last_print) >= config.run.log_every_seconds) {
@@ -280,6 +388,10 @@ int run_serve(const ServeOptions& o) {
                     {"elo", s.rating},
                     {"games", s.games},
                     {"learner_score", s.learner_score}});
+  nlohmann::json refused_json = nlohmann::json::object();
+  for (const auto& [id, r] : refused)
+    if (r.total > 0)
+      refused_json[id] = {{"chunks", r.total}, {"disconnects", r.disconnects}, {"last", r.last}};
   nlohmann::json lags = nlohmann::json::object();
   for (const auto& [lag, n] : lag_histogram) lags[std::to_string(lag)] = n;
   const nlohmann::json summary = {{"env", config.env.id},
@@ -295,6 +407,9 @@ int run_serve(const ServeOptions& o) {
                                   {"chunks_used", chunks_used},
                                   {"chunks_dropped", chunks_dropped},
                                   {"chunks_malformed", malformed},
+                                  {"chunks_refused", chunks_refused},
+                                  {"updates_refused", updates_refused},
+                                  {"refused_by_actor", refused_json},
                                   {"games", results},
                                   {"lag_histogram", lags},
                                   {"max_lag", sc.max_lag},

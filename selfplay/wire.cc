@@ -53,23 +53,38 @@ class Reader {
     at_ += n;
     return s;
   }
-  torch::Tensor tensor() {
+  // Sizes are checked one by one and their product (in bytes) against what the payload still
+  // holds before anything is allocated: a header cannot make the reader allocate more than the
+  // frame it came in, nor overflow the product.
+  torch::Tensor tensor(const char* field) {
     const uint8_t dtype = pod<uint8_t>(), rank = pod<uint8_t>();
-    if (dtype > 2 || rank > 4) throw std::invalid_argument("wire: malformed tensor header");
+    if (dtype > 2 || rank > 4)
+      throw std::invalid_argument(std::string("wire: ") + field + ": malformed tensor header");
+    const size_t element = dtype == 1 ? 8 : dtype == 0 ? 4 : 1;
     std::vector<int64_t> sizes;
-    int64_t numel = 1;
+    // span: the product of the non-zero sizes, kept at most the payload's length (no overflow).
+    size_t span = 1;
+    bool empty = false;
     for (uint8_t k = 0; k < rank; ++k) {
       const int64_t s = pod<int64_t>();
-      if (s < 0 || s > (int64_t{1} << 32)) throw std::invalid_argument("wire: bad tensor size");
+      if (s < 0) throw std::invalid_argument(std::string("wire: ") + field + ": negative size");
       sizes.push_back(s);
-      numel *= s;
-      if (numel > (int64_t{1} << 34)) throw std::invalid_argument("wire: tensor too large");
+      if (s == 0) {
+        empty = true;
+      } else if (span > in_.size() / static_cast<uint64_t>(s)) {
+        throw std::invalid_argument(std::string("wire: ") + field +
+                                    ": sizes larger than the message");
+      } else {
+        span *= static_cast<size_t>(s);
+      }
     }
+    const size_t bytes = empty ? 0 : span * element;
+    if (bytes > in_.size() - at_)
+      throw std::invalid_argument(std::string("wire: ") + field +
+                                  ": sizes larger than the message");
     const auto type = dtype == 0 ? torch::kFloat : dtype == 1 ? torch::kLong : torch::kByte;
     torch::Tensor t = torch::empty(sizes, torch::TensorOptions(type));
-    const size_t bytes = static_cast<size_t>(numel) * t.element_size();
-    need(bytes);
-    std::memcpy(t.data_ptr(), in_.data() + at_, bytes);
+    if (bytes > 0) std::memcpy(t.data_ptr(), in_.data() + at_, bytes);
     at_ += bytes;
     return t;
   }
@@ -111,8 +126,8 @@ WeightsMsg decode_weights(const std::string& payload) {
   m.opponent_id = r.pod<int64_t>();
   m.grant = r.pod<int64_t>();
   m.config_yaml = r.text();
-  m.learner = r.tensor();
-  m.opponent = r.tensor();
+  m.learner = r.tensor("learner");
+  m.opponent = r.tensor("opponent");
   r.end();
   if (m.learner.dim() != 1 || !m.learner.sizes().equals(m.opponent.sizes()))
     throw std::invalid_argument("wire: Weights of mismatched shapes");
@@ -136,20 +151,33 @@ ChunkMsg decode_chunk(const std::string& payload) {
   ChunkMsg m;
   m.version = r.pod<int64_t>();
   m.opponent_id = r.pod<int64_t>();
-  for (torch::Tensor* t : {&m.obs, &m.actions, &m.logprobs, &m.rewards, &m.terminated, &m.truncated,
-                           &m.final_obs, &m.next_obs})
-    *t = r.tensor();
+  m.obs = r.tensor("obs");
+  m.actions = r.tensor("actions");
+  m.logprobs = r.tensor("logprobs");
+  m.rewards = r.tensor("rewards");
+  m.terminated = r.tensor("terminated");
+  m.truncated = r.tensor("truncated");
+  m.final_obs = r.tensor("final_obs");
+  m.next_obs = r.tensor("next_obs");
   r.end();
   // Every [T, B] field agrees with obs [T, B, D]; final_obs is obs-shaped; next_obs [B, D].
-  const bool ok = m.obs.dim() == 3 && m.obs.scalar_type() == torch::kFloat &&
-                  m.final_obs.sizes().equals(m.obs.sizes()) && m.next_obs.dim() == 2 &&
-                  m.next_obs.size(0) == m.obs.size(1) && m.next_obs.size(1) == m.obs.size(2) &&
-                  m.actions.dim() >= 2 && m.actions.size(0) == m.obs.size(0) &&
-                  m.actions.size(1) == m.obs.size(1);
-  if (!ok) throw std::invalid_argument("wire: Chunk of inconsistent shapes");
-  for (const torch::Tensor* t : {&m.logprobs, &m.rewards, &m.terminated, &m.truncated})
-    if (!t->sizes().equals(m.obs.sizes().slice(0, 2)))
-      throw std::invalid_argument("wire: Chunk of inconsistent shapes");
+  const auto bad = [](const char* field, const std::string& why) {
+    return std::invalid_argument(std::string("wire: Chunk field '") + field + "': " + why);
+  };
+  if (m.obs.dim() != 3) throw bad("obs", "rank " + std::to_string(m.obs.dim()) + ", not 3");
+  const auto tb = m.obs.sizes().slice(0, 2);
+  if (!m.final_obs.sizes().equals(m.obs.sizes())) throw bad("final_obs", "not obs's shape");
+  if (m.next_obs.dim() != 2 || m.next_obs.size(0) != m.obs.size(1) ||
+      m.next_obs.size(1) != m.obs.size(2))
+    throw bad("next_obs", "not [B, D] of obs");
+  if (m.actions.dim() < 2 || !m.actions.sizes().slice(0, 2).equals(tb))
+    throw bad("actions", "not [T, B, ...] of obs");
+  const std::pair<const char*, const torch::Tensor*> flat[] = {{"logprobs", &m.logprobs},
+                                                               {"rewards", &m.rewards},
+                                                               {"terminated", &m.terminated},
+                                                               {"truncated", &m.truncated}};
+  for (const auto& [name, t] : flat)
+    if (!t->sizes().equals(tb)) throw bad(name, "not [T, B] of obs");
   return m;
 }
 

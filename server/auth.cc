@@ -28,8 +28,20 @@ std::string checked(std::string secret, const std::string& where) {
 }  // namespace
 
 std::string load_secret_file(const std::string& path) {
-  // Open first and fstat the open file, so the checked file is the one read.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // stat before open: opening a named pipe (FIFO) for reading blocks until a writer comes, and
+  // a device may never end. Then O_NONBLOCK, so a file swapped for a FIFO between the two calls
+  // does not block the open either, and fstat the open file, so the checked file is the one read.
+  struct stat before {};
+  if (::stat(path.c_str(), &before) != 0)
+    throw AuthError("cannot open the shared secret file '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(before.st_mode))
+    throw AuthError("the shared secret file '" + path + "' is not a regular file (" +
+                    (S_ISFIFO(before.st_mode)   ? "a named pipe"
+                     : S_ISDIR(before.st_mode)  ? "a directory"
+                     : S_ISSOCK(before.st_mode) ? "a socket"
+                                                : "a device") +
+                    ")");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0)
     throw AuthError("cannot open the shared secret file '" + path + "': " + std::strerror(errno));
   struct stat st {};
@@ -57,6 +69,7 @@ std::string load_secret_file(const std::string& path) {
     }
     if (n == 0) break;
     secret.append(buf, static_cast<size_t>(n));
+    // Bounded: a regular file that keeps growing is not read forever.
     if (secret.size() > (1u << 20)) {
       ::close(fd);
       throw AuthError("the shared secret file '" + path + "' is over 1 MiB");

@@ -25,8 +25,9 @@ class AuthError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Reads the secret from a regular file, like ssh reads a private key: a file that its group
-// or others may read or write (mode & 077) is refused ("chmod 600 PATH"). One trailing
+// Reads the secret from a regular file (anything else, a named pipe included, is refused by
+// name before it is opened; at most 1 MiB is read), like ssh reads a private key: a file that its
+// group or others may read or write (mode & 077) is refused ("chmod 600 PATH"). One trailing
 // newline (\n or \r\n) is stripped. Throws AuthError if missing, unreadable, too open, empty
 // or shorter than kMinSecretBytes.
 std::string load_secret_file(const std::string& path);

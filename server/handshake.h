@@ -40,6 +40,7 @@ bool valid_peer_id(std::string_view id);
 struct Peer {
   Role role = Role::Actor;
   std::string id;
+  std::string address;  // server side: the peer's host:port (for logs), set by the server
 };
 
 enum class RejectCode : uint8_t {

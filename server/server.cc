@@ -23,6 +23,7 @@ struct AtomicCounters {
 #define MYRIAD_SERVER_COUNTERS(X) \
   X(accepted)                     \
   X(refused_full)                 \
+  X(evicted)                      \
   X(authenticated)                \
   X(rejected_auth)                \
   X(malformed)                    \
@@ -53,6 +54,7 @@ struct ServerState {
 
   void do_accept();
   void remove(uint64_t id);
+  void evict_oldest_pending();
 
   // io first: destroyed last, after everything that holds its sockets and timers.
   asio::io_context io;
@@ -69,6 +71,8 @@ struct ServerState {
   AtomicCounters counters;
   std::atomic<size_t> open{0};
   std::atomic<size_t> authenticated{0};
+  std::atomic<size_t> pending{0};       // admitted, not authenticated, not closing
+  asio::steady_timer accept_retry{io};  // after a failed accept (EMFILE), before the next
 };
 
 // One accepted connection: unauthenticated (handshake) -> authenticated (data) -> closed.
@@ -90,10 +94,21 @@ class ServerConn : public detail::FrameLink {
   uint64_t id() const { return id_; }
   bool authenticated() const { return authenticated_; }
 
+  bool pending() const { return pending_; }
+
   void start() {
+    pending_ = true;
+    server_.pending++;
     deadline_ = Clock::now() + server_.options.handshake_timeout;
     arm_timer();
     start_reading();
+  }
+
+  // Closed to make room for a newer connection while its handshake is still pending.
+  void evict() {
+    server_.counters.evicted++;
+    spdlog::warn("myriad server: {} evicted: too many pending handshakes", who());
+    close("evicted: too many pending handshakes");
   }
 
   // Turned away at the connection cap: a Reject, then closed.
@@ -123,6 +138,17 @@ class ServerConn : public detail::FrameLink {
     server_.counters.frames_in++;
     if (!authenticated_) {
       HandshakeStep step = handshake_.on_frame(frame);
+      if (step.outcome == HandshakeOutcome::Authenticated &&
+          server_.authenticated.load() >= server_.options.max_connections) {
+        // Proved itself into a full pool: no Welcome, a Reject (the client retries later).
+        server_.counters.refused_full++;
+        not_pending();
+        spdlog::warn("myriad server: {} authenticated but the connection cap ({}) is reached",
+                     who(), server_.options.max_connections);
+        fail(RejectCode::ServerFull, "connection cap reached");
+        return;
+      }
+      if (step.outcome != HandshakeOutcome::Continue) not_pending();
       for (const auto& reply : step.replies) send(reply);
       switch (step.outcome) {
         case HandshakeOutcome::Continue:
@@ -134,7 +160,11 @@ class ServerConn : public detail::FrameLink {
           server_.authenticated++;
           deadline_ = Clock::now() + server_.options.idle_timeout;
           spdlog::info("myriad server: {} authenticated", who());
-          if (server_.callbacks.on_connect) server_.callbacks.on_connect(id_, handshake_.peer());
+          if (server_.callbacks.on_connect) {
+            Peer peer = handshake_.peer();
+            peer.address = peer_address_;
+            server_.callbacks.on_connect(id_, peer);
+          }
           return;
         case HandshakeOutcome::AuthFailed:
           server_.counters.rejected_auth++;
@@ -191,6 +221,7 @@ class ServerConn : public detail::FrameLink {
   }
 
   void on_closed() override {
+    not_pending();
     timer_.cancel();
     server_.counters.closed++;
     if (refused_) return;
@@ -202,6 +233,11 @@ class ServerConn : public detail::FrameLink {
     server_.remove(id_);
     if (authenticated_ && server_.callbacks.on_disconnect)
       server_.callbacks.on_disconnect(id_, close_reason());
+  }
+
+  void not_pending() {
+    if (pending_) server_.pending--;
+    pending_ = false;
   }
 
   void on_bytes(size_t in, size_t out) override {
@@ -230,6 +266,7 @@ class ServerConn : public detail::FrameLink {
       server_.counters.timed_out++;
       const char* what = authenticated_ ? "idle timeout" : "handshake timeout";
       spdlog::warn("myriad server: {}: {}", who(), what);
+      not_pending();
       fail(RejectCode::Timeout, what);
     });
   }
@@ -242,32 +279,50 @@ class ServerConn : public detail::FrameLink {
   std::string peer_address_;
   bool authenticated_ = false;
   bool refused_ = false;
+  bool pending_ = false;  // counted in ServerState::pending
 };
 
 void ServerState::do_accept() {
   acceptor.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || stopped) return;
     if (ec) {
-      spdlog::warn("myriad server: accept failed: {}", ec.message());
+      // Out of file descriptors (EMFILE) and the like: retrying at once would spin this thread.
+      spdlog::warn("myriad server: accept failed: {}; retrying in 100 ms", ec.message());
+      accept_retry.expires_after(std::chrono::milliseconds(100));
+      accept_retry.async_wait([this](const boost::system::error_code& e) {
+        if (!e && !stopped) do_accept();
+      });
+      return;
+    }
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    const uint64_t id = next_id++;
+    auto conn = std::make_shared<ServerConn>(*this, std::move(socket), id);
+    if (authenticated.load() >= options.max_connections) {
+      counters.refused_full++;
+      spdlog::warn("myriad server: connection cap ({}) reached; refusing a connection",
+                   options.max_connections);
+      conn->refuse();
     } else {
-      boost::system::error_code ignored;
-      socket.set_option(tcp::no_delay(true), ignored);
-      const uint64_t id = next_id++;
-      auto conn = std::make_shared<ServerConn>(*this, std::move(socket), id);
-      if (conns.size() >= options.max_connections) {
-        counters.refused_full++;
-        spdlog::warn("myriad server: connection cap ({}) reached; refusing a connection",
-                     options.max_connections);
-        conn->refuse();
-      } else {
-        counters.accepted++;
-        open++;
-        conns.emplace(id, conn);
-        conn->start();
-      }
+      if (pending.load() >= std::max<size_t>(options.max_pending_handshakes, 1))
+        evict_oldest_pending();
+      counters.accepted++;
+      open++;
+      conns.emplace(id, conn);
+      conn->start();
     }
     do_accept();
   });
+}
+
+// Ids grow with time, so the first pending connection in the map is the oldest.
+void ServerState::evict_oldest_pending() {
+  for (auto& [id, conn] : conns)
+    if (conn->pending() && !conn->is_closing()) {
+      auto keep = conn;  // close() erases it from the map
+      keep->evict();
+      return;
+    }
 }
 
 void ServerState::remove(uint64_t id) { conns.erase(id); }
@@ -350,6 +405,7 @@ void Server::close(uint64_t conn) {
 
 ServerCounters Server::counters() const { return impl_->counters.snapshot(); }
 size_t Server::open_connections() const { return impl_->open.load(); }
+size_t Server::pending_connections() const { return impl_->pending.load(); }
 size_t Server::authenticated_connections() const { return impl_->authenticated.load(); }
 
 }  // namespace myriad::server

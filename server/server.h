@@ -16,8 +16,15 @@ namespace myriad::server {
 struct ServerOptions {
   std::string host = "127.0.0.1";  // loopback unless told otherwise ("0.0.0.0" for all)
   uint16_t port = 0;               // 0: an ephemeral port (see Server::port())
-  size_t max_connections = 64;     // open connections, authenticated or not; more get Reject
-  uint32_t max_payload = kDefaultMaxPayload;          // per frame, both directions
+  // Connections are admitted in two pools, so strangers cannot keep actors out:
+  // authenticated ones up to max_connections (a connection arriving when they are full gets
+  // Reject ServerFull at once, as does one that authenticates into a full pool), and
+  // unauthenticated ones (handshake pending) up to max_pending_handshakes, where a newcomer
+  // evicts the oldest pending one. An actor's handshake takes one round trip, so a flood of
+  // held-open connections cannot starve it: they age out behind it.
+  size_t max_connections = 64;                // authenticated connections
+  size_t max_pending_handshakes = 32;         // unauthenticated connections; the oldest evicted
+  uint32_t max_payload = kDefaultMaxPayload;  // per frame, both directions
   std::chrono::milliseconds handshake_timeout{5000};  // accept -> Welcome
   std::chrono::milliseconds idle_timeout{30000};      // no frame from an authenticated peer
   std::chrono::milliseconds linger{1000};             // after a Reject, before closing
@@ -28,6 +35,7 @@ struct ServerOptions {
 struct ServerCounters {
   uint64_t accepted = 0;       // TCP connections admitted under the cap
   uint64_t refused_full = 0;   // turned away at the cap (Reject ServerFull)
+  uint64_t evicted = 0;        // pending handshakes closed to admit a newer connection
   uint64_t authenticated = 0;  // completed the handshake
   uint64_t rejected_auth = 0;  // wrong proof (wrong secret)
   uint64_t malformed = 0;      // bad magic/version/type/checksum, torn frame, protocol violation
@@ -76,6 +84,7 @@ class Server {
 
   ServerCounters counters() const;
   size_t open_connections() const;           // any state
+  size_t pending_connections() const;        // admitted, handshake not done
   size_t authenticated_connections() const;  // past the handshake
 
  private:

@@ -40,6 +40,8 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Run folder (default runs/<config>-<timestamp>)");
   cmd->add_option("--resume", o->resume, "Server checkpoint to continue from (policies, pool, Elo)")
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--overwrite", o->overwrite,
+                "Replace the run in --out (its run files only) instead of refusing it");
   cmd->add_option("--secret-file", o->secret_file, "File holding the shared secret (mode 600)");
   cmd->add_option("--secret-env", o->secret_env, "Environment variable holding the secret")
       ->capture_default_str();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -491,6 +492,71 @@ TEST(ServerSockets, ConnectionCap) {
   ASSERT_TRUE(wait_until([&] { return h.server->open_connections() == 1; }));
   RawPeer fourth(h.port());
   EXPECT_EQ(fourth.authenticate(kSecret, "four"), HandshakeOutcome::Authenticated);
+}
+
+// Anyone who can reach the port can open connections and never say Hello. Held open by the
+// thousand, they must not keep a real actor out: pending handshakes have their own pool, where
+// the oldest is evicted for a newcomer, and authenticated slots are not theirs to take.
+TEST(ServerSockets, AFloodOfUnauthenticatedConnectionsCannotKeepAnActorOut) {
+  constexpr int kFlood = 1000;
+  // This process holds both ends' descriptors (the flood's and the server's).
+  rlimit lim{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &lim), 0);
+  const rlim_t want = 3 * kFlood + 256;
+  if (lim.rlim_cur < want) {
+    lim.rlim_cur = std::min(want, lim.rlim_max);
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &lim), 0);
+  if (lim.rlim_cur < want) GTEST_SKIP() << "RLIMIT_NOFILE hard limit " << lim.rlim_max;
+
+  ServerOptions options;
+  options.handshake_timeout = 60s;  // the flood is not timed out: eviction alone must do
+  Harness h(options);
+  std::vector<std::unique_ptr<RawPeer>> flood;
+  for (int i = 0; i < kFlood; ++i) {
+    flood.push_back(std::make_unique<RawPeer>(h.port()));
+    ASSERT_TRUE(flood.back()->connected()) << i;
+  }
+  // Every one of them was taken in (none refused at a cap), and at most the pending pool holds.
+  ASSERT_TRUE(wait_until([&] { return h.server->counters().accepted == kFlood; }, 10s));
+  EXPECT_LE(h.server->pending_connections(), options.max_pending_handshakes);
+  EXPECT_EQ(h.server->counters().refused_full, 0u);
+  EXPECT_GE(h.server->counters().evicted, kFlood - options.max_pending_handshakes);
+
+  // A real actor, while the flood is held open: connected and authenticated within 10 s.
+  const auto start = std::chrono::steady_clock::now();
+  Actor actor(h.port(), "real");
+  ASSERT_TRUE(actor.client->wait_connected(10s));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_TRUE(actor.round_trip("through the flood"));
+
+  // More strangers keep coming while it works: it stays in, and a second actor gets in too.
+  std::atomic<bool> stop{false};
+  std::thread churn([&] {
+    std::vector<std::unique_ptr<RawPeer>> more;
+    for (int i = 0; i < kFlood && !stop; ++i) more.push_back(std::make_unique<RawPeer>(h.port()));
+  });
+  Actor second(h.port(), "second");
+  EXPECT_TRUE(second.client->wait_connected(10s));
+  stop = true;
+  churn.join();
+  EXPECT_TRUE(actor.round_trip("after the churn"));
+  EXPECT_EQ(actor.disconnects.load(), 0);
+  EXPECT_EQ(h.server->authenticated_connections(), 2u);
+}
+
+// The authenticated pool is capped apart from the pending one: a peer that proves itself when
+// it is full gets Reject ServerFull instead of Welcome.
+TEST(ServerSockets, AuthenticatingIntoAFullPoolIsRefused) {
+  ServerOptions options;
+  options.max_connections = 1;
+  Harness h(options);
+  RawPeer first(h.port()), second(h.port());  // both admitted while nobody is authenticated
+  ASSERT_EQ(first.authenticate(kSecret, "one"), HandshakeOutcome::Authenticated);
+  EXPECT_EQ(second.authenticate(kSecret, "two"), HandshakeOutcome::Rejected);
+  EXPECT_EQ(second.reject_code(), RejectCode::ServerFull);
+  EXPECT_EQ(h.server->authenticated_connections(), 1u);
 }
 
 TEST(ServerSockets, ClientReconnectsAfterARestartOnTheSamePort) {
