@@ -177,21 +177,20 @@ def gen_cli(myriad):
 # ------------------------------------------------------------------------------------ envs
 
 
+def _num(x):
+    return f"{float(x):g}"
+
+
 def _space(s):
     if not isinstance(s, dict):
         return f"`{s}`"
-    kind = s.get("type") or s.get("kind") or ""
-    if "n" in s and kind.lower().startswith("disc"):
+    if s.get("kind") == "discrete":
         return f"Discrete({s['n']})"
-    shape = tuple(s.get("shape", ()))
-    low, high = s.get("low"), s.get("high")
-    if isinstance(low, list) and low and all(x == low[0] for x in low):
-        low = low[0]
-    if isinstance(high, list) and high and all(x == high[0] for x in high):
-        high = high[0]
-    if isinstance(low, list) or isinstance(high, list):
-        return f"Box(shape {shape})"
-    return f"Box({low}, {high}, {shape})"
+    shape = "(" + ", ".join(str(d) for d in s.get("shape", ())) + ("," if len(s.get("shape", ())) == 1 else "") + ")"
+    low, high = list(s.get("low", [])), list(s.get("high", []))
+    if low and high and len(set(low)) == 1 and len(set(high)) == 1:
+        return f"Box({_num(low[0])}, {_num(high[0])}, {shape})"
+    return f"Box{shape}, bounds per coordinate"
 
 
 def gen_envs():

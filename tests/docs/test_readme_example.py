@@ -28,3 +28,16 @@ def test_readme_python_example_runs_as_written(tmp_path):
 
 def test_readme_is_short():
     assert len(readme().splitlines()) <= 220
+
+
+def test_user_docs_speak_no_internal_vocabulary():
+    # The dated lab notebook keeps its history as written; every other page is for users.
+    notebooks = {"benchmarks.md", "lab-notebook.md", "distributed-notes.md"}
+    pages = [SRC / "README.md"] + [p for p in (SRC / "docs").rglob("*.md")
+                                    if p.name not in notebooks]
+    bad = []
+    for page in pages:
+        for n, line in enumerate(page.read_text().splitlines(), 1):
+            if re.search(r"\bissue \d+|\bsession\b", line, re.I):
+                bad.append(f"{page.relative_to(SRC)}:{n}: {line.strip()}")
+    assert not bad, "internal vocabulary in user docs:\n" + "\n".join(bad)
