@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "myriad/version.h"
+
 namespace myriad::learner {
 
 namespace {
@@ -44,6 +46,7 @@ nlohmann::json summary_json(const TrainSummary& s) {
     return v.empty() ? nlohmann::json() : nlohmann::json(v);
   };
   nlohmann::json j = {
+      {"myriad_version", MYRIAD_VERSION},
       {"env_steps", s.env_steps},
       {"updates", s.updates},
       {"wall_seconds", s.wall_seconds},

@@ -25,6 +25,7 @@
 #include "learner/summary.h"
 #include "learner/trainer.h"
 #include "myriad/registry.h"
+#include "myriad/version.h"
 
 namespace py = pybind11;
 
@@ -419,6 +420,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "Myriad's C++ core (use the `myriad` package, not this module)";
   // Actions of the wrong kind are TypeErrors (a subclass, so `except TypeError` catches them).
   py::register_exception<envs::ActionTypeError>(m, "ActionTypeError", PyExc_TypeError);
+  m.attr("__version__") = MYRIAD_VERSION;
   m.def("registered_ids", &envs::registered_ids);
   m.def("spec", [](const std::string& id) { return spec_dict(envs::spec_of(id)); });
   m.def("cuda_available", &cuda_available);

@@ -15,6 +15,7 @@ void add_view_command(CLI::App& app);
 void add_launch_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_actor_command(CLI::App& app);
+void add_envs_command(CLI::App& app);
 
 // The exit status for a parse error `code`: 2 (as torchrun's) when it is `launch`'s arguments.
 int launch_usage_exit_code(const CLI::App& app, int code);

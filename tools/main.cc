@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "learner/cpu_math.h"
+#include "myriad/version.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
@@ -11,6 +12,7 @@ int main(int argc, char** argv) {
   myriad::learner::pin_cpu_math();
   myriad::learner::keep_freed_memory();
   CLI::App app{"Myriad: batched reinforcement learning at the speed of the hardware"};
+  app.set_version_flag("--version", "myriad " MYRIAD_VERSION);
   app.require_subcommand(1);
   myriad::tools::add_train_command(app);
   myriad::tools::add_eval_command(app);
@@ -22,6 +24,7 @@ int main(int argc, char** argv) {
   myriad::tools::add_launch_command(app);
   myriad::tools::add_serve_command(app);
   myriad::tools::add_actor_command(app);
+  myriad::tools::add_envs_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -19,7 +19,8 @@ from .replay import Replay, ReplayError, load_replay
 from .training import Policy, load_policy, train
 from .vector_env import UnknownEnvError, VectorEnv, list_envs, make, registry
 
-__version__ = "0.1.0"
+# From the repository's VERSION file, compiled into the extension.
+__version__ = _core.__version__
 
 
 def __getattr__(name):
