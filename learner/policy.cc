@@ -52,6 +52,11 @@ ActorCriticImpl::ActorCriticImpl(int64_t obs_dim, const Space& action_space,
       actor_dim_(actor_dim < 0 ? obs_dim : actor_dim),
       activation_(activation) {
   const int64_t out = discrete_ ? action_space.n : action_space.flat_size();
+  // An empty head would divide by its zero rows in the orthogonal init (SIGFPE); configs are
+  // refused earlier (check_trainable), this guards any other caller.
+  if (out < 1)
+    throw std::invalid_argument("policy: the action space " + action_space.describe() +
+                                " is empty: there is nothing to control");
   actor_ = register_module("actor", mlp(actor_dim_, hidden, out, activation, 0.01, &actor_layers_));
   critic_ = register_module("critic", mlp(obs_dim, hidden, 1, activation, 1.0, &critic_layers_));
   if (!discrete_) log_std_ = register_parameter("log_std", torch::full({1, out}, init_log_std));

@@ -4,7 +4,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <iostream>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -13,6 +16,7 @@
 #include "physics/collision/collide.h"
 #include "physics/constraint/make.h"
 #include "physics/constraint/solve.h"
+#include "physics/model_numbers.h"
 #include "physics/model_view.h"
 
 namespace myriad::physics {
@@ -64,13 +68,28 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
   r.nsolver_scratch = static_cast<int32_t>(constraint::solver_scratch_size(r.nv, nefc));
 }
 
+// libmujoco's compile error, after the non-finite number that caused it when the text has one
+// (a NaN inertia fails as "mass and inertia of moving bodies must be larger than mjMINVAL").
+std::string compile_error(const char* error, const std::function<std::string()>& text) {
+  const std::string nonfinite = first_nonfinite_attribute(text());
+  if (nonfinite.empty()) return error;
+  return nonfinite + " (libmujoco: " + error + ")";
+}
+
 }  // namespace
 
 MjModelHandle::MjModelHandle(const std::string& path) {
   route_mujoco_messages();  // before libmujoco's first call: no MUJOCO_LOG.TXT, no exit()
+  MujocoWarningCapture warnings;
   char error[1000] = "";
   m_ = mj_loadXML(path.c_str(), nullptr, error, sizeof error);
-  if (!m_) throw std::invalid_argument("cannot load MJCF '" + path + "': " + error);
+  const auto text = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  if (!m_)
+    throw std::invalid_argument("cannot load MJCF '" + path + "': " + compile_error(error, text));
+  check_numbers(path, warnings.messages, text);
 }
 
 MjModelHandle::MjModelHandle(const std::string& name, const std::string& text) {
@@ -82,9 +101,37 @@ MjModelHandle::MjModelHandle(const std::string& name, const std::string& text) {
     throw std::invalid_argument("cannot load MJCF '" + name + "': the virtual file system is full");
   std::memcpy(vfs.filedata[mj_findFileVFS(&vfs, file.c_str())], text.data(), text.size());
   char error[1000] = "";
+  MujocoWarningCapture warnings;
   m_ = mj_loadXML(file.c_str(), &vfs, error, sizeof error);
   mj_deleteVFS(&vfs);
-  if (!m_) throw std::invalid_argument("cannot load MJCF '" + name + "': " + error);
+  const auto same_text = [&] { return text; };
+  if (!m_)
+    throw std::invalid_argument("cannot load MJCF '" + name +
+                                "': " + compile_error(error, same_text));
+  check_numbers(name, warnings.messages, same_text);
+}
+
+void MjModelHandle::check_numbers(const std::string& name, const std::vector<std::string>& warnings,
+                                  const std::function<std::string()>& text) {
+  std::string what;
+  // A NaN libmujoco read as absent (it warned and compiled a default): found in the text.
+  for (const std::string& w : warnings)
+    if (what.empty() && w.find("NaN") != std::string::npos) {
+      what = first_nonfinite_attribute(text());
+      if (what.empty()) what = "libmujoco read a NaN in it (in an included file?) and ignored it";
+      what += " (libmujoco 2.2.2 would ignore the value and use its default)";
+    }
+  if (what.empty()) {
+    try {
+      check_model_numbers(m_);
+    } catch (const std::invalid_argument& e) {
+      what = e.what();
+    }
+  }
+  if (what.empty()) return;
+  mj_deleteModel(m_);
+  m_ = nullptr;
+  throw std::invalid_argument("cannot load MJCF '" + name + "': " + what);
 }
 
 MjModelHandle::~MjModelHandle() {
@@ -119,6 +166,7 @@ Model<double> load_mjcf_text(const std::string& name, const std::string& text) {
 }
 
 Model<double> import_model(const mjModel* m) {
+  check_model_numbers(m);  // a model not compiled by MjModelHandle (tests, tools) too
   const int flags = m->opt.disableflags;
   const bool constraints_off = flags & mjDSBL_CONSTRAINT;
   // Features of later physics issues (collision, limits, solver) and ones not supported yet.

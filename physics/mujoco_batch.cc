@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "myriad/physics/import.h"
 #include "myriad/physics/mujoco_messages.h"
 
 namespace myriad::physics {
@@ -18,13 +19,10 @@ MujocoBatch::MujocoBatch(const std::string& xml_path, int64_t num_envs) {
     throw std::invalid_argument("MujocoBatch: num_envs must be at least 1 (got " +
                                 std::to_string(num_envs) + ") for '" + xml_path + "'");
   }
-  route_mujoco_messages();  // before libmujoco's first call: no MUJOCO_LOG.TXT, no exit()
-  char error[1024] = "";
-  model_.reset(mj_loadXML(xml_path.c_str(), nullptr, error, sizeof(error)));
-  if (!model_) {
-    throw std::invalid_argument("MujocoBatch: cannot load MJCF '" + xml_path +
-                                "': " + (error[0] != '\0' ? error : "unknown error"));
-  }
+  // Compiled and checked as every model is (MjModelHandle: libmujoco's errors, model numbers).
+  const MjModelHandle handle(xml_path);
+  model_.reset(mj_copyModel(nullptr, handle.get()));
+  if (!model_) throw std::runtime_error("MujocoBatch: mj_copyModel failed for '" + xml_path + "'");
   data_.reserve(static_cast<size_t>(num_envs));
   for (int64_t i = 0; i < num_envs; ++i) {
     data_.emplace_back(mj_makeData(model_.get()));
@@ -39,6 +37,7 @@ MujocoBatch::MujocoBatch(const mjModel* model, int64_t num_envs) {
     throw std::invalid_argument("MujocoBatch: num_envs must be at least 1 (got " +
                                 std::to_string(num_envs) + ")");
   route_mujoco_messages();
+  check_model_numbers(model);
   model_.reset(mj_copyModel(nullptr, model));
   if (!model_) throw std::runtime_error("MujocoBatch: mj_copyModel failed");
   data_.reserve(static_cast<size_t>(num_envs));

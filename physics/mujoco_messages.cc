@@ -7,14 +7,17 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace myriad::physics {
 namespace {
 
 constexpr int64_t kWarningsPrinted = 10;  // a diverging batch warns once per env
 std::atomic<int64_t> warnings{0};
+thread_local std::vector<std::string>* captured = nullptr;  // MujocoWarningCapture's, if any
 
 void on_warning(const char* message) {
+  if (captured) captured->emplace_back(message);
   const int64_t k = warnings.fetch_add(1) + 1;
   if (k <= kWarningsPrinted) {
     std::fprintf(stderr, "myriad: libmujoco warning: %s\n", message);
@@ -39,5 +42,12 @@ void route_mujoco_messages() {
 }
 
 int64_t mujoco_warning_count() { return warnings.load(); }
+
+MujocoWarningCapture::MujocoWarningCapture() {
+  route_mujoco_messages();
+  captured = &messages;
+}
+
+MujocoWarningCapture::~MujocoWarningCapture() { captured = nullptr; }
 
 }  // namespace myriad::physics

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <string>
 
 #include "myriad/registry.h"
 
@@ -163,6 +165,55 @@ TEST(MjcfEnv, RewardTermsAsChosen) {
   EXPECT_THROW(
       make("MJCF-v0", 2, Device::kCpu, 0, {}, {{"xml", xml}, {"forward_body", "no_such_body"}}),
       std::invalid_argument);
+}
+
+// A model file written into the test's temp folder.
+std::string temp_model(const std::string& name, const std::string& xml) {
+  const std::string path = ::testing::TempDir() + "/" + name + ".xml";
+  std::ofstream(path) << xml;
+  return path;
+}
+
+const char* kBall = R"(<mujoco model="ball">
+  <option timestep="0.01"/>
+  <worldbody>
+    <body name="ball" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0"/>
+      <geom name="bob" type="sphere" pos="0.3 0 0" size="0.1" mass="1" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+</mujoco>
+)";
+
+// Issue 34: a model's numbers are checked at import on both sims, naming element and attribute.
+TEST(MjcfEnv, BadModelNumbersAreRefusedOnBothSims) {
+  std::string xml = kBall;
+  xml.replace(xml.find("pos=\"0 0 1\""), 11, "pos=\"nan 0 1\"");
+  const std::string path = temp_model("ball_nan", xml);
+  for (const char* physics : {"myriad", "mujoco"}) {
+    try {
+      make("MJCF-v0", 2, Device::kCpu, 0, {}, {{"xml", path}, {"physics", physics}});
+      ADD_FAILURE() << physics << ": accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("body 'ball': pos = \"nan 0 1\" is not finite"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// A model without actuators simulates (actions [N, 0]) on both sims; train refuses it
+// (learner::check_trainable, tests/python/hostile_cases.py).
+TEST(MjcfEnv, AModelWithoutActuatorsSimulates) {
+  const std::string path = temp_model("ball", kBall);
+  for (const char* physics : {"myriad", "mujoco"}) {
+    auto env = make("MJCF-v0", 3, Device::kCpu, 0, {}, {{"xml", path}, {"physics", physics}});
+    EXPECT_EQ(env->spec().action_space.flat_size(), 0);
+    env->set_state(at::tensor({0.0, 0.5, 0.0}).repeat({3, 1}));
+    for (int t = 0; t < 10; ++t) env->step(at::zeros({3, 0}));
+    EXPECT_TRUE(at::isfinite(env->buffers().obs).all().item<bool>()) << physics;
+    EXPECT_NE(env->get_state()[0][1].item<double>(), 0.5) << physics;  // it fell
+  }
 }
 
 }  // namespace

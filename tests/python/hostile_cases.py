@@ -362,8 +362,108 @@ def checkpoint_cases():
             for name, data in damaged.items()]
 
 
+# A small MJCF model with one actuator: each mjcf_numbers case mutates one attribute of it.
+MJCF_BASE = """<mujoco model="hostile">
+  <option timestep="0.01" gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="ball" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0" armature="0.01" damping="0.1"/>
+      <geom name="bob" type="sphere" size="0.1" mass="1"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="motor" joint="hinge" gear="1" ctrllimited="true" ctrlrange="-1 1"/>
+  </actuator>
+</mujoco>
+"""
+
+# (case, attribute as written, its replacement, what the message must name: element, attribute).
+MJCF_MUTATIONS = [
+    ("body_pos_nan", 'name="ball" pos="0 0 1"', 'name="ball" pos="nan 0 1"',
+     r"body 'ball'.*: pos = \"nan 0 1\" is not finite"),
+    ("geom_mass_nan", 'mass="1"', 'mass="nan"', r"geom 'bob'.*: mass = \"nan\""),
+    ("inertial_nan", '<geom name="bob"',
+     '<inertial pos="0 0 0" mass="1" diaginertia="nan 1 1"/><geom name="bob"',
+     r"inertial .*: diaginertia = \"nan 1 1\""),
+    ("gravity_nan", 'gravity="0 0 -9.81"', 'gravity="0 0 nan"', r"option.*: gravity = "),
+    ("gravity_huge", 'gravity="0 0 -9.81"', 'gravity="0 0 -1e300"', r"option: gravity = "),
+    ("timestep_nan", 'timestep="0.01"', 'timestep="nan"', r"option.*: timestep = \"nan\""),
+    ("timestep_negative", 'timestep="0.01"', 'timestep="-0.01"',
+     r"option: timestep = \"-0.01\" is out of range"),
+    ("timestep_zero", 'timestep="0.01"', 'timestep="0"', r"option: timestep = "),
+    ("timestep_inf", 'timestep="0.01"', 'timestep="inf"', r"option: timestep = "),
+    ("timestep_10s", 'timestep="0.01"', 'timestep="10"', r"option: timestep = "),
+    ("sphere_size_1e308", 'type="sphere" size="0.1"', 'type="sphere" size="1e308"',
+     r"geom 'bob' \(sphere, body 'ball'\): size = \"1e\+308 0 0\" is out of range"),
+    ("sphere_size_inf", 'type="sphere" size="0.1"', 'type="sphere" size="inf"',
+     r"geom 'bob' \(sphere, body 'ball'\): size = "),
+    ("armature_1e308", 'armature="0.01"', 'armature="1e308"',
+     r"joint 'hinge'.*: armature = \"1e\+308\" is out of range"),
+    ("armature_nan", 'armature="0.01"', 'armature="nan"', r"joint 'hinge'.*: armature = "),
+    ("damping_inf", 'damping="0.1"', 'damping="inf"', r"joint 'hinge'.*: damping = "),
+    ("damping_negative", 'damping="0.1"', 'damping="-5"', r"joint 'hinge'.*: damping = "),
+    ("stiffness_nan", 'damping="0.1"', 'damping="0.1" stiffness="nan"',
+     r"joint 'hinge'.*: stiffness = "),
+    ("joint_range_nan", 'damping="0.1"', 'damping="0.1" limited="true" range="-1 nan"',
+     r"joint 'hinge'.*: range = "),
+    ("friction_nan", 'mass="1"', 'mass="1" friction="nan 0.005 0.0001"',
+     r"geom 'bob'.*: friction = "),
+    ("margin_inf", 'mass="1"', 'mass="1" margin="inf"', r"geom 'bob'.*: margin = "),
+    ("solref_nan", 'mass="1"', 'mass="1" solref="nan 1"', r"geom 'bob'.*: solref = "),
+    ("solimp_inf", 'mass="1"', 'mass="1" solimp="0.9 0.95 inf"', r"geom 'bob'.*: solimp = "),
+    ("body_quat_nan", 'name="ball" pos="0 0 1"', 'name="ball" pos="0 0 1" quat="nan 0 0 1"',
+     r"body 'ball'.*: quat = "),
+    ("ctrlrange_nan", 'ctrlrange="-1 1"', 'ctrlrange="-1 nan"',
+     r"(motor|actuator) 'motor'.*: ctrlrange = "),
+    ("gear_1e300", 'gear="1"', 'gear="1e300"', r"actuator 'motor': gear = "),
+    ("wind_nan", 'gravity="0 0 -9.81"', 'gravity="0 0 -9.81" wind="nan 0 0"',
+     r"option.*: wind = "),
+    ("magnetic_inf", 'gravity="0 0 -9.81"', 'gravity="0 0 -9.81" magnetic="0 inf 0"',
+     r"option: magnetic = "),
+]
+
+
+def mjcf_number_cases():
+    """Issue 34's MJCF numbers: non-finite or absurd values are refused at import on both physics
+    backends and by train, naming the element and the attribute; a model without actuators is
+    refused by train at config time (never SIGFPE)."""
+    cases = []
+
+    def write(work, text):
+        path = work / "model.xml"
+        path.write_text(text)
+        return str(path)
+
+    for name, old, new, expect in MJCF_MUTATIONS:
+        assert old in MJCF_BASE, name
+        text = MJCF_BASE.replace(old, new, 1)
+        for physics in ("myriad", "mujoco"):
+            cases.append(Case(f"mjcf_numbers/make_{name}_{physics}",
+                              lambda work, t=text, p=physics: myriad.make(
+                                  "MJCF-v0", num_envs=2, seed=0, xml=write(work, t), physics=p),
+                              expect))
+    for name in ("timestep_negative", "body_pos_nan", "sphere_size_1e308"):
+        old, new, expect = next((o, n, e) for c, o, n, e in MJCF_MUTATIONS if c == name)
+        text = MJCF_BASE.replace(old, new, 1)
+        cases.append(Case(f"mjcf_numbers/train_{name}",
+                          lambda work, t=text: myriad.train(
+                              {"env": {"id": "MJCF-v0", "num_envs": 2, "xml": write(work, t)},
+                               "run": {"total_env_steps": 64}}, out=str(work / "run")),
+                          expect))
+    no_actuators = MJCF_BASE[:MJCF_BASE.index("  <actuator>")] + "</mujoco>\n"
+    for physics in ("myriad", "mujoco"):
+        cases.append(Case(f"mjcf_numbers/train_no_actuators_{physics}",
+                          lambda work, p=physics: myriad.train(
+                              {"env": {"id": "MJCF-v0", "num_envs": 2, "physics": p,
+                                       "xml": write(work, no_actuators)},
+                               "run": {"total_env_steps": 64}}, out=str(work / "run")),
+                          r"model\.xml.*has no actuators"))
+    return cases
+
+
 CATEGORIES = {"config": config_cases, "api": api_cases, "file": file_cases,
-              "checkpoint": checkpoint_cases}
+              "checkpoint": checkpoint_cases, "mjcf_numbers": mjcf_number_cases}
 
 
 def classify(case: Case, error: BaseException | None) -> dict:

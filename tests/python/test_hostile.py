@@ -33,7 +33,7 @@ def run_category(category):
     return started, results, rc, (p.stderr if rc not in ("timeout",) else "")
 
 
-@pytest.mark.parametrize("category", ["config", "api", "file", "checkpoint"])
+@pytest.mark.parametrize("category", ["config", "api", "file", "checkpoint", "mjcf_numbers"])
 def test_every_hostile_case_is_refused_clearly(category):
     started, results, rc, stderr = run_category(category)
     unfinished = started[len(results):]
@@ -44,4 +44,5 @@ def test_every_hostile_case_is_refused_clearly(category):
     print(f"\nhostile {category}: {len(results)} cases, {dict(counts)}")
     bad = [r for r in results if r["verdict"] != "refused"]
     assert not bad, "\n".join(json.dumps(r) for r in bad[:20])
-    assert len(results) >= {"config": 400, "api": 80, "file": 10, "checkpoint": 200}[category]
+    assert len(results) >= {"config": 400, "api": 80, "file": 10, "checkpoint": 200,
+                            "mjcf_numbers": 55}[category]

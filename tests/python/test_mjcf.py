@@ -43,3 +43,43 @@ def test_mjcf_errors():
         myriad.make("MJCF-v0", num_envs=2)
     with pytest.raises(ValueError, match="myriad, mujoco"):
         myriad.make("MJCF-v0", num_envs=2, xml=MODEL, physics="bullet")
+
+
+BALL = """<mujoco model="ball">
+  <worldbody>
+    <body name="ball" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0"/>
+      <geom type="sphere" pos="0.3 0 0" size="0.1" mass="1" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("physics", ["myriad", "mujoco"])
+def test_model_without_actuators_simulates_and_train_refuses_it(tmp_path, physics):
+    path = tmp_path / "ball.xml"
+    path.write_text(BALL)
+    env = myriad.make("MJCF-v0", num_envs=2, seed=0, xml=str(path), physics=physics)
+    assert env.single_action_space.shape == (0,)
+    env.reset(seed=0)
+    obs, reward, term, trunc, _ = env.step(np.zeros((2, 0), np.float32))
+    assert obs.shape == (2, 2) and np.isfinite(obs).all()
+    # Issue 34: train refused it with SIGFPE; now at config time, before a run folder exists.
+    with pytest.raises(ValueError, match=r"ball\.xml' \(env\.xml\) has no actuators"):
+        myriad.train({"env": {"id": "MJCF-v0", "num_envs": 2, "physics": physics,
+                              "xml": str(path)}, "run": {"total_env_steps": 64}},
+                     out=str(tmp_path / "run"))
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("physics", ["myriad", "mujoco"])
+def test_model_numbers_are_checked_at_import(tmp_path, physics):
+    # Issue 34: libmujoco 2.2.2 read pos="nan 0 1" as the origin, warning only.
+    path = tmp_path / "ball.xml"
+    path.write_text(BALL.replace('pos="0 0 1"', 'pos="nan 0 1"'))
+    with pytest.raises(ValueError, match=r"body 'ball' \(line 3\): pos = \"nan 0 1\" is not finite"):
+        myriad.make("MJCF-v0", num_envs=2, xml=str(path), physics=physics)
+    path.write_text(BALL.replace("<worldbody>", '<option timestep="-0.01"/><worldbody>'))
+    with pytest.raises(ValueError, match=r"option: timestep = \"-0.01\" is out of range"):
+        myriad.make("MJCF-v0", num_envs=2, xml=str(path), physics=physics)

@@ -1,7 +1,9 @@
 // Import of a libmujoco model into physics::Model, and MJCF loading through libmujoco.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "myriad/physics/model.h"
 
@@ -16,6 +18,15 @@ namespace myriad::physics {
 // element (body/joint/actuator name); nothing is approximated silently.
 Model<double> import_model(const mjModel* m);
 
+// Refuses a compiled model whose numbers are not finite or out of Myriad's documented bounds
+// (physics/model_numbers.h: lengths within +-1e6 m, sizes 0 to 1e6 m, masses 0 to 1e9 kg,
+// inertias and armatures 0 to 1e15, coefficients such as damping, stiffness and friction 0 to
+// 1e9, parameters such as gear, gains, ranges, solref and solimp within +-1e9, gravity within
+// +-1e4 m/s^2, timestep in (0, 1] s). Throws std::invalid_argument naming the MJCF element (kind
+// and name, or index) and attribute, e.g. `body 'ball': pos = "nan 0 1" is not finite`.
+// MjModelHandle, load_mjcf(_text), import_model and the mujoco backend all run it.
+void check_model_numbers(const mjModel* m);
+
 // Compiles an MJCF file with libmujoco and imports it. Errors name the file. The model's
 // import_notes (e.g. a PGS model solved with Newton) go to stderr once per file and process.
 Model<double> load_mjcf(const std::string& path);
@@ -24,7 +35,8 @@ Model<double> load_mjcf(const std::string& path);
 // `name` stands for the file in messages.
 Model<double> load_mjcf_text(const std::string& name, const std::string& text);
 
-// Owns an mjModel compiled from MJCF (throws std::invalid_argument with libmujoco's message).
+// Owns an mjModel compiled from MJCF whose numbers passed check_model_numbers (throws
+// std::invalid_argument with libmujoco's message or the check's, after the model's name).
 class MjModelHandle {
  public:
   explicit MjModelHandle(const std::string& path);
@@ -36,6 +48,10 @@ class MjModelHandle {
   const mjModel* get() const { return m_; }
 
  private:
+  // check_model_numbers, and a NaN libmujoco warned of and ignored (found in the MJCF text);
+  // frees the model before it throws.
+  void check_numbers(const std::string& name, const std::vector<std::string>& warnings,
+                     const std::function<std::string()>& text);
   mjModel* m_ = nullptr;
 };
 

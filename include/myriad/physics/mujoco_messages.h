@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace myriad::physics {
 
@@ -13,5 +15,17 @@ void route_mujoco_messages();
 
 // libmujoco warnings seen so far in this process.
 int64_t mujoco_warning_count();
+
+// While alive, the libmujoco warnings raised on this thread are also kept in `messages` (they
+// are still printed): a compile's own warnings, e.g. "XML contains a 'NaN'" for a number that
+// libmujoco then ignores. Installs the callbacks. Not nestable.
+class MujocoWarningCapture {
+ public:
+  MujocoWarningCapture();
+  ~MujocoWarningCapture();
+  MujocoWarningCapture(const MujocoWarningCapture&) = delete;
+  MujocoWarningCapture& operator=(const MujocoWarningCapture&) = delete;
+  std::vector<std::string> messages;
+};
 
 }  // namespace myriad::physics
