@@ -7,12 +7,26 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv=${MYRIAD_VENV:-$root/.venv}
 torch_version=${MYRIAD_TORCH_VERSION:-2.11.0}
+# What to install: "all" (building and running the tests, `make test`) or "train" (only what
+# building the `myriad` command needs, `make train`: no test frameworks, browser or peers).
+deps=${MYRIAD_DEPS:-all}
+case $deps in all | train) ;; *)
+  echo "[install-deps] MYRIAD_DEPS=$deps: expected all or train" >&2
+  exit 2
+  ;;
+esac
 
 debs=(build-essential cmake ninja-build pkg-config python3-dev python3-venv
   libmujoco-dev libqhull-dev libboost-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libspdlog-dev libfmt-dev libzstd-dev libprotobuf-dev protobuf-compiler libgtest-dev
-  libgmock-dev libbenchmark-dev libomp-dev zlib1g-dev
+  libgmock-dev libbenchmark-dev libomp-dev zlib1g-dev libssl-dev
   libjs-three libjs-chart.js chromium)
+if [ "$deps" = train ]; then
+  debs=(build-essential cmake ninja-build pkg-config python3-dev python3-venv
+    libmujoco-dev libqhull-dev libboost-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
+    libspdlog-dev libfmt-dev libzstd-dev libprotobuf-dev protobuf-compiler libomp-dev
+    zlib1g-dev libssl-dev libjs-three libjs-chart.js)
+fi
 # libjs-three and libjs-chart.js are compiled into `myriad view`; chromium runs the viewer's
 # browser tests (headless, WebGL through SwiftShader).
 if [ "${MYRIAD_SKIP_APT:-0}" != 1 ]; then
@@ -52,6 +66,10 @@ fi
 # Gymnasium's documented minimum for v5, and the nearest wheel for Python 3.11 to Debian's
 # libmujoco 2.2.2 that Myriad's C++ side links (none older than 2.3.1 exists for 3.11).
 mujoco_version=2.3.3
+if [ "$deps" = train ]; then
+  echo "[install-deps] ready for training: $("$py" -c 'import torch; print("torch", torch.__version__)')"
+  exit 0
+fi
 need=()
 # mkdocs builds the documentation site (a test runs mkdocs build --strict); matplotlib draws
 # its learning curves (scripts/plot_results.py).
