@@ -422,6 +422,19 @@ std::string Trainer::params_crc32c() {
 void check_trainable(const TrainConfig& c) {
   // Team names and counts depend only on the env's id: check them without building the env.
   make_teams(envs::spec_of(c.env.id), c.agents, torch::kCPU);
+  // An empty action space (MJCF-v0 on a model without actuators) leaves a policy nothing to
+  // control and zero-width tensors everywhere after: refused here, before a run dir is claimed.
+  const EnvSpec spec = configured_spec(c);
+  const Space& a = spec.action_space;
+  if (a.is_discrete() ? a.n < 1 : a.flat_size() < 1)
+    throw std::invalid_argument(
+        "env.id " + c.env.id +
+        (c.env.xml.empty()
+             ? std::string(" has an empty action space ")
+             : ": the model '" + c.env.xml + "' (env.xml) has no actuators, so its action space ") +
+        a.describe() + (c.env.xml.empty() ? "" : " is empty") +
+        " and a policy has nothing to control; give the model an <actuator> to train it "
+        "(myriad.make still simulates it)");
 }
 
 EnvSpec configured_spec(const TrainConfig& c) {
