@@ -20,6 +20,7 @@ out = Path(a.out or tempfile.mkdtemp(prefix="myriad-tag-")) / "run"
 summary = myriad.train(ROOT / "configs" / "tag_ppo.yaml", out=out, env__device="cpu",
                        run__total_env_steps=a.steps, run__eval_episodes=100)
 print(f"trained {summary['env_steps']} env steps in {summary['wall_seconds']:.1f} s")
-for team, stats in (summary.get("eval_teams") or {}).items():
-    print(f"  team {team}: {stats}")
+for team in summary.get("eval_teams", []):
+    role = "trained" if team["learns"] else "random"
+    print(f"  {team['name']} ({role}): mean return per agent {team['return_mean']:.2f}")
 print(f"run folder: {summary['run_dir']}")

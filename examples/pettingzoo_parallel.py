@@ -26,6 +26,6 @@ for _ in range(a.steps):
     for agent in view.agents:
         totals[agent] += float(np.asarray(rewards[agent]).sum())
 for agent in view.agents:
-    print(f"{agent:12s} team {view.teams[agent] if isinstance(view.teams, dict) else '':10} "
+    print(f"{agent:12s} team {view.teams[agent]}  "
           f"obs {tuple(obs[agent].shape)}  mean reward per env step "
           f"{totals[agent] / (a.steps * a.envs):+.4f}")

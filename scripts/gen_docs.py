@@ -190,6 +190,9 @@ def _space(s):
     low, high = list(s.get("low", [])), list(s.get("high", []))
     if low and high and len(set(low)) == 1 and len(set(high)) == 1:
         return f"Box({_num(low[0])}, {_num(high[0])}, {shape})"
+    if len(low) <= 6:
+        return ("Box(low [" + ", ".join(_num(x) for x in low) + "], high ["
+                + ", ".join(_num(x) for x in high) + "])")
     return f"Box{shape}, bounds per coordinate"
 
 
@@ -201,16 +204,24 @@ def gen_envs():
            "# Env catalogue\n\nEvery registered env, as `myriad.registry()` describes it. Make one "
            "with `myriad.make(id, num_envs=N, **options)` or `env.id` in a config (options in "
            "`env.options`). Families, results and configs: [Envs](../envs.md).\n\n"
-           "| id | observation space | action space | episode limit | reward threshold | agents |\n"
-           "| --- | --- | --- | --- | --- | --- |\n"]
-    specs = sorted(reg.items()) if isinstance(reg, dict) else sorted(
-        ((s["id"], s) for s in reg), key=lambda x: x[0])
+           "Multi-agent envs list one agent's spaces (observations padded to the widest agent); "
+           "`MJCF-v0` takes its spaces from the model file.\n\n"
+           "| id | observation space | action space | episode limit | reward threshold | agents "
+           "| shipped configs |\n| --- | --- | --- | --- | --- | --- | --- |\n"]
+    specs = sorted(reg.items())
+    configs = {}
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        m = re.search(r"^  id:\s*([\w.-]+)", path.read_text(), re.M)
+        if m:
+            configs.setdefault(m.group(1), []).append(f"`configs/{path.name}`")
     for env_id, s in specs:
         thr = s.get("reward_threshold")
         thr = "" if thr is None or thr != thr else f"{thr:g}"
-        out.append(f"| `{env_id}` | {_space(s.get('observation_space'))} | "
-                   f"{_space(s.get('action_space'))} | {s.get('max_episode_steps', '')} | {thr} | "
-                   f"{s.get('num_agents', 1)} |\n")
+        obs_space, act_space = _space(s.get("observation_space")), _space(s.get("action_space"))
+        if env_id == "MJCF-v0":
+            obs_space, act_space = "Box: [qpos, qvel] of the model", "Box: the actuators' ctrlrange"
+        out.append(f"| `{env_id}` | {obs_space} | {act_space} | {s.get('max_episode_steps', '')} "
+                   f"| {thr} | {s.get('num_agents', 1)} | {', '.join(configs.get(env_id, []))} |\n")
     out.append("\n## Options\n\nEvery env takes `max_episode_steps`. Each env's own options:\n\n"
                "| id | options |\n| --- | --- |\n")
     for env_id, s in specs:

@@ -17,6 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import EngFormatter  # noqa: E402
 import numpy as np  # noqa: E402
 
 
@@ -64,6 +65,8 @@ def main():
                         label=f"min-max over {len(xs)} runs")
         ax.plot(grid, med, color="C0", label="median")
         ax.set_xlabel(label)
+        if k == 0:
+            ax.xaxis.set_major_formatter(EngFormatter(sep=""))
         ax.set_ylabel(a.metric.split("/")[-1].replace("_", " "))
         ax.grid(alpha=0.3)
         ax.legend(loc="lower right", fontsize=8)

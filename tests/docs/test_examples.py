@@ -31,6 +31,9 @@ def test_example_runs(name, tmp_path):
     args = list(QUICK[name])
     if name in ("multi_agent_train.py", "export_policy.py"):
         args += ["--out", str(tmp_path)]
+    env = os.environ.copy()
+    env["PYTHONPATH"] = os.pathsep.join(
+        str(Path(p).resolve()) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)
     r = subprocess.run([sys.executable, str(SRC / "examples" / name), *args], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=600, env=os.environ.copy())
+                       capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode == 0, f"{name} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"

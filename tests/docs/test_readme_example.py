@@ -21,8 +21,12 @@ def test_readme_python_example_runs_as_written(tmp_path):
     assert blocks, "README.md has no ```python block"
     code = blocks[0]
     assert len(code.strip().splitlines()) <= 12, "the README's loop should stay about 10 lines"
+    env = os.environ.copy()
+    # The example runs in an empty folder: a relative PYTHONPATH (build/python) made absolute.
+    env["PYTHONPATH"] = os.pathsep.join(
+        str(Path(p).resolve()) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=300, env=os.environ.copy())
+                       text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
