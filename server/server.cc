@@ -106,8 +106,11 @@ class ServerConn : public detail::FrameLink {
 
   // Closed to make room for a newer connection while its handshake is still pending.
   void evict() {
-    server_.counters.evicted++;
-    spdlog::warn("myriad server: {} evicted: too many pending handshakes", who());
+    // Logged at 1, 2, 4, 8, ... evictions: a flood must not flood the log too.
+    const uint64_t n = ++server_.counters.evicted;
+    if ((n & (n - 1)) == 0)
+      spdlog::warn("myriad server: {} evicted: over {} pending handshakes ({} evicted so far)",
+                   who(), server_.options.max_pending_handshakes, n);
     close("evicted: too many pending handshakes");
   }
 
