@@ -179,6 +179,21 @@ std::string read_string(torch::serialize::InputArchive& a, const std::string& ke
 
 namespace {
 
+// The config of a `myriad train` checkpoint. A `myriad serve` (self-play) checkpoint has its own
+// layout (selfplay/learner.h: "serve_format"), so it is named as such with what to do instead.
+TrainConfig train_checkpoint_config(torch::serialize::InputArchive& a, const std::string& path) {
+  torch::Tensor serve_format;
+  if (a.try_read("serve_format", serve_format))
+    throw std::invalid_argument(
+        path +
+        " is a myriad serve (self-play) checkpoint, not a myriad train one: `myriad eval` and "
+        "`myriad train --resume` cannot load it. Continue it with `myriad serve CONFIG --resume " +
+        path +
+        "`; the serve run's summary.json holds its head-to-head evaluation "
+        "(latest_vs_first)");
+  return parse_config(read_string(a, "config_yaml"), {});
+}
+
 void write_rms(torch::serialize::OutputArchive& a, const std::string& key,
                const RunningMeanStd& r) {
   write_tensor(a, key + ".mean", r.mean);
@@ -296,7 +311,7 @@ void Trainer::save_checkpoint(const std::string& path,
 void Trainer::load_checkpoint(const std::string& path) {
   torch::serialize::InputArchive a;
   load_archive(a, path);
-  const TrainConfig saved = parse_config(read_string(a, "config_yaml"), {});
+  const TrainConfig saved = train_checkpoint_config(a, path);
   // Every setting that shapes the network, its input or the saved rollout state must match:
   // the same sizes with another activation or normalization would load and silently differ.
   std::vector<std::string> mismatches;
@@ -418,7 +433,7 @@ LoadedPolicy load_policy(const std::string& checkpoint, const std::string& devic
   torch::serialize::InputArchive a;
   load_archive(a, checkpoint);
   LoadedPolicy p;
-  p.config = parse_config(read_string(a, "config_yaml"), {});
+  p.config = train_checkpoint_config(a, checkpoint);
   if (!device.empty()) {
     p.config.env.device = device;
   } else if (p.config.env.device.rfind("cuda", 0) == 0 && !cuda_available()) {
