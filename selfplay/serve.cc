@@ -37,20 +37,29 @@ struct Event {
   server::Frame frame;
 };
 
+// Frames wait here for the learner thread. Granted chunks keep it short; an actor that sends
+// without grants could grow it while the learner updates, so data frames past `max_bytes`
+// queued are refused (push returns false) and their connection is closed by the caller.
 class EventQueue {
  public:
-  void push(Event e) {
+  explicit EventQueue(size_t max_bytes) : max_bytes_(max_bytes) {}
+  bool push(Event e) {
     {
       std::lock_guard<std::mutex> lock(mu_);
+      const size_t size = e.frame.payload.size();
+      if (e.kind == Event::kFrame && bytes_ + size > max_bytes_) return false;
+      bytes_ += size;
       q_.push_back(std::move(e));
     }
     cv_.notify_one();
+    return true;
   }
   bool pop(Event& e, std::chrono::milliseconds wait) {
     std::unique_lock<std::mutex> lock(mu_);
     if (!cv_.wait_for(lock, wait, [this] { return !q_.empty(); })) return false;
     e = std::move(q_.front());
     q_.pop_front();
+    bytes_ -= e.frame.payload.size();
     return true;
   }
 
@@ -58,6 +67,7 @@ class EventQueue {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Event> q_;
+  size_t bytes_ = 0, max_bytes_;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -127,7 +137,9 @@ int run_serve(const ServeOptions& o) {
   std::mt19937_64 rng(config.run.seed * 7919 + learner.version());
   torch::set_num_threads(std::max(config.run.learner_threads, 1));
 
-  EventQueue events;
+  // Room for every granted chunk many times over (a chunk is at most one frame, 64 MiB).
+  EventQueue events(size_t{1} << 30);
+  server::Server* srv_ptr = nullptr;  // set below; callbacks run only after start()
   server::ServerOptions so;
   so.host = sc.host;
   so.port = static_cast<uint16_t>(sc.port);
@@ -138,10 +150,18 @@ int run_serve(const ServeOptions& o) {
   cb.on_disconnect = [&](uint64_t conn, const std::string& reason) {
     events.push({Event::kDisconnect, conn, reason, "", {}});
   };
+  std::atomic<int64_t> overflowed{0};  // frames refused at the queue's cap (I/O thread)
   cb.on_frame = [&](uint64_t conn, server::Frame&& f) {
-    events.push({Event::kFrame, conn, "", "", std::move(f)});
+    if (!events.push({Event::kFrame, conn, "", "", std::move(f)})) {
+      // Over the queue's cap: only an actor sending what it was not granted gets here.
+      if (overflowed++ == 0)
+        std::cout << "myriad serve: conn " << conn
+                  << " sends faster than it was granted; closing it" << std::endl;
+      srv_ptr->close(conn);
+    }
   };
   server::Server srv(secret, so, cb);
+  srv_ptr = &srv;
   srv.start();
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -409,6 +429,7 @@ int run_serve(const ServeOptions& o) {
                                   {"chunks_malformed", malformed},
                                   {"chunks_refused", chunks_refused},
                                   {"updates_refused", updates_refused},
+                                  {"frames_over_queue_cap", overflowed.load()},
                                   {"refused_by_actor", refused_json},
                                   {"games", results},
                                   {"lag_histogram", lags},
