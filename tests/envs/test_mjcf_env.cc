@@ -195,7 +195,7 @@ TEST(MjcfEnv, BadModelNumbersAreRefusedOnBothSims) {
       make("MJCF-v0", 2, Device::kCpu, 0, {}, {{"xml", path}, {"physics", physics}});
       ADD_FAILURE() << physics << ": accepted";
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("body 'ball': pos = \"nan 0 1\" is not finite"),
+      EXPECT_NE(std::string(e.what()).find("body 'ball' (line 4): pos = \"nan 0 1\" is not finite"),
                 std::string::npos)
           << e.what();
     }
