@@ -415,3 +415,32 @@ TEST(ServeHostile, EveryBadChunkIsRefusedByNameAndTheServerTrainsOn) {
   EXPECT_NE(header.find("chunks_refused"), std::string::npos);
   EXPECT_NE(header.find("refused_by_actor"), std::string::npos);
 }
+
+TEST(ChunkCheck, ContinuousActionsMustBeFiniteAndTheirLogDensityMayBePositive) {
+  ChunkSpec spec;
+  spec.steps = 4, spec.obs_width = 3;
+  spec.action_space = Space::box({-1, -1}, {1, 1});
+  ChunkMsg c;
+  c.obs = torch::randn({4, 2, 3}), c.final_obs = torch::randn({4, 2, 3});
+  c.next_obs = torch::randn({2, 3});
+  c.actions = torch::randn({4, 2, 2}) * 3;  // outside [-1, 1] is fine: the env clips
+  c.logprobs = torch::full({4, 2}, 2.5f);   // a narrow Gaussian's log-density
+  c.rewards = torch::zeros({4, 2});
+  c.terminated = torch::zeros({4, 2}, torch::kByte), c.truncated = c.terminated.clone();
+  EXPECT_EQ(check_chunk(c, spec), "");
+  ChunkMsg bad = c;
+  bad.actions = c.actions.clone();
+  bad.actions[1][1][0] = std::numeric_limits<float>::infinity();
+  EXPECT_NE(check_chunk(bad, spec).find("actions: non-finite"), std::string::npos);
+  bad.actions = c.actions.to(torch::kLong);
+  EXPECT_NE(check_chunk(bad, spec).find("actions: dtype int64"), std::string::npos);
+  bad.actions = c.actions.narrow(2, 0, 1);
+  EXPECT_NE(check_chunk(bad, spec).find("actions: shape"), std::string::npos);
+}
+
+TEST(ChunkCheck, ImpossibleMatchResultsAreRefused) {
+  EXPECT_EQ(check_result({0, 0, 3, 1, 2}, 100), "");
+  EXPECT_NE(check_result({0, 0, -1, 0, 0}, 100), "");
+  EXPECT_NE(check_result({0, 0, 60, 60, 0}, 100), "");
+  EXPECT_NE(check_result({0, 0, INT64_MAX, INT64_MAX, INT64_MAX}, 100), "");
+}
