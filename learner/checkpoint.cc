@@ -382,6 +382,10 @@ void Trainer::load_checkpoint(const std::string& path) {
       read_rms(a, p + "obs_rms", l.obs_rms, device_);
       read_rms(a, p + "ret_rms", l.ret_rms, device_);
       l.discounted_return = read_tensor(a, p + "discounted_return").to(device_);
+      // Another world size splits env.num_envs into other shares: the returns start anew.
+      const int64_t rows = l.rollout.rewards.size(1);
+      if (l.discounted_return.dim() != 1 || l.discounted_return.size(0) != rows)
+        l.discounted_return = torch::zeros({rows}, torch::TensorOptions(device_));
     }
     l.episodes.load(read_tensor(a, p + "episodes.values"), read_tensor(a, p + "episodes.count"));
     if (env_->spec().decides_winner)
@@ -399,14 +403,16 @@ void Trainer::load_checkpoint(const std::string& path) {
   const torch::Tensor scalars = read_tensor(a, "scalars");
   elapsed_before_ = scalars[0].item<double>();
   if (scalars[1].item<double>() >= 0) solved_seconds_ = scalars[1].item<double>();
-  if (rank_.rank != 0) {
+  torch::Tensor world;
+  const bool has_world = a.try_read("world_size", world, /*is_buffer=*/true);
+  // Rank 0's own state has its share of env.num_envs, which another world size changes.
+  const bool rank0_fits = !has_world || world.item<int64_t>() == rank_.world_size;
+  if (rank_.rank != 0 || !rank0_fits) {
     // A checkpoint of a job of the same world size holds this rank's own state: it resumes
     // where it was. Otherwise (an older checkpoint or a changed world size) this rank starts new
     // episodes from (seed, rank, updates): the job continues, but not bitwise.
-    torch::Tensor world;
     const std::string prefix = "rank" + std::to_string(rank_.rank) + ".";
-    if (a.try_read("world_size", world, /*is_buffer=*/true) &&
-        world.item<int64_t>() == rank_.world_size) {
+    if (rank_.rank != 0 && has_world && world.item<int64_t>() == rank_.world_size) {
       std::map<std::string, torch::Tensor> mine;
       for (const auto& [key, _] : rank_state()) mine[key] = read_tensor(a, prefix + key);
       load_rank_state(mine);

@@ -410,4 +410,18 @@ std::string to_yaml(const TrainConfig& config) {
   return std::string(out.c_str()) + "\n";
 }
 
+std::vector<std::pair<std::string, std::string>> settings(const TrainConfig& config) {
+  TrainConfig copy = config;
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& f : fields(copy)) {
+    YAML::Emitter e;
+    e << YAML::Flow << f.write();
+    std::string v = e.c_str();
+    // One line per setting, whatever a string holds.
+    for (size_t k = 0; (k = v.find('\n', k)) != std::string::npos; k += 2) v.replace(k, 1, "\\n");
+    out.emplace_back(f.path, v);
+  }
+  return out;
+}
+
 }  // namespace myriad::learner

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace myriad::learner {
@@ -77,8 +78,9 @@ struct AgentsConfig {
 };
 
 // Data-parallel training (learner/distributed.h): ranks come from torchrun's or SLURM's
-// variables; env.num_envs and ppo.num_minibatches are per rank, run.total_env_steps is the
-// job's total.
+// variables. A recipe means the same at every world size: env.num_envs is the job's env count,
+// split evenly over the ranks; ppo.num_minibatches is the minibatches per epoch of the job's
+// batch (each rank takes its share of every minibatch); run.total_env_steps is the job's total.
 struct DistributedConfig {
   double timeout_seconds = 60;  // a collective waiting longer fails the job (a rank died)
 };
@@ -121,5 +123,9 @@ std::map<std::string, std::string> env_text_options(const EnvConfig& env);
 
 // The resolved config as YAML (every key, defaults included).
 std::string to_yaml(const TrainConfig& config);
+
+// The resolved config as (key path, value) pairs, one per field in the field table's order
+// (deterministic), each value written as one line of flow YAML ("[64, 64]", "0.002", "{}").
+std::vector<std::pair<std::string, std::string>> settings(const TrainConfig& config);
 
 }  // namespace myriad::learner

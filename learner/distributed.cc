@@ -1,6 +1,11 @@
 #include "learner/distributed.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cstdlib>
+#include <cstring>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -191,6 +196,159 @@ void Comm::broadcast_(torch::Tensor& t, int root) {
     impl_->backend->broadcast(tensors, o)->wait();
     copy_back(t, tensors[0]);
   });
+}
+
+torch::Tensor Comm::all_gather(const torch::Tensor& t) {
+  torch::Tensor out;
+  run("gathering every rank's tensor", t.numel() * t.element_size(), [&] {
+    std::vector<at::Tensor> in{staged(t, device_)};
+    std::vector<std::vector<at::Tensor>> outs(1);
+    for (int r = 0; r < world_; ++r) outs[0].push_back(torch::empty_like(in[0]));
+    impl_->backend->allgather(outs, in, c10d::AllgatherOptions())->wait();
+    out = torch::stack(outs[0]).cpu();
+  });
+  return out;
+}
+
+int64_t rank_num_envs(const TrainConfig& c, int world_size) {
+  if (world_size <= 1) return c.env.num_envs;
+  const std::string world = std::to_string(world_size);
+  if (c.env.num_envs % world_size != 0)
+    throw std::invalid_argument(
+        "config key 'env.num_envs': the job's env count is split evenly over its " + world +
+        " ranks, so it must be a multiple of " + world + ", got " + std::to_string(c.env.num_envs));
+  const int64_t n = c.env.num_envs / world_size, batch = n * c.ppo.num_steps;
+  if (batch % c.ppo.num_minibatches != 0 || batch / c.ppo.num_minibatches < 2)
+    throw std::invalid_argument(
+        "config key 'ppo.num_minibatches': each of the " + world + " ranks takes a share of " +
+        std::to_string(batch) + " samples (env.num_envs / " + world +
+        " * ppo.num_steps) of every minibatch, so it must divide " + std::to_string(batch) +
+        " into shares of 2 or more, got " + std::to_string(c.ppo.num_minibatches));
+  return n;
+}
+
+Settings job_settings(const TrainConfig& config) {
+  Settings out;
+  for (auto& [key, value] : settings(config)) {
+    if (key == "run.threads" || key == "run.log_every_seconds") continue;
+    if (key == "run.resume") value = config.run.resume.empty() ? "(unset)" : "(set)";
+    out.emplace_back(key, value);
+  }
+  return out;
+}
+
+std::string settings_text(const Settings& s) {
+  std::string text;
+  for (const auto& [key, value] : s) text += key + " = " + value + "\n";
+  return text;
+}
+
+Settings parse_settings(const std::string& text) {
+  Settings out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t eq = line.find(" = ");
+    if (eq == std::string::npos) continue;
+    out.emplace_back(line.substr(0, eq), line.substr(eq + 3));
+  }
+  return out;
+}
+
+namespace {
+
+// A number as its shortest text that reads back the same ("3e-04", not the
+// "0.00029999999999999997" YAML writes); anything else as it is.
+std::string readable(const std::string& value) {
+  double v = 0;
+  const char* end = value.data() + value.size();
+  const auto [ptr, err] = std::from_chars(value.data(), end, v);
+  if (err != std::errc() || ptr != end) return value;
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  const std::string shortest(buf, r.ptr);
+  return shortest.size() < value.size() ? shortest : value;
+}
+
+}  // namespace
+
+std::string describe_disagreement(const Settings& a, int rank_a, const Settings& b, int rank_b) {
+  const std::map<std::string, std::string> in_a(a.begin(), a.end()), in_b(b.begin(), b.end());
+  // The differing keys in a's order, then those only b has.
+  std::vector<std::string> differ;
+  for (const auto& [key, value] : a) {
+    const auto it = in_b.find(key);
+    if (it == in_b.end() || it->second != value) differ.push_back(key);
+  }
+  for (const auto& [key, value] : b)
+    if (!in_a.count(key)) differ.push_back(key);
+  if (differ.empty()) return "";
+  const auto value_in = [](const std::map<std::string, std::string>& m, const std::string& key) {
+    const auto it = m.find(key);
+    return it == m.end() ? std::string("(absent)") : readable(it->second);
+  };
+  const std::string& key = differ.front();
+  std::string msg = "ranks disagree on " + key + ": rank " + std::to_string(rank_a) + " has " +
+                    value_in(in_a, key) + ", rank " + std::to_string(rank_b) + " has " +
+                    value_in(in_b, key);
+  if (differ.size() > 1) {
+    msg += " (and on " + std::to_string(differ.size() - 1) + " more:";
+    for (size_t k = 1; k < differ.size() && k < 6; ++k) msg += (k > 1 ? ", " : " ") + differ[k];
+    msg += differ.size() > 6 ? ", ...)" : ")";
+  }
+  return msg;
+}
+
+namespace {
+
+// Two 64-bit hashes of the text (FNV-1a and a multiply-rotate hash): a mismatch detector
+// between cooperating ranks, not a defence against a forger.
+std::pair<uint64_t, uint64_t> digest_of(const std::string& text) {
+  uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x9E3779B97F4A7C15ull;
+  for (const unsigned char c : text) {
+    h1 = (h1 ^ c) * 0x100000001b3ull;
+    h2 = ((h2 << 5) | (h2 >> 59)) ^ c;
+    h2 *= 0xff51afd7ed558ccdull;
+  }
+  return {h1, h2};
+}
+
+}  // namespace
+
+void check_ranks_agree(Comm& comm, const Settings& settings) {
+  const std::string text = settings_text(settings);
+  const auto [h1, h2] = digest_of(text);
+  torch::Tensor mine = torch::empty({3}, torch::kInt64);
+  const uint64_t words[3] = {h1, h2, static_cast<uint64_t>(text.size())};
+  std::memcpy(mine.data_ptr(), words, sizeof words);
+  const torch::Tensor digests = comm.all_gather(mine);  // [world, 3]
+  std::vector<int> differ;
+  for (int r = 1; r < comm.world_size(); ++r)
+    if (!torch::equal(digests[r], digests[0])) differ.push_back(r);
+  if (differ.empty()) return;
+  // Every rank's text, padded to the longest (their lengths came with the digests).
+  const int64_t longest = digests.select(1, 2).max().item<int64_t>();
+  if (longest < 0 || longest > (int64_t{1} << 24))
+    throw std::invalid_argument("distributed: a rank reports a config of " +
+                                std::to_string(longest) + " bytes");
+  torch::Tensor bytes = torch::zeros({longest}, torch::kUInt8);
+  std::memcpy(bytes.data_ptr(), text.data(), text.size());
+  const torch::Tensor texts = comm.all_gather(bytes).contiguous();  // [world, longest]
+  const auto text_of = [&](int r) {
+    const torch::Tensor row = texts[r].contiguous();
+    return std::string(static_cast<const char*>(row.data_ptr()),
+                       static_cast<size_t>(digests[r][2].item<int64_t>()));
+  };
+  std::string msg = describe_disagreement(parse_settings(text_of(0)), 0,
+                                          parse_settings(text_of(differ.front())), differ.front());
+  if (msg.empty())
+    msg = "ranks 0 and " + std::to_string(differ.front()) + " disagree on their config";
+  std::string ranks;
+  for (int r : differ) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+  throw std::invalid_argument(
+      "distributed: " + msg + "; rank(s) " + ranks + " of " + std::to_string(comm.world_size()) +
+      " differ from rank 0. Every rank must run the same config and overrides (run.threads and "
+      "run.log_every_seconds may differ)");
 }
 
 }  // namespace myriad::learner

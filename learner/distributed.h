@@ -17,6 +17,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "learner/config.h"
 
 namespace myriad::learner {
 
@@ -69,6 +73,9 @@ class Comm {
   void all_reduce_mean_(torch::Tensor& t);
   // In place: rank `root`'s values on every rank.
   void broadcast_(torch::Tensor& t, int root = 0);
+  // Every rank's `t` (the same shape and dtype on every rank), stacked: [world_size, ...] on
+  // the CPU.
+  torch::Tensor all_gather(const torch::Tensor& t);
 
   // What this rank has sent through collectives so far: calls, payload bytes (the tensors'
   // sizes, not the wire traffic), and host wall seconds spent waiting for them.
@@ -87,5 +94,39 @@ class Comm {
   std::string backend_name_ = "gloo";
   Traffic traffic_;
 };
+
+// Settings as (key path, value) pairs in a fixed order (learner/config.h settings()).
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+// The settings as text, one "key = value" line each; parse_settings reads it back.
+std::string settings_text(const Settings& s);
+Settings parse_settings(const std::string& text);
+
+// Where two ranks' settings differ: "ranks disagree on ppo.hidden_sizes: rank 0 has [64, 64],
+// rank 1 has [32]" for the first differing key in `a`'s order (a key only one side has counts
+// as "(absent)" on the other), with how many more differ; "" when they agree.
+std::string describe_disagreement(const Settings& a, int rank_a, const Settings& b, int rank_b);
+
+// This rank's share of the job's envs: a recipe means the same at every world size, so
+// env.num_envs is the job's count, split evenly (and each rank's batch of num_envs / world_size
+// * ppo.num_steps splits into ppo.num_minibatches shares of the job's minibatches). Throws
+// std::invalid_argument naming env.num_envs when the world size does not divide it, or
+// ppo.num_minibatches when it does not divide a rank's batch into minibatches of 2 or more.
+int64_t rank_num_envs(const TrainConfig& config, int world_size);
+
+// The settings every rank of a job must share: settings(config) less those that may differ per
+// rank without changing what the job computes: run.threads (each node's cores; rollouts do not
+// depend on the thread count) and run.log_every_seconds (printing). run.resume is compared as
+// set or unset, not as a path (each node may read its own copy of the checkpoint). The run
+// folder (--out) and the device index are not config settings.
+Settings job_settings(const TrainConfig& config);
+
+// A collective, the first of a job: every rank all-gathers a 24-byte digest of its settings
+// (two 64-bit hashes and the length of settings_text); where they differ, every rank gathers
+// every rank's text (padded to the longest) and throws std::invalid_argument naming the first
+// setting on which the lowest disagreeing rank differs from rank 0 (describe_disagreement),
+// the same message on every rank, so every rank exits cleanly before any tensor of the
+// training is exchanged.
+void check_ranks_agree(Comm& comm, const Settings& settings);
 
 }  // namespace myriad::learner

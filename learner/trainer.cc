@@ -52,9 +52,12 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
         std::chrono::milliseconds(static_cast<int64_t>(cfg_.distributed.timeout_seconds * 1000.0)),
         device_id.is_cpu() ? torch::Device(torch::kCPU)
                            : torch::Device(torch::kCUDA, static_cast<int8_t>(device_id.index)));
+  // Before anything else crosses ranks (and before each builds its envs): the same settings.
+  if (comm_) check_ranks_agree(*comm_, job_settings(cfg_));
+  num_envs_ = rank_num_envs(cfg_, rank_.world_size);
   // Each rank's envs and samples come from (seed, rank); rank 0 of any job is the plain run.
   const uint64_t seed = rank_seed(cfg_.run.seed, rank_.rank);
-  env_ = envs::make(cfg_.env.id, cfg_.env.num_envs, device_id, seed, cfg_.env.options,
+  env_ = envs::make(cfg_.env.id, num_envs_, device_id, seed, cfg_.env.options,
                     env_text_options(cfg_.env));
   device_ = env_->buffers().obs.device();
   const EnvSpec& spec = env_->spec();
@@ -64,7 +67,7 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   for (Team& team : make_teams(spec, cfg_.agents, device_)) {
     TeamLearner l;
     l.team = std::move(team);
-    const int64_t rows = cfg_.env.num_envs * l.team.size(), width = l.team.input_dim();
+    const int64_t rows = num_envs_ * l.team.size(), width = l.team.input_dim();
     if (l.team.learns) {
       l.policy = make_policy(cfg_, spec, l.team);
       l.policy->to(device_);
@@ -137,7 +140,7 @@ torch::Tensor env_rows(const torch::Tensor& x, const Team& team) {
 
 UpdateStats Trainer::update() {
   const PpoConfig& c = cfg_.ppo;
-  const int64_t T = cfg_.ppo.num_steps, N = cfg_.env.num_envs;
+  const int64_t T = cfg_.ppo.num_steps, N = num_envs_;  // this rank's envs
   using clock = std::chrono::steady_clock;
   const auto seconds_since = [](clock::time_point t) {
     return std::chrono::duration<double>(clock::now() - t).count();
@@ -196,7 +199,7 @@ UpdateStats Trainer::update() {
       if (&l == &teams_.front()) draws_.add(env_done, winner.eq(-1), lengths, std::nullopt);
     }
   }
-  env_steps_ += T * N * rank_.world_size;
+  env_steps_ += T * N * rank_.world_size;  // the job's: N * world_size = env.num_envs
   s.advantages_seconds = seconds_since(mark);
   mark = clock::now();
 

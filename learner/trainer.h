@@ -229,6 +229,7 @@ class Trainer {
   TrainConfig cfg_;
   std::string run_dir_;
   RankInfo rank_;
+  int64_t num_envs_ = 0;        // this rank's envs: env.num_envs / world size (rank_num_envs)
   std::unique_ptr<Comm> comm_;  // data-parallel jobs only
   bool checkpoints_ = false;    // rank 0 writes checkpoints (known to every rank)
   std::unique_ptr<BatchEnv> env_;

@@ -1,6 +1,7 @@
-"""A config trained by 1 rank of N envs and by K ranks of N/K envs each (the same total envs,
-the same total env steps), over seeds, on this machine over loopback (Gloo): evaluation return,
-when the last 100 episodes first reached the env's threshold, wall seconds. Median and worst.
+"""A config trained by 1 rank of N envs and by K ranks of N/K envs each (env.num_envs=N, the
+job's count, split over the ranks; the same total env steps), over seeds, on this machine over
+loopback (Gloo): evaluation return, when the last 100 episodes first reached the env's
+threshold, wall seconds. Median and worst.
 
 Usage: .venv/bin/python scripts/distributed_seeds.py [--config configs/cartpole_ppo.yaml]
        [--envs 64] [--ranks 2] [--seeds 1-5]
@@ -35,7 +36,7 @@ def train(config, ranks, envs, seed, out):
         threads = max(1, (os.cpu_count() or 1) // ranks)
         procs.append(subprocess.Popen(
             [str(MYRIAD), "train", str(config), "--out", str(out), "--overwrite",
-             f"env.num_envs={envs // ranks}", f"run.seed={seed}", f"run.threads={threads}",
+             f"env.num_envs={envs}", f"run.seed={seed}", f"run.threads={threads}",
              "env.device=cpu", "eval.record=false"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
     for p in procs:

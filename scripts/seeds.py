@@ -3,6 +3,12 @@ time to solve, wall time, env steps and throughput; then how many seeds reached 
 and the median and worst seed. docs/benchmarks.md records its output.
 
 Run: .venv/bin/python scripts/seeds.py configs/cartpole_ppo.yaml [--seeds 1-10] [key=value ...]
+     [--nproc-per-node K]
+
+--nproc-per-node K trains each seed as a data-parallel job of K ranks on this machine (`myriad
+launch --nproc-per-node K -- train ...`, Gloo over loopback; run.threads=1 per rank unless an
+override says otherwise). The recipe is the same at every world size (env.num_envs is the job's
+count, split over the ranks), so the table compares directly with a 1-rank sweep.
 
 The threshold is the env's (CartPole 475, Acrobot -100, MountainCarContinuous 90) or
 --threshold; Pendulum has none registered and the project's bar is -200. A seed "holds" when its
@@ -63,6 +69,8 @@ def main():
     p.add_argument("--json", action="store_true", help="also print one JSON line per seed")
     p.add_argument("--parallel", type=int, default=1,
                    help="seeds run at once; each gets run.threads=1 (one core) when > 1")
+    p.add_argument("--nproc-per-node", type=int, default=1,
+                   help="ranks per seed (a data-parallel job through `myriad launch`)")
     a = p.parse_args()
     env_id = env_id_of(a.config, a.overrides)
     threshold = a.threshold if a.threshold is not None else THRESHOLDS.get(env_id)
@@ -71,11 +79,15 @@ def main():
     print(f"{a.config} ({env_id}), threshold {threshold if threshold is not None else 'none'}, "
           f"runs in {out}")
     print(f"{'seed':>4} {'eval':>9} {'solved_s':>9} {'wall_s':>7} {'env_steps':>10} {'SPS':>9}")
-    extra = ["run.threads=1"] if a.parallel > 1 else []
+    extra = ["run.threads=1"] if a.parallel > 1 or a.nproc_per_node > 1 else []
+    launch = ([a.myriad, "launch", "--nproc-per-node", str(a.nproc_per_node), "--"]
+              if a.nproc_per_node > 1 else [a.myriad])
+    if a.nproc_per_node > 1:
+        print(f"{a.nproc_per_node} ranks per seed (myriad launch, Gloo over loopback)")
 
     def train(seed):
         run = os.path.join(out, f"seed{seed}")
-        cmd = [a.myriad, "train", a.config, "--out", run, f"run.seed={seed}",
+        cmd = [*launch, "train", a.config, "--out", run, f"run.seed={seed}",
                "eval.record=false", *extra, *a.overrides]
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -84,6 +96,8 @@ def main():
             sys.exit(f"seed {seed}: myriad train failed ({proc.returncode})")
         with open(os.path.join(run, "summary.json")) as f:
             s = json.load(f)
+        if s.get("world_size", 1) != a.nproc_per_node:
+            sys.exit(f"seed {seed}: ran as {s.get('world_size')} ranks, not {a.nproc_per_node}")
         s["seed"], s["process_seconds"] = seed, time.perf_counter() - t0
         return s
 

@@ -44,9 +44,12 @@ void run_train(const TrainOptions& o) {
               << rank.source << ", master " << rank.master_addr << ":" << rank.master_port
               << (rank.restart ? ", restart " + std::to_string(rank.restart) : std::string()) << ")"
               << std::endl;
-  std::cout << "myriad train: " << config.env.id << " x" << config.env.num_envs << ", "
-            << config.run.total_env_steps << " env steps -> " << (dir.empty() ? "(rank 0)" : dir)
-            << std::endl;
+  std::cout << "myriad train: " << config.env.id << " x" << config.env.num_envs
+            << (rank.world_size > 1
+                    ? " (" + std::to_string(config.env.num_envs / rank.world_size) + " per rank)"
+                    : std::string())
+            << ", " << config.run.total_env_steps << " env steps -> "
+            << (dir.empty() ? "(rank 0)" : dir) << std::endl;
   learner::Trainer trainer(config, dir);
   const learner::TrainSummary s = trainer.train();
   if (rank.world_size > 1)

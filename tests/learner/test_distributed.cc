@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <set>
+#include <thread>
 
 #include "learner/distributed.h"
 #include "learner/nccl_backend.h"
@@ -192,9 +193,13 @@ void expect_one_rank_collectives(const torch::Device& device, const std::string&
     const torch::Tensor bytes0 = bytes.clone();
     comm.broadcast_(bytes);
     EXPECT_TRUE(torch::equal(bytes, bytes0));
+    const torch::Tensor gathered = comm.all_gather(bytes);
+    EXPECT_TRUE(torch::equal(gathered, bytes0.cpu().unsqueeze(0)));
   }
+  // One rank agrees with itself: one digest gathered, nothing more.
+  check_ranks_agree(comm, job_settings(TrainConfig{}));
   // Joining the group is the first call.
-  EXPECT_EQ(comm.traffic().calls, 1 + 3 * static_cast<int64_t>(places.size()));
+  EXPECT_EQ(comm.traffic().calls, 1 + 4 * static_cast<int64_t>(places.size()) + 1);
 }
 
 TEST(OneRankGroup, GlooOnTheCpu) { expect_one_rank_collectives(torch::kCPU, "gloo"); }
@@ -203,6 +208,115 @@ TEST(OneRankGroup, NcclOnTheGpu) {
   if (!nccl_compiled()) GTEST_SKIP() << "this build has no NCCL backend";
   if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU answers";
   expect_one_rank_collectives(torch::Device(torch::kCUDA, 0), "nccl");
+}
+
+TEST(RankAgreement, SettingsTextReadsBack) {
+  TrainConfig c;
+  c.env.options["max_episode_steps"] = 200;
+  c.env.xml = "a\nb.xml";  // one line per setting, whatever a string holds
+  const Settings s = job_settings(c);
+  EXPECT_EQ(parse_settings(settings_text(s)), s);
+  const auto find = [&](const std::string& key) {
+    for (const auto& [k, v] : s)
+      if (k == key) return v;
+    return std::string("(missing)");
+  };
+  EXPECT_EQ(find("ppo.hidden_sizes"), "[64, 64]");
+  EXPECT_EQ(find("env.id"), "CartPole-v1");
+  EXPECT_EQ(find("env.options"), "{max_episode_steps: 200}");
+}
+
+TEST(RankAgreement, RankSpecificSettingsAreLeftOut) {
+  TrainConfig a, b;
+  b.run.threads = 7;
+  b.run.log_every_seconds = 5;
+  EXPECT_EQ(job_settings(a), job_settings(b));
+  b.run.resume = "/node1/last.pt";
+  a.run.resume = "/node0/last.pt";
+  EXPECT_EQ(job_settings(a), job_settings(b));  // both resume: the paths may differ per node
+  a.run.resume = "";
+  EXPECT_EQ(describe_disagreement(job_settings(a), 0, job_settings(b), 1),
+            "ranks disagree on run.resume: rank 0 has (unset), rank 1 has (set)");
+}
+
+TEST(RankAgreement, TheFirstDifferingSettingIsNamedWithBothValues) {
+  TrainConfig a, b;
+  EXPECT_EQ(describe_disagreement(job_settings(a), 0, job_settings(b), 1), "");
+  b.ppo.hidden_sizes = {32};
+  EXPECT_EQ(describe_disagreement(job_settings(a), 0, job_settings(b), 1),
+            "ranks disagree on ppo.hidden_sizes: rank 0 has [64, 64], rank 1 has [32]");
+  b.env.id = "Acrobot-v1";
+  b.ppo.learning_rate = 0.001;
+  EXPECT_EQ(describe_disagreement(job_settings(a), 0, job_settings(b), 2),
+            "ranks disagree on env.id: rank 0 has CartPole-v1, rank 2 has Acrobot-v1 (and on 2 "
+            "more: ppo.learning_rate, ppo.hidden_sizes)");
+  // Numbers as their shortest text (YAML writes 3e-4 as 0.00029999999999999997).
+  TrainConfig d;
+  d.ppo.learning_rate = 0.001;
+  EXPECT_EQ(describe_disagreement(job_settings(a), 0, job_settings(d), 1),
+            "ranks disagree on ppo.learning_rate: rank 0 has 3e-04, rank 1 has 0.001");
+  // A key only one side has (another build's config): named as absent.
+  Settings c = job_settings(a);
+  c.emplace_back("ppo.new_key", "1");
+  EXPECT_EQ(describe_disagreement(job_settings(a), 0, c, 1),
+            "ranks disagree on ppo.new_key: rank 0 has (absent), rank 1 has 1");
+}
+
+TEST(RankAgreement, EnvNumEnvsIsTheJobsCountSplitOverRanks) {
+  TrainConfig c;
+  c.env.num_envs = 64;
+  c.ppo.num_steps = 32;
+  c.ppo.num_minibatches = 2;
+  EXPECT_EQ(rank_num_envs(c, 1), 64);
+  EXPECT_EQ(rank_num_envs(c, 2), 32);
+  EXPECT_EQ(rank_num_envs(c, 64), 1);
+  const auto message = [&](int world) {
+    try {
+      rank_num_envs(c, world);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(message(3).find("'env.num_envs'"), std::string::npos) << message(3);
+  EXPECT_NE(message(3).find("multiple of 3"), std::string::npos) << message(3);
+  c.ppo.num_steps = 1;
+  c.ppo.num_minibatches = 2;  // 4 samples a rank at 16 ranks: 2 shares of 2; at 32 ranks, of 1
+  EXPECT_EQ(rank_num_envs(c, 16), 4);
+  EXPECT_NE(message(32).find("'ppo.num_minibatches'"), std::string::npos) << message(32);
+}
+
+// Two ranks in two threads of this process: equal settings pass; one differing setting is
+// named, with both values, by the same exception on both ranks.
+TEST(RankAgreement, TwoRanksCompareTheirSettings) {
+  for (const bool same : {true, false}) {
+    SCOPED_TRACE(same ? "same" : "different");
+    const int port = free_port();
+    std::string errors[2];
+    std::vector<std::thread> threads;
+    for (int r = 0; r < 2; ++r)
+      threads.emplace_back([&, r] {
+        RankInfo info = ranks(r, 2, r);
+        info.master_port = port;
+        TrainConfig c;
+        if (r == 1 && !same) c.ppo.update_epochs = 9;
+        try {
+          Comm comm(info, std::chrono::milliseconds(20000));
+          check_ranks_agree(comm, job_settings(c));
+        } catch (const std::exception& e) {
+          errors[r] = e.what();
+        }
+      });
+    for (auto& t : threads) t.join();
+    if (same) {
+      EXPECT_EQ(errors[0], "");
+      EXPECT_EQ(errors[1], "");
+      continue;
+    }
+    const std::string want = "ranks disagree on ppo.update_epochs: rank 0 has 4, rank 1 has 9";
+    EXPECT_NE(errors[0].find(want), std::string::npos) << errors[0];
+    EXPECT_EQ(errors[0], errors[1]);
+  }
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 """Data-parallel training on the CPU over loopback (Gloo): `myriad train` run as 2 and 3 ranks
 with torchrun's variables. Parameters end bitwise equal on every rank and the same seed and
-world size give the same parameters twice; 2 ranks of 32 envs learn CartPole as 1 rank of 64
-does; a killed rank stops the others within seconds with a message naming the failure; the job
+world size give the same parameters twice; the recipe's 64 envs split over 2 ranks learn CartPole
+as 1 rank of 64 does; ranks started with different settings refuse to train, naming the first
+one; a killed rank stops the others within seconds with a message naming the failure; the job
 resumes from its checkpoint (bitwise, every rank, at the same world size); bad variables are
 clear errors."""
 import json
@@ -12,6 +13,8 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+
+import pytest
 
 BIN = os.environ.get("MYRIAD_BIN", "build/tools/myriad")
 SRC = Path(os.environ.get("MYRIAD_SOURCE_DIR", "."))
@@ -25,15 +28,18 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start(world, out, *args, extra_env=None):
-    """Starts `world` ranks of `myriad train CONFIG --out OUT ARGS`; returns the processes."""
+def start(world, out, *args, extra_env=None, rank_args=None):
+    """Starts `world` ranks of `myriad train CONFIG --out OUT ARGS` (then rank_args[rank], when
+    given, for that rank alone); returns the processes."""
     port = free_port()
     procs = []
     for rank in range(world):
         env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
                    MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), OMP_NUM_THREADS="1")
         env.update(extra_env or {})
-        procs.append(subprocess.Popen([BIN, "train", str(CONFIG), "--out", str(out), *map(str, args)],
+        mine = (rank_args or {}).get(rank, [])
+        procs.append(subprocess.Popen([BIN, "train", str(CONFIG), "--out", str(out),
+                                       *map(str, args), *mine],
                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                       text=True))
     return procs
@@ -51,7 +57,7 @@ def checksums(outs):
 def test_ranks_agree_bitwise_and_repeat(tmp_path):
     runs = {}
     for world, name in [(2, "a"), (3, "b"), (3, "c")]:
-        codes, outs = finish(start(world, tmp_path / name, *QUICK, "env.num_envs=16",
+        codes, outs = finish(start(world, tmp_path / name, *QUICK, "env.num_envs=24",
                                    "run.total_env_steps=30000"))
         assert codes == [0] * world, outs
         sums = checksums(outs)
@@ -68,7 +74,7 @@ def test_two_ranks_learn_cartpole_as_one_rank_does(tmp_path):
     codes, outs = finish(start(1, tmp_path / "one", *QUICK, "env.num_envs=64",
                                "run.eval_episodes=50"))
     assert codes == [0], outs
-    codes, outs = finish(start(2, tmp_path / "two", *QUICK, "env.num_envs=32",
+    codes, outs = finish(start(2, tmp_path / "two", *QUICK, "env.num_envs=64",
                                "run.eval_episodes=50"))
     assert codes == [0, 0], outs
     one = json.loads((tmp_path / "one" / "summary.json").read_text())
@@ -80,7 +86,7 @@ def test_two_ranks_learn_cartpole_as_one_rank_does(tmp_path):
 
 def test_a_killed_rank_stops_the_job_and_it_resumes(tmp_path):
     out = tmp_path / "run"
-    procs = start(2, out, *QUICK, "env.num_envs=16", "run.total_env_steps=100000000",
+    procs = start(2, out, *QUICK, "env.num_envs=24", "run.total_env_steps=100000000",
                   "run.checkpoint_every=2", "distributed.timeout_seconds=30")
     deadline = time.time() + 120
     while not (out / "checkpoints" / "last.pt").exists():
@@ -94,8 +100,9 @@ def test_a_killed_rank_stops_the_job_and_it_resumes(tmp_path):
     assert procs[0].returncode == 1
     assert "distributed: rank 0 of 2 failed" in text and "a peer rank stopped" in text, text
     # The job goes on from rank 0's last checkpoint, here with 3 ranks instead of 2 (a changed
-    # world size: each rank keeps env.num_envs envs and re-derives its seeds).
-    codes, outs = finish(start(3, out, *QUICK, "env.num_envs=16", "run.total_env_steps=40000",
+    # world size: the job keeps its 24 envs, 8 per rank instead of 12, and every rank starts
+    # new episodes from re-derived seeds).
+    codes, outs = finish(start(3, out, *QUICK, "env.num_envs=24", "run.total_env_steps=40000",
                                "--resume", out / "checkpoints" / "last.pt"))
     assert codes == [0, 0, 0], outs
     assert len(set(checksums(outs))) == 1
@@ -105,8 +112,8 @@ def test_a_killed_rank_stops_the_job_and_it_resumes(tmp_path):
 def test_a_stopped_job_resumes_bitwise_on_every_rank(tmp_path):
     """A checkpoint holds every rank's envs, sampling stream and returns: 2 ranks stopped after
     4 updates and resumed to 8 end with the parameters of 2 ranks run straight to 8."""
-    # 2 ranks x 8 envs x 32 steps = 512 a update; a constant rate (linear follows the total)
-    steps = ["env.num_envs=8", "ppo.num_steps=32", "ppo.lr_schedule=constant"]
+    # 16 envs (8 per rank) x 32 steps = 512 a update; a constant rate (linear follows the total)
+    steps = ["env.num_envs=16", "ppo.num_steps=32", "ppo.lr_schedule=constant"]
     codes, outs = finish(start(2, tmp_path / "straight", *QUICK, *steps,
                                "run.total_env_steps=4096", "run.eval_episodes=0"))
     assert codes == [0, 0], outs
@@ -192,3 +199,47 @@ def test_python_train_under_torchrun(tmp_path):
     assert {s["world_size"] for s in summaries} == {2}
     assert len({s["params_crc32c"] for s in summaries}) == 1
     assert json.loads((out / "summary.json").read_text())["env_steps"] >= 20000
+
+
+# One rank started with another setting than rank 0: each case once ended in SIGABRT inside Gloo,
+# in a run that trained to the end and then found the parameters differ, or in a collective
+# timeout. Now every rank exits 1 at the start, naming the setting and both values.
+DISAGREEMENTS = [
+    ("ppo.hidden_sizes=[32]", "ppo.hidden_sizes: rank 0 has [64, 64], rank 1 has [32]"),
+    ("env.id=Acrobot-v1", "env.id: rank 0 has CartPole-v1, rank 1 has Acrobot-v1"),
+    ("ppo.update_epochs=2", "ppo.update_epochs: rank 0 has 4, rank 1 has 2"),
+    ("ppo.learning_rate=0.001", "ppo.learning_rate: rank 0 has 0.002, rank 1 has 0.001"),
+    ("env.num_envs=8", "env.num_envs: rank 0 has 16, rank 1 has 8"),
+    ("run.total_env_steps=5000", "run.total_env_steps: rank 0 has 20000, rank 1 has 5000"),
+]
+
+
+@pytest.mark.parametrize("override,named", DISAGREEMENTS, ids=[d[0].split("=")[0] for d in
+                                                                DISAGREEMENTS])
+def test_ranks_that_disagree_refuse_to_train(tmp_path, override, named):
+    t0 = time.time()
+    codes, outs = finish(start(2, tmp_path / "run", *QUICK, "env.num_envs=16",
+                               "run.total_env_steps=20000", "distributed.timeout_seconds=30",
+                               rank_args={1: [override]}), timeout=60)
+    assert time.time() - t0 < 30, outs  # refused at the start, not after a timeout
+    for rank, (code, out) in enumerate(zip(codes, outs)):
+        assert code == 1, (rank, code, out)  # an error exit, not a signal
+        assert "ranks disagree on " + named in out, (rank, out)
+        assert "EnforceNotMet" not in out and "parameters differ" not in out, out
+        assert "timed out" not in out, out
+    assert not (tmp_path / "run" / "metrics.csv").exists()  # nothing trained
+
+
+def test_rank_specific_settings_may_differ(tmp_path):
+    codes, outs = finish(start(2, tmp_path / "run", *QUICK, "env.num_envs=8",
+                               "run.total_env_steps=2048", "run.eval_episodes=0",
+                               rank_args={1: ["run.threads=2", "run.log_every_seconds=7"]}))
+    assert codes == [0, 0], outs
+    assert len(set(checksums(outs))) == 1
+
+
+def test_env_count_must_split_evenly_over_the_ranks(tmp_path):
+    codes, outs = finish(start(3, tmp_path / "run", *QUICK, "env.num_envs=16"), timeout=60)
+    assert codes == [1, 1, 1], outs
+    for out in outs:
+        assert "config key 'env.num_envs'" in out and "multiple of 3" in out, out
