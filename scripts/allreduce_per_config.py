@@ -20,7 +20,8 @@ from distributed_seeds import MYRIAD, ROOT, free_port  # scripts/distributed_see
 
 def run(config, ranks, updates, out):
     c = yaml.safe_load(Path(config).read_text())
-    steps = c["env"]["num_envs"] * c["ppo"]["num_steps"] * ranks * updates
+    # env.num_envs is the job's count (split over the ranks): one update is num_envs * num_steps
+    steps = c["env"]["num_envs"] * c["ppo"]["num_steps"] * updates
     port = free_port()
     procs = []
     for rank in range(ranks):
