@@ -72,3 +72,15 @@ def test_own_env_tutorial_runs_end_to_end(tmp_path):
                            timeout=300)
         assert r.returncode == 0, " ".join(args) + "\n" + r.stdout[-2000:] + r.stderr[-2000:]
     assert (tmp_path / "hopper.html").stat().st_size > 100_000
+
+
+def test_python_api_page_examples_run(tmp_path):
+    """The first two examples of docs/python-api.md (single-agent basics, the agent axis) run."""
+    blocks = re.findall(r"```python\n(.*?)```", (SRC / "docs" / "python-api.md").read_text(), re.S)
+    env = os.environ.copy()
+    env["PYTHONPATH"] = os.pathsep.join(
+        str(Path(p).resolve()) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)
+    for code in blocks[:2]:
+        r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=300, env=env)
+        assert r.returncode == 0, code + "\n" + r.stdout + r.stderr
