@@ -1,7 +1,7 @@
 """`myriad launch`: the variables each rank gets, prefixed output, a failed rank stopping the
 job (named, with its status), restarts, forwarded signals, the timeout, bad arguments (exit 2);
-and real training: two launches as two nodes on loopback, and a rank killed under
---max-restarts 1."""
+and real training: two launches as two nodes on loopback (and two whose settings differ,
+refused at the start), and a rank killed under --max-restarts 1."""
 import json
 import os
 import re
@@ -202,3 +202,22 @@ def test_a_killed_rank_is_restarted_and_the_run_finishes(tmp_path):
     assert "signal 9 (SIGKILL)" in text and "restart 1 of 1" in text, text
     summary = json.loads((out / "summary.json").read_text())
     assert summary["env_steps"] >= 150000 and summary["world_size"] == 2
+
+
+def test_two_nodes_started_with_different_settings_refuse_to_train(tmp_path):
+    """Two launches as two nodes whose commands differ in one setting: both refuse at the
+    start, naming it (not a Gloo abort, not a collective timeout)."""
+    port = free_port()
+    t0 = time.time()
+    nodes = [subprocess.Popen([BIN, "launch", "--nproc-per-node", "1", "--nnodes", "2",
+                               "--node-rank", str(n), "--master", f"127.0.0.1:{port}", "--",
+                               "train", str(CONFIG), "--out", str(tmp_path / f"run{n}"), *QUICK,
+                               "env.num_envs=16", f"ppo.update_epochs={4 + 2 * n}"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for n in (0, 1)]
+    outs = [n.communicate(timeout=60)[0] for n in nodes]
+    assert time.time() - t0 < 30, outs
+    assert [n.returncode for n in nodes] == [1, 1], outs
+    for out in outs:
+        assert "ranks disagree on ppo.update_epochs: rank 0 has 4, rank 1 has 6" in out, out
+        assert "SIGABRT" not in out and "EnforceNotMet" not in out, out
