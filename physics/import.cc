@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <iterator>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <stdexcept>
 
@@ -70,10 +72,31 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
 
 // libmujoco's compile error, after the non-finite number that caused it when the text has one
 // (a NaN inertia fails as "mass and inertia of moving bodies must be larger than mjMINVAL").
-std::string compile_error(const char* error, const std::function<std::string()>& text) {
-  const std::string nonfinite = first_nonfinite_attribute(text());
-  if (nonfinite.empty()) return error;
-  return nonfinite + " (libmujoco: " + error + ")";
+std::string compile_error(const char* error, const std::function<std::string()>& nonfinite) {
+  const std::string found = nonfinite();
+  if (found.empty()) return error;
+  return found + " (libmujoco: " + error + ")";
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The first non-finite number in an MJCF file or in the files it includes (libmujoco resolves
+// <include file> beside the model), e.g. "in 'legs.xml': body 'leg' (line 3): pos = ...".
+std::string nonfinite_in_file(const std::string& path) {
+  const std::string text = file_text(path);
+  std::string found = first_nonfinite_attribute(text);
+  if (!found.empty()) return found;
+  static const std::regex include(R"(<include\s+file\s*=\s*["']([^"']+)["'])");
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), include);
+       it != std::sregex_iterator(); ++it) {
+    found = first_nonfinite_attribute(file_text((dir / (*it)[1].str()).string()));
+    if (!found.empty()) return "in '" + (*it)[1].str() + "': " + found;
+  }
+  return "";
 }
 
 }  // namespace
@@ -83,13 +106,11 @@ MjModelHandle::MjModelHandle(const std::string& path) {
   MujocoWarningCapture warnings;
   char error[1000] = "";
   m_ = mj_loadXML(path.c_str(), nullptr, error, sizeof error);
-  const auto text = [&] {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  };
+  const auto nonfinite = [&] { return nonfinite_in_file(path); };
   if (!m_)
-    throw std::invalid_argument("cannot load MJCF '" + path + "': " + compile_error(error, text));
-  check_numbers(path, warnings.messages, text);
+    throw std::invalid_argument("cannot load MJCF '" + path +
+                                "': " + compile_error(error, nonfinite));
+  check_numbers(path, warnings.messages, nonfinite);
 }
 
 MjModelHandle::MjModelHandle(const std::string& name, const std::string& text) {
@@ -104,21 +125,21 @@ MjModelHandle::MjModelHandle(const std::string& name, const std::string& text) {
   MujocoWarningCapture warnings;
   m_ = mj_loadXML(file.c_str(), &vfs, error, sizeof error);
   mj_deleteVFS(&vfs);
-  const auto same_text = [&] { return text; };
+  const auto nonfinite = [&] { return first_nonfinite_attribute(text); };
   if (!m_)
     throw std::invalid_argument("cannot load MJCF '" + name +
-                                "': " + compile_error(error, same_text));
-  check_numbers(name, warnings.messages, same_text);
+                                "': " + compile_error(error, nonfinite));
+  check_numbers(name, warnings.messages, nonfinite);
 }
 
 void MjModelHandle::check_numbers(const std::string& name, const std::vector<std::string>& warnings,
-                                  const std::function<std::string()>& text) {
+                                  const std::function<std::string()>& nonfinite) {
   std::string what;
   // A NaN libmujoco read as absent (it warned and compiled a default): found in the text.
   for (const std::string& w : warnings)
     if (what.empty() && w.find("NaN") != std::string::npos) {
-      what = first_nonfinite_attribute(text());
-      if (what.empty()) what = "libmujoco read a NaN in it (in an included file?) and ignored it";
+      what = nonfinite();
+      if (what.empty()) what = "libmujoco read a NaN in it and ignored it (its warning: " + w + ")";
       what += " (libmujoco 2.2.2 would ignore the value and use its default)";
     }
   if (what.empty()) {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <regex>
 #include <stdexcept>
@@ -217,6 +218,25 @@ TEST(ModelNumbers, TheMujocoBackendRefusesToo) {
         << e.what();
   }
   EXPECT_THROW(load_mjcf(path), std::invalid_argument);
+}
+
+// A NaN libmujoco ignores in an included file is found there, named with its file.
+TEST(ModelNumbers, ANaNInAnIncludedFileIsFound) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/numbers_part.xml")
+      << "<mujoco>\n<worldbody>\n<body name=\"b\" pos=\"0 NaN 0\">\n"
+         "<joint type=\"hinge\"/><geom size=\"0.1\"/></body>\n</worldbody>\n</mujoco>\n";
+  std::ofstream(dir + "/numbers_main.xml")
+      << "<mujoco>\n<include file=\"numbers_part.xml\"/>\n</mujoco>\n";
+  try {
+    MjModelHandle handle(dir + "/numbers_main.xml");
+    FAIL() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "in 'numbers_part.xml': body 'b' (line 3): pos = \"0 NaN 0\" is not finite"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // Every MJCF file the project ships (engine test models, locomotion models) passes.

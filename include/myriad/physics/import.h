@@ -48,10 +48,10 @@ class MjModelHandle {
   const mjModel* get() const { return m_; }
 
  private:
-  // check_model_numbers, and a NaN libmujoco warned of and ignored (found in the MJCF text);
-  // frees the model before it throws.
+  // check_model_numbers, and a NaN libmujoco warned of and ignored (`nonfinite` finds it in
+  // the MJCF text); frees the model before it throws.
   void check_numbers(const std::string& name, const std::vector<std::string>& warnings,
-                     const std::function<std::string()>& text);
+                     const std::function<std::string()>& nonfinite);
   mjModel* m_ = nullptr;
 };
 
