@@ -56,7 +56,7 @@ bool keeps(NumberRule rule, double x) {
     case NumberRule::kAcceleration:
       return std::fabs(x) <= 1e4;
     case NumberRule::kTimestep:
-      return x > 0 && x <= 1;
+      return x >= 1e-6 && x <= 1;
   }
   return false;
 }
@@ -219,7 +219,7 @@ const char* number_rule_text(NumberRule rule) {
     case NumberRule::kAcceleration:
       return "accelerations are within +-1e4 m/s^2";
     case NumberRule::kTimestep:
-      return "the timestep is > 0 and <= 1 s";
+      return "the timestep is 1e-6 to 1 s";
   }
   return "";
 }

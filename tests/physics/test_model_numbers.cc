@@ -159,7 +159,7 @@ TEST(ModelNumbers, IssueCasesAreRefusedByElementAndAttribute) {
       {R"(timestep="0.01")", R"(timestep="nan")", "option (line 3)",
        R"(: timestep = "nan" is not finite)"},
       {R"(timestep="0.01")", R"(timestep="-0.01")",
-       "option: ", R"(timestep = "-0.01" is out of range (the timestep is > 0 and <= 1 s))"},
+       "option: ", R"(timestep = "-0.01" is out of range (the timestep is 1e-6 to 1 s))"},
       {R"(timestep="0.01")", R"(timestep="5")", "option: ", "timestep = \"5\" is out of range"},
       {R"(type="sphere" size="0.1")", R"(type="sphere" size="1e308")",
        "geom 'chest' (sphere, body 'torso'): ", "size = \"1e+308 0 0\" is out of range (sizes"},

@@ -393,6 +393,7 @@ MJCF_MUTATIONS = [
      r"option: timestep = \"-0.01\" is out of range"),
     ("timestep_zero", 'timestep="0.01"', 'timestep="0"', r"option: timestep = "),
     ("timestep_inf", 'timestep="0.01"', 'timestep="inf"', r"option: timestep = "),
+    ("timestep_1e-300", 'timestep="0.01"', 'timestep="1e-300"', r"option: timestep = "),
     ("timestep_10s", 'timestep="0.01"', 'timestep="10"', r"option: timestep = "),
     ("sphere_size_1e308", 'type="sphere" size="0.1"', 'type="sphere" size="1e308"',
      r"geom 'bob' \(sphere, body 'ball'\): size = \"1e\+308 0 0\" is out of range"),
@@ -421,6 +422,11 @@ MJCF_MUTATIONS = [
      r"option.*: wind = "),
     ("magnetic_inf", 'gravity="0 0 -9.81"', 'gravity="0 0 -9.81" magnetic="0 inf 0"',
      r"option: magnetic = "),
+    # Reversed ranges: libmujoco's own compile errors, which name the element, reach the user.
+    ("ctrlrange_reversed", 'ctrlrange="-1 1"', 'ctrlrange="1 -1"',
+     r"invalid control range for actuator 'motor'"),
+    ("joint_range_reversed", 'damping="0.1"', 'damping="0.1" limited="true" range="1 -1"',
+     r"range\[0\] should be smaller than range\[1\] in joint 'hinge'"),
 ]
 
 

@@ -22,7 +22,7 @@ Model<double> import_model(const mjModel* m);
 // (physics/model_numbers.h: lengths within +-1e6 m, sizes 0 to 1e6 m, masses 0 to 1e9 kg,
 // inertias and armatures 0 to 1e15, coefficients such as damping, stiffness and friction 0 to
 // 1e9, parameters such as gear, gains, ranges, solref and solimp within +-1e9, gravity within
-// +-1e4 m/s^2, timestep in (0, 1] s). Throws std::invalid_argument naming the MJCF element (kind
+// +-1e4 m/s^2, timestep 1e-6 to 1 s). Throws std::invalid_argument naming the MJCF element (kind
 // and name, or index) and attribute, e.g. `body 'ball': pos = "nan 0 1" is not finite`.
 // MjModelHandle, load_mjcf(_text), import_model and the mujoco backend all run it.
 void check_model_numbers(const mjModel* m);
