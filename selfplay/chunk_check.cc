@@ -66,6 +66,7 @@ std::string check_chunk(const ChunkMsg& c, const ChunkSpec& spec) {
              shape_text(shape);
     return "";
   };
+  if (c.version < 0) return "version: " + std::to_string(c.version) + " is negative";
   // Shapes: obs fixes T and B; each is then held to the server's own figures.
   if (c.obs.dim() != 3) return "obs: rank " + std::to_string(c.obs.dim()) + ", expected 3";
   const int64_t T = c.obs.size(0), B = c.obs.size(1), D = spec.obs_width;

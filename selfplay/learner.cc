@@ -121,12 +121,12 @@ UpdateFigures SelfPlayLearner::update(const std::vector<ChunkMsg>& chunks) {
   learner::compute_returns({policy_, learner::Standardizer(), nullptr, nullptr, c.reward_clip,
                             c.gamma, c.gae_lambda, nullptr},
                            r);
-  // PPO cuts T x N rows into ppo.num_minibatches slices; fewer rows than slices would make
-  // empty ones (learner/ppo.h).
-  if (r.T * r.N < c.num_minibatches)
-    throw std::invalid_argument(
-        "update: " + std::to_string(r.T * r.N) +
-        " transitions, fewer than ppo.num_minibatches = " + std::to_string(c.num_minibatches));
+  // PPO cuts T x N rows into ppo.num_minibatches slices of at least 2 (advantages are
+  // normalized by their std); fewer rows would make empty slices, which never end (learner/ppo.h).
+  if (r.T * r.N < 2 * c.num_minibatches)
+    throw std::invalid_argument("update: " + std::to_string(r.T * r.N) +
+                                " transitions, fewer than 2 per minibatch (ppo.num_minibatches = " +
+                                std::to_string(c.num_minibatches) + ")");
   // What the update changes, kept to put back if it goes non-finite.
   const torch::Tensor params_before = optimizer_.flat_params().clone();
   std::vector<torch::Tensor> adam_before;

@@ -235,7 +235,10 @@ int run_serve(const ServeOptions& o) {
   const auto top_up = [&](bool everyone, uint64_t also) {
     int64_t have = static_cast<int64_t>(batch.size());
     for (const auto& [conn, a] : actors) have += a.outstanding;
-    const int64_t want = sc.chunks_per_update + static_cast<int64_t>(actors.size());
+    // A batch of enough chunks but too few transitions for the minibatches takes one more.
+    const int64_t in_batch = static_cast<int64_t>(batch.size());
+    const int64_t want = (in_batch >= sc.chunks_per_update ? in_batch + 1 : sc.chunks_per_update) +
+                         static_cast<int64_t>(actors.size());
     std::map<uint64_t, int64_t> grants;
     for (; have < want && !actors.empty(); ++have) {
       auto least = actors.begin();
@@ -320,10 +323,13 @@ int run_serve(const ServeOptions& o) {
     batch_lag_max = std::max(batch_lag_max, lag);
     batch_rows += m.steps();
     batch.push_back(std::move(m));
-    // Enough chunks, and at least a transition per PPO minibatch (actors choose their B).
-    if (static_cast<int64_t>(batch.size()) < sc.chunks_per_update ||
-        batch_rows < config.ppo.num_minibatches)
+    // Enough chunks, and at least 2 transitions per PPO minibatch (actors choose their B; a
+    // minibatch of 1 has no advantage std to normalize by).
+    if (static_cast<int64_t>(batch.size()) < sc.chunks_per_update) continue;
+    if (batch_rows < 2 * config.ppo.num_minibatches) {
+      top_up(false, 0);
       continue;
+    }
     if (!o.train) {
       for (const ChunkMsg& c : batch) steps_here += c.steps();
       chunks_used += static_cast<int64_t>(batch.size());

@@ -182,6 +182,11 @@ std::vector<Case> hostile_cases() {
          return p;
        },
        "obs"},
+      {"version -2^63",
+       [](const ChunkSpec& s) {
+         return mutate(s, [](ChunkMsg& c) { c.version = std::numeric_limits<int64_t>::min(); });
+       },
+       "version"},
       {"a flag of 7",
        [](const ChunkSpec& s) { return mutate(s, [](ChunkMsg& c) { c.terminated[0][0] = 7; }); },
        "terminated"},
@@ -192,10 +197,11 @@ std::vector<Case> hostile_cases() {
 // The learner end, run_serve on its own thread, stopped by a flag.
 class ServeHarness {
  public:
-  explicit ServeHarness(const std::string& out) {
+  explicit ServeHarness(const std::string& out, const std::vector<std::string>& extra = {}) {
     ::setenv(kSecretEnv, kSecret, 1);
     o_.config = source_dir() + "/configs/sumo_selfplay.yaml";
     o_.overrides = kTiny;
+    o_.overrides.insert(o_.overrides.end(), extra.begin(), extra.end());
     o_.overrides.push_back("serve.port=0");
     o_.out = out;
     o_.secret_env = kSecretEnv;
@@ -443,4 +449,29 @@ TEST(ChunkCheck, ImpossibleMatchResultsAreRefused) {
   EXPECT_NE(check_result({0, 0, -1, 0, 0}, 100), "");
   EXPECT_NE(check_result({0, 0, 60, 60, 0}, 100), "");
   EXPECT_NE(check_result({0, 0, INT64_MAX, INT64_MAX, INT64_MAX}, 100), "");
+}
+
+// T=1, B=1 chunks are fine when ppo.num_steps is 1: the server then waits for as many chunks as
+// the minibatches need (granting more) instead of cutting empty minibatches forever.
+TEST(ServeHostile, OneStepOneEnvChunksWaitForEnoughTransitions) {
+  const testing_util::TempDir dir("serve_one_step");
+  const std::vector<std::string> extra = {"ppo.num_steps=1", "ppo.num_minibatches=2"};
+  ServeHarness serve(dir.file("run"), extra);
+  ASSERT_NE(serve.port(), 0) << serve.error();
+  std::vector<std::string> o = kTiny;
+  o.insert(o.end(), extra.begin(), extra.end());
+  const ChunkSpec spec =
+      chunk_spec(learner::load_config(source_dir() + "/configs/sumo_selfplay.yaml", o));
+  ASSERT_EQ(spec.steps, 1);
+  TestActor a(serve.port(), "tiny");
+  ASSERT_TRUE(a.connected());
+  ASSERT_TRUE(a.wait_weights(1));
+  for (int k = 0; k < 4; ++k) ASSERT_TRUE(a.send(encode(good_chunk(spec, 1, 0))));
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (a.version() < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(a.version(), 1);
+  a.stop();
+  ASSERT_EQ(serve.finish(), 0) << serve.error();
+  EXPECT_EQ(read_summary(dir.file("run"))["chunks_refused"].get<int64_t>(), 0);
 }
