@@ -36,29 +36,29 @@ const NumberField kFields[] = {
 #undef MYRIAD_X
 };
 
+// Each rule's bounds (inclusive) and how a message states them, in NumberRule's order.
+struct RuleBounds {
+  double low, high;
+  const char* text;
+};
+constexpr RuleBounds kRules[] = {
+    {-1e6, 1e6, "lengths and positions are within +-1e6 m"},
+    {0, 1e6, "sizes are 0 to 1e6 m"},
+    {-1 - 1e-6, 1 + 1e-6, "orientations and axes are unit once compiled"},
+    {0, 1e9, "masses are 0 to 1e9 kg"},
+    {0, 1e15, "inertias and armatures are 0 to 1e15 kg m^2 (kg on slide joints)"},
+    {0, 1e9, "coefficients (damping, stiffness, friction, ...) are 0 to 1e9"},
+    {-1e9, 1e9, "parameters (gear, gains, ranges, solref, solimp, ...) are within +-1e9"},
+    {-1e4, 1e4, "accelerations are within +-1e4 m/s^2"},
+    {1e-6, 1, "the timestep is 1e-6 to 1 s"},
+};
+static_assert(sizeof kRules / sizeof kRules[0] == static_cast<int>(NumberRule::kTimestep) + 1,
+              "one bound per NumberRule");
+
 // Whether x keeps the rule (NaN fails every comparison, so fails every rule).
 bool keeps(NumberRule rule, double x) {
-  switch (rule) {
-    case NumberRule::kLength:
-      return std::fabs(x) <= 1e6;
-    case NumberRule::kSize:
-      return x >= 0 && x <= 1e6;
-    case NumberRule::kUnit:
-      return std::fabs(x) <= 1 + 1e-6;
-    case NumberRule::kMass:
-      return x >= 0 && x <= 1e9;
-    case NumberRule::kInertia:
-      return x >= 0 && x <= 1e15;
-    case NumberRule::kCoefficient:
-      return x >= 0 && x <= 1e9;
-    case NumberRule::kParameter:
-      return std::fabs(x) <= 1e9;
-    case NumberRule::kAcceleration:
-      return std::fabs(x) <= 1e4;
-    case NumberRule::kTimestep:
-      return x >= 1e-6 && x <= 1;
-  }
-  return false;
+  const RuleBounds& r = kRules[static_cast<int>(rule)];
+  return x >= r.low && x <= r.high;
 }
 
 std::string name_at(const mjModel* m, int adr) { return std::string(m->names + adr); }
@@ -200,29 +200,7 @@ const NumberField* number_fields(int* count) {
   return kFields;
 }
 
-const char* number_rule_text(NumberRule rule) {
-  switch (rule) {
-    case NumberRule::kLength:
-      return "lengths and positions are within +-1e6 m";
-    case NumberRule::kSize:
-      return "sizes are 0 to 1e6 m";
-    case NumberRule::kUnit:
-      return "an orientation or axis is finite";
-    case NumberRule::kMass:
-      return "masses are 0 to 1e9 kg";
-    case NumberRule::kInertia:
-      return "inertias and armatures are 0 to 1e15 kg m^2 (kg on slide joints)";
-    case NumberRule::kCoefficient:
-      return "coefficients (damping, stiffness, friction, ...) are 0 to 1e9";
-    case NumberRule::kParameter:
-      return "parameters (gear, gains, ranges, solref, solimp, ...) are within +-1e9";
-    case NumberRule::kAcceleration:
-      return "accelerations are within +-1e4 m/s^2";
-    case NumberRule::kTimestep:
-      return "the timestep is 1e-6 to 1 s";
-  }
-  return "";
-}
+const char* number_rule_text(NumberRule rule) { return kRules[static_cast<int>(rule)].text; }
 
 void check_model_numbers(const mjModel* m) {
   // The accessors take a mutable model (the tests write through them); this only reads.

@@ -4,7 +4,7 @@
 // mutate every row of it. libmujoco 2.2.2 compiles "nan", "inf" and 1e308 wherever MJCF takes a
 // number, and only warns once the simulation has diverged; this refuses them at load.
 //
-// The bounds (documented in include/myriad/physics/import.h, named in every message):
+// The bounds (also in include/myriad/physics/import.h; every message states its rule's):
 //   length       |x| <= 1e6 m (positions, margins, joint and tendon ranges and references)
 //   size         0 <= x <= 1e6 m (geom and site sizes)
 //   unit         |x| <= 1 (compiled orientations and axes are unit: only NaN/inf fail here)
@@ -37,6 +37,7 @@ enum class NumberElement {
   kTendon,
   kActuator
 };
+// The rules of the list above; their bounds live once, in model_numbers.cc (kRules).
 enum class NumberRule {
   kLength,
   kSize,
