@@ -9,7 +9,8 @@
 
 namespace myriad::learner {
 
-// The summary as JSON. Keys (always present; null where there is no value): env_steps, updates,
+// The summary as JSON. Keys (always present; null where there is no value): myriad_version (the
+// VERSION that wrote it), env_steps, updates,
 // wall_seconds, solved_seconds, eval_return_mean, eval_return_std, eval_length_mean,
 // eval_episodes, diverged_episodes, world_size, ppo_math ("fused" or "libtorch"), params_crc32c,
 // checkpoint, run_dir, replay;

@@ -15,6 +15,8 @@
 #include "learner/config.h"
 #include "learner/distributed.h"
 #include "learner/episode_stats.h"
+#include "learner/evaluation.h"
+#include "learner/loaded_policy.h"
 #include "learner/normalizer.h"
 #include "learner/optimizer.h"
 #include "learner/policy.h"
@@ -31,36 +33,10 @@ namespace myriad::learner {
 constexpr int64_t kEpisodeWindow = 100;
 constexpr uint64_t kEvalSeedOffset = 1000003;
 
-// A team's evaluation in a multi-agent env: the mean over its agents of their episode returns.
-struct TeamEval {
-  std::string name;
-  bool learns = true;
-  double return_mean = 0, return_std = 0;
-  double win_rate = NAN;  // envs that decide winners: the fraction of episodes it won
-};
-
-struct EvalResult {
-  // The env's return (multi-agent: the first learning team's, per agent).
-  double return_mean = 0, return_std = 0, length_mean = 0;
-  int64_t episodes = 0;
-  std::vector<TeamEval> teams;  // multi-agent envs only, in team order
-  double draw_rate = NAN;       // envs that decide winners
-};
-
 // A PPO update's mean losses (learner/ppo.h), NaN for a team that does not learn.
 struct PpoLosses {
   double pg_loss = NAN, v_loss = NAN, entropy = NAN, approx_kl = NAN, clipfrac = NAN;
 };
-
-// Mean and (population) standard deviation; (0, 0) for none.
-std::pair<double, double> mean_and_std(const std::vector<double>& xs);
-
-// An evaluation's returns from its E episodes' per-agent returns (returns[e * A + k]): the env's
-// return; for multi-agent envs every team's (the mean over its agents), its win rate from
-// winners [E] (envs that decide winners; -1 a draw) and the draw rate, with return_mean and
-// return_std those of the first team that learns (learns [teams]; empty: every team).
-void set_returns(EvalResult& r, const EnvSpec& spec, const std::vector<double>& returns,
-                 const std::vector<int>& winners, const std::vector<bool>& learns);
 
 // One team's figures of an update (multi-agent envs).
 struct TeamStats : PpoLosses {
@@ -102,35 +78,6 @@ struct TrainSummary {
   std::string replay;  // eval.replay when eval.record
 };
 
-// One team's trained policy in a multi-agent env (undefined policy: the team acts at random).
-struct TeamPolicy {
-  Team team;
-  ActorCritic policy{nullptr};
-  RunningMeanStd obs_rms;
-};
-
-// A trained policy with what it needs to act: its config, network and observation statistics.
-struct LoadedPolicy {
-  TrainConfig config;
-  EnvSpec spec;                 // of the configured env (for MJCF-v0, of its model)
-  ActorCritic policy{nullptr};  // the policy (multi-agent envs: the first learning team's)
-  RunningMeanStd obs_rms;
-  RunningMeanStd ret_rms;         // the reward scale (used when config.ppo.normalize_reward)
-  std::vector<TeamPolicy> teams;  // every team, in team order (single-agent envs: one)
-  // Draws of the teams that act at random (agents.random_teams); evaluate reseeds it.
-  at::Generator random_gen;
-  // Deterministic, clipped to the action space: obs [B, obs...] => actions [B(, K)];
-  // multi-agent envs: obs [B, A, D] => [B, A(, K)], each team by its own policy.
-  torch::Tensor act(const torch::Tensor& obs);
-  // The critic's estimate V(obs) [B], in the env's reward units (undoing reward scaling).
-  // Single-agent envs only.
-  torch::Tensor value(const torch::Tensor& obs);
-
- private:
-  torch::Tensor network_input(const torch::Tensor& obs) const;
-};
-LoadedPolicy load_policy(const std::string& checkpoint, const std::string& device = "");
-
 // The spec of the env a config describes (MJCF-v0's spaces come from its model file).
 EnvSpec configured_spec(const TrainConfig& config);
 
@@ -138,26 +85,11 @@ EnvSpec configured_spec(const TrainConfig& config);
 // names a team the env lacks). Checked before a run dir is claimed.
 void check_trainable(const TrainConfig& config);
 
-// While alive, LibTorch runs on the config's run.learner_threads (its OpenMP pool would
-// otherwise spin against the env's on the same cores); the previous count comes back after.
-class LearnerThreads {
- public:
-  explicit LearnerThreads(const TrainConfig& config);
-  ~LearnerThreads();
-
- private:
-  int previous_;
-};
-
 // The scalars an update logs to metrics.csv and TensorBoard: the plain CleanRL keys for one team
 // (every single-agent env), "charts/<team>/episode_return", "losses/<team>/..." and, where the
 // env decides winners, "charts/<team>/win_rate" and "charts/draw_rate" for several.
 std::map<std::string, double> update_scalars(const UpdateStats& s, double steps_per_second,
                                              double wall_seconds);
-
-// Runs K episodes (one per env, K envs in parallel) with deterministic actions (a team that acts
-// at random, at random); multi-agent envs report every team's return and win rate.
-EvalResult evaluate(LoadedPolicy& policy, int64_t episodes, uint64_t seed);
 
 // PPO in named parts, one update at a time (CleanRL's ppo.py, in files):
 //   schedule   (env steps)                 => learning rate         learner/schedule.h

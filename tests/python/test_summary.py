@@ -12,6 +12,7 @@ from conftest import BUILD_DIR, SOURCE_DIR
 MYRIAD_BIN = BUILD_DIR / "tools" / "myriad"
 # The keys learner/summary.h documents.
 SUMMARY_KEYS = {
+    "myriad_version",
     "env_steps",
     "updates",
     "wall_seconds",

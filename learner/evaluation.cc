@@ -1,0 +1,105 @@
+// Evaluation: K envs run their first episode each with a loaded policy (learner/evaluation.h).
+#include "learner/evaluation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "myriad/device.h"
+#include "myriad/registry.h"
+
+namespace myriad::learner {
+
+LearnerThreads::LearnerThreads(const TrainConfig& config) : previous_(torch::get_num_threads()) {
+  if (config.run.learner_threads > 0) torch::set_num_threads(config.run.learner_threads);
+}
+LearnerThreads::~LearnerThreads() { torch::set_num_threads(previous_); }
+
+std::pair<double, double> mean_and_std(const std::vector<double>& xs) {
+  if (xs.empty()) return {0.0, 0.0};
+  double sum = 0, sq = 0;
+  for (double x : xs) sum += x, sq += x * x;
+  const double n = static_cast<double>(xs.size()), mean = sum / n;
+  return {mean, std::sqrt(std::max(sq / n - mean * mean, 0.0))};
+}
+
+void set_returns(EvalResult& r, const EnvSpec& spec, const std::vector<double>& returns,
+                 const std::vector<int>& winners, const std::vector<bool>& learns) {
+  const int64_t agents = spec.num_agents;
+  const int64_t episodes = static_cast<int64_t>(returns.size()) / agents;
+  if (!spec.multi_agent()) {
+    std::tie(r.return_mean, r.return_std) = mean_and_std(returns);
+    return;
+  }
+  r.teams.clear();
+  bool first = true;
+  for (size_t team = 0; team < spec.team_names.size(); ++team) {
+    std::vector<double> team_returns(episodes, 0.0);  // per episode, the mean over its agents
+    int64_t size = 0;
+    for (int64_t k = 0; k < agents; ++k) {
+      if (spec.team_ids[k] != static_cast<int>(team)) continue;
+      ++size;
+      for (int64_t e = 0; e < episodes; ++e) team_returns[e] += returns[e * agents + k];
+    }
+    for (double& x : team_returns) x /= static_cast<double>(std::max<int64_t>(size, 1));
+    TeamEval t;
+    t.name = spec.team_names[team];
+    t.learns = learns.empty() || learns[team];
+    std::tie(t.return_mean, t.return_std) = mean_and_std(team_returns);
+    if (spec.decides_winner && episodes > 0)
+      t.win_rate = static_cast<double>(std::count(winners.begin(), winners.end(), team)) /
+                   static_cast<double>(episodes);
+    if (t.learns && first) {
+      r.return_mean = t.return_mean, r.return_std = t.return_std;
+      first = false;
+    }
+    r.teams.push_back(t);
+  }
+  if (spec.decides_winner && episodes > 0)
+    r.draw_rate = static_cast<double>(std::count(winners.begin(), winners.end(), -1)) /
+                  static_cast<double>(episodes);
+}
+
+EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
+  EvalResult result;
+  if (episodes <= 0) return result;
+  const LearnerThreads threads(p.config);
+  const DeviceId device = resolve_device_id(p.config.env.device);
+  auto env = envs::make(p.config.env.id, episodes, device, seed, p.config.env.options,
+                        env_text_options(p.config.env));
+  if (p.random_gen.defined()) p.random_gen.set_current_seed(seed);
+  const auto& buf = env->buffers();
+  const int64_t agents = env->spec().num_agents;
+  // returns[i * A + k]: agent k's return of env i's first episode (A = 1: the env's return).
+  std::vector<double> returns(episodes * agents, NAN), lengths(episodes, 0);
+  std::vector<int> winners(episodes, -1);
+  std::vector<bool> finished(episodes, false);
+  int64_t remaining = episodes;
+  // Every env runs exactly its first episode; the limit bounds the loop.
+  for (int64_t t = 0; t < env->spec().max_episode_steps && remaining > 0; ++t) {
+    env->step(p.act(buf.obs));
+    const torch::Tensor done = torch::logical_or(buf.terminated, buf.truncated).cpu();
+    const torch::Tensor rets = buf.episode_return.cpu().contiguous(),
+                        lens = buf.episode_length.cpu();
+    const torch::Tensor wins = buf.winner.defined() ? buf.winner.cpu() : torch::Tensor();
+    const bool* d = done.data_ptr<bool>();
+    for (int64_t i = 0; i < episodes; ++i) {
+      if (!d[i] || finished[i]) continue;
+      finished[i] = true;
+      for (int64_t k = 0; k < agents; ++k)
+        returns[i * agents + k] = rets.data_ptr<float>()[i * agents + k];
+      lengths[i] = lens.data_ptr<int32_t>()[i];
+      if (wins.defined()) winners[i] = wins.data_ptr<int32_t>()[i];
+      --remaining;
+    }
+  }
+  result.episodes = episodes;
+  double len = 0;
+  for (double l : lengths) len += l;
+  result.length_mean = len / episodes;
+  std::vector<bool> learns;
+  for (const TeamPolicy& t : p.teams) learns.push_back(t.team.learns);
+  set_returns(result, env->spec(), returns, winners, learns);
+  return result;
+}
+}  // namespace myriad::learner
