@@ -10,7 +10,8 @@
 namespace myriad::selfplay {
 
 MatchTally play_match(const learner::TrainConfig& config, const torch::Tensor& learner_params,
-                      const torch::Tensor& opponent_params, int64_t episodes, uint64_t seed) {
+                      const torch::Tensor& opponent_params, int64_t episodes, uint64_t seed,
+                      const std::function<bool()>& cancel) {
   MatchTally tally;
   if (episodes <= 0) return tally;
   torch::NoGradGuard no_grad;
@@ -34,6 +35,10 @@ MatchTally play_match(const learner::TrainConfig& config, const torch::Tensor& l
   std::vector<bool> finished(episodes, false);
   int64_t remaining = episodes;
   for (int64_t t = 0; t < spec.max_episode_steps && remaining > 0; ++t) {
+    if (cancel && cancel()) {
+      tally.cancelled = true;
+      break;
+    }
     for (size_t k = 0; k < teams.size(); ++k) {
       learner::ActorCritic& p = k == 0 ? mine : theirs;
       const torch::Tensor a = p->sample(teams[k].input(buf.obs), &gen).action;

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 
 #include "learner/config.h"
 
@@ -13,6 +14,7 @@ namespace myriad::selfplay {
 
 struct MatchTally {
   int64_t wins = 0, draws = 0, losses = 0;  // the learner's
+  bool cancelled = false;  // `cancel` said stop before every episode ended (the counts are partial)
   double score() const {
     const int64_t n = wins + draws + losses;
     return n ? (static_cast<double>(wins) + 0.5 * static_cast<double>(draws)) / n : NAN;
@@ -20,8 +22,10 @@ struct MatchTally {
 };
 
 // `episodes` episodes (one per env, on the CPU) of `learner` [P] against `opponent` [P] (flat
-// parameters of config's network) seeded by `seed`.
+// parameters of config's network) seeded by `seed`. `cancel`, when given, is asked before every
+// step; true ends the match there.
 MatchTally play_match(const learner::TrainConfig& config, const torch::Tensor& learner,
-                      const torch::Tensor& opponent, int64_t episodes, uint64_t seed);
+                      const torch::Tensor& opponent, int64_t episodes, uint64_t seed,
+                      const std::function<bool()>& cancel = {});
 
 }  // namespace myriad::selfplay

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "learner/run_dir.h"
+#include "myriad/version.h"
 #include "selfplay/chunk_check.h"
 #include "selfplay/evaluate.h"
 #include "selfplay/learner.h"
@@ -25,8 +26,14 @@
 namespace myriad::selfplay {
 namespace {
 
+// The first SIGINT/SIGTERM stops training (a checkpoint is saved and the head-to-head
+// evaluation runs); a second one also cuts that evaluation short.
 std::atomic<bool> g_stop{false};
-void on_signal(int) { g_stop = true; }
+std::atomic<bool> g_abort{false};
+void on_signal(int) {
+  if (g_stop) g_abort = true;
+  g_stop = true;
+}
 
 // What the server's I/O thread hands the learner thread.
 struct Event {
@@ -391,21 +398,27 @@ int run_serve(const ServeOptions& o) {
   // The Elo table's claim checked head to head: the latest policy against the first snapshot.
   nlohmann::json head_to_head = nullptr;
   if (o.train && config.run.eval_episodes > 0) {
-    const MatchTally m =
-        play_match(config, learner.weights(rng).learner,
-                   learner.snapshot_parameters(learner.league().snapshots().front().id),
-                   config.run.eval_episodes, config.run.seed + 1000003);
+    if (g_stop)
+      std::cout << "myriad serve: stopping on a signal; a second one skips the head-to-head "
+                   "evaluation"
+                << std::endl;
+    const MatchTally m = play_match(
+        config, learner.weights(rng).learner,
+        learner.snapshot_parameters(learner.league().snapshots().front().id),
+        config.run.eval_episodes, config.run.seed + 1000003, [] { return g_abort.load(); });
     const double x = m.score();
     head_to_head = {{"episodes", config.run.eval_episodes},
                     {"wins", m.wins},
                     {"draws", m.draws},
                     {"losses", m.losses},
                     {"score", x},
-                    {"elo_gap_implied", x > 0 && x < 1 ? 400.0 * std::log10(x / (1.0 - x)) : NAN}};
+                    {"elo_gap_implied", x > 0 && x < 1 ? 400.0 * std::log10(x / (1.0 - x)) : NAN},
+                    {"cancelled", m.cancelled}};
     std::cout << std::fixed << std::setprecision(3) << "myriad serve: latest (v"
               << learner.version() << ") vs first snapshot over " << config.run.eval_episodes
               << " episodes: " << m.wins << " wins, " << m.draws << " draws, " << m.losses
-              << " losses, score " << x << std::endl;
+              << " losses, score " << x << (m.cancelled ? " (cut short by a second signal)" : "")
+              << std::endl;
   }
   nlohmann::json pool = nlohmann::json::array();
   for (const Snapshot& s : learner.league().snapshots())
@@ -420,7 +433,8 @@ int run_serve(const ServeOptions& o) {
       refused_json[id] = {{"chunks", r.total}, {"disconnects", r.disconnects}, {"last", r.last}};
   nlohmann::json lags = nlohmann::json::object();
   for (const auto& [lag, n] : lag_histogram) lags[std::to_string(lag)] = n;
-  const nlohmann::json summary = {{"env", config.env.id},
+  const nlohmann::json summary = {{"myriad_version", MYRIAD_VERSION},
+                                  {"env", config.env.id},
                                   {"version", learner.version()},
                                   {"env_steps", learner.env_steps()},
                                   {"updates_this_session", updates_here},

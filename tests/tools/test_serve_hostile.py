@@ -116,3 +116,32 @@ def test_eval_names_a_serve_checkpoint(tmp_path):
     assert p.returncode == 1
     assert "myriad serve (self-play) checkpoint" in p.stderr, p.stderr
     assert "lacks 'config_yaml'" not in p.stderr
+
+
+def test_a_second_signal_cuts_the_head_to_head_evaluation_short(tmp_path):
+    """The first SIGTERM stops training and starts the evaluation; a second ends it at once."""
+    run = tmp_path / "run"
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "w") as log:
+        args = [a for a in TINY if not a.startswith("run.eval_episodes")]
+        p = subprocess.Popen([BIN, "serve", CONFIG, *args, "run.eval_episodes=200000",
+                              "--out", run], stdout=log, stderr=subprocess.STDOUT, env=ENV)
+        try:
+            end = time.monotonic() + 60
+            while "listening on" not in log_path.read_text():
+                assert p.poll() is None and time.monotonic() < end, log_path.read_text()
+                time.sleep(0.05)
+            p.send_signal(signal.SIGTERM)
+            while "a second one skips" not in log_path.read_text():
+                assert p.poll() is None and time.monotonic() < end, log_path.read_text()
+                time.sleep(0.05)
+            time.sleep(0.5)  # inside the 200,000-episode match
+            p.send_signal(signal.SIGTERM)
+            assert p.wait(timeout=30) == 0, log_path.read_text()
+        finally:
+            if p.poll() is None:
+                p.kill()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["latest_vs_first"]["cancelled"] is True, summary
+    assert "cut short by a second signal" in log_path.read_text()
+    assert (run / "checkpoints/server.pt").exists()
