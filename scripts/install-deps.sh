@@ -67,6 +67,8 @@ fi
 # libmujoco 2.2.2 that Myriad's C++ side links (none older than 2.3.1 exists for 3.11).
 mujoco_version=2.3.3
 if [ "$deps" = train ]; then
+  # numpy: torch warns at every start without it.
+  "$py" -c "import numpy" 2>/dev/null || pip_install numpy
   echo "[install-deps] ready for training: $("$py" -c 'import torch; print("torch", torch.__version__)')"
   exit 0
 fi
