@@ -11,7 +11,7 @@
 // Variables the user already set win; MYRIAD_NATIVE_MATH=1 skips pinning (each CPU's own
 // fastest path, reproducible only on the same CPU model). Takes effect only if called before the
 // first LibTorch op of the process. What was measured, and what is not yet shown across vendors:
-// docs/benchmarks.md, "Same seed, same run on another CPU".
+// docs/lab-notebook.md, "Same seed, same run on another CPU".
 #pragma once
 
 #include <string>
@@ -23,7 +23,7 @@ std::string pin_cpu_math();
 
 // Keeps freed memory in the process heap (glibc mallopt): by default glibc hands blocks over
 // 128 KiB back to the kernel, so every minibatch's tensors fault fresh pages in again; that
-// cost 28% of a CartPole training run's wall time here (docs/benchmarks.md). Process-wide;
+// cost 28% of a CartPole training run's wall time here (docs/lab-notebook.md). Process-wide;
 // `myriad` and `import myriad` call it. A no-op without glibc.
 void keep_freed_memory();
 

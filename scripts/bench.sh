@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CPU throughput of Myriad's CartPole-v1 beside EnvPool's, same env count and threads, in one
-# run (docs/benchmarks.md records the results). Usage: bash scripts/bench.sh [NUM_ENVS] [THREADS]
+# run (docs/lab-notebook.md records the results). Usage: bash scripts/bench.sh [NUM_ENVS] [THREADS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-65536}

@@ -2,7 +2,7 @@
 # Ant-v5 (or another locomotion env) throughput in one run, same env count, threads and random
 # actions: Myriad's engine (float32 and float64), libmujoco through the same env code
 # (physics=mujoco), EnvPool's own Ant-v5 (its bundled MuJoCo; pip-installed on first use) and
-# Gymnasium's vector env. docs/benchmarks.md records the results.
+# Gymnasium's vector env. docs/lab-notebook.md records the results.
 # Usage: bash scripts/bench_locomotion.sh [ENV] [NUM_ENVS] [THREADS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -3,7 +3,7 @@
 The machine's speed drifts (other work, clocks), so one pair of runs says little. The script runs
 interleaved rounds: in each, one `myriad bench` process and one Python process (this script with
 --python-only), in alternating order, and prints every round's figures, its ratio Python / C++ and
-the median ratio (docs/benchmarks.md records it).
+the median ratio (docs/lab-notebook.md records it).
 
 Run: PYTHONPATH=build/python .venv/bin/python scripts/bench_python.py [--rounds 5]
      [--repeats 1] [--num-envs 65536] [--threads 2] [--myriad build/tools/myriad]

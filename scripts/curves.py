@@ -1,6 +1,6 @@
 """Learning curves of a set of runs (scripts/seeds.py's folder): the training episode return
 (charts/episode_return in metrics.csv, the mean over episodes ended in that update) at fixed
-env-step marks, per seed, with the median. docs/benchmarks.md records its output.
+env-step marks, per seed, with the median. docs/lab-notebook.md records its output.
 
 Run: .venv/bin/python scripts/curves.py RUNS_DIR [--marks 1e6,2e6,3e6]
 """

@@ -198,7 +198,7 @@ done
 
 section "same seed on another machine (CPU training, pinned math)"
 # The command of tests/tools/test_reproducible.py; the development machine (AMD EPYC, GCC 12,
-# glibc 2.36) printed policy_loss -0.00586098 for update 1 (docs/benchmarks.md).
+# glibc 2.36) printed policy_loss -0.00586098 for update 1 (docs/lab-notebook.md).
 rm -rf "$runs/repro"
 run_logged 120 "$bin" train configs/cartpole_ppo.yaml --out "$runs/repro" env.device=cpu \
   run.total_env_steps=40000 run.eval_episodes=0 eval.record=false
@@ -237,7 +237,7 @@ for prec in float32 float64; do
 done
 
 # The engine's two launch shapes on the GPU: one kernel per named stage (the default) against
-# one fused kernel per step (registers and occupancy per kernel: docs/benchmarks.md).
+# one fused kernel per step (registers and occupancy per kernel: docs/lab-notebook.md).
 timeout 120 "$bin" physics-bench physics/models/ant_contacts.xml --device "$dev" \
   --num-envs "$bodies" --steps 200 --warmup 100 --launch fused > "$runs/physics.json" 2>> "$log"
 tail -n 1 "$runs/physics.json" >> "$out/bench.jsonl"

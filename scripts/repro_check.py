@@ -6,7 +6,7 @@ once per PPO math path (`run.learner_math`: fused and libtorch) and compares eac
 fingerprint with the one recorded below: `params_crc32c` of summary.json (CRC-32C of every
 final parameter's bytes) decides; the first update's policy loss is printed beside it, for a
 reader comparing with older 6-digit records. Same CRC: this CPU reproduces the reference's runs. Run it on each new kind of machine (an AMD EPYC, another
-Intel Xeon, a GPU host's CPU) and record the answer in docs/benchmarks.md ("Same seed, same run
+Intel Xeon, a GPU host's CPU) and record the answer in docs/lab-notebook.md ("Same seed, same run
 on another CPU"). The fingerprint belongs to the code, the config and the torch version it was
 recorded with (commit 3e0f1b9, torch 2.11.0): a change to the envs, the learner or
 configs/cartpole_ppo.yaml changes it, and then it is recorded again, on a machine of the

@@ -1,6 +1,6 @@
 """Runs one config over several seeds and prints a table: per seed the evaluation return, the
 time to solve, wall time, env steps and throughput; then how many seeds reached the threshold,
-and the median and worst seed. docs/benchmarks.md records its output.
+and the median and worst seed. docs/lab-notebook.md records its output.
 
 Run: .venv/bin/python scripts/seeds.py configs/cartpole_ppo.yaml [--seeds 1-10] [key=value ...]
      [--nproc-per-node K]

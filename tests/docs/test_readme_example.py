@@ -37,7 +37,7 @@ def test_readme_is_short():
 
 def test_user_docs_speak_no_internal_vocabulary():
     # The dated lab notebook keeps its history as written; every other page is for users.
-    notebooks = {"benchmarks.md", "lab-notebook.md", "distributed-notes.md"}
+    notebooks = {"lab-notebook.md", "lab-notebook.md", "distributed-notes.md"}
     pages = [SRC / "README.md"] + [p for p in (SRC / "docs").rglob("*.md")
                                     if p.name not in notebooks]
     bad = []

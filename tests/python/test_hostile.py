@@ -1,7 +1,7 @@
 """The hostile-input suite: every case of tests/python/hostile_cases.py is refused with a clear
 error of an allowed type. It runs in a child process, so a crash or a hang is seen and named
 (the last case started) instead of taking pytest down; the counts are printed (pytest -s) and
-recorded in docs/benchmarks.md."""
+recorded in docs/lab-notebook.md."""
 
 import collections
 import json

@@ -3,7 +3,7 @@
 
 What this does not show: the same run on another machine, which one machine cannot test.
 `scripts/repro_check.py` compares a machine's run with a recorded reference; what it found is
-in docs/benchmarks.md ("Same seed, same run on another CPU")."""
+in docs/lab-notebook.md ("Same seed, same run on another CPU")."""
 import csv
 import json
 import os
