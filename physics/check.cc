@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <random>
+
 #include <stdexcept>
 
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
+#include "physics/mujoco_compat.h"
 #include "physics/collision/contact.h"
 
 namespace myriad::physics {
@@ -118,7 +121,7 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
     e_bias = std::max(e_bias, cmp("qfrc_bias", ref->qfrc_bias, mm->nv, true));
     // The mass matrix: MuJoCo's sparse qM against our dense tree entries.
     std::vector<double> dense(mm->nv * mm->nv, 0.0), ours = take(d, m, "qM", s);
-    mj_fullM(mm, dense.data(), ref->qM);
+    full_inertia(mm, ref, dense.data());
     std::vector<double> ours_full(mm->nv * mm->nv, 0.0);
     for (int i = 0; i < mm->nv; ++i)
       for (int j = i; j >= 0; j = mm->dof_parentid[j])
@@ -194,6 +197,22 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
       for (int k = 0; same_set && k < ncon; ++k)
         same_set = con[k].geom1 == rd->contact[k].geom1 && con[k].geom2 == rd->contact[k].geom2;
       if (!same_set) {
+        if (o.explain && set_mismatch == 0) {
+          std::fprintf(stderr, "first contact set that differs (trajectory %d, step %d):\n", r, s);
+          for (int k = 0; k < std::max(ncon, rd->ncon); ++k) {
+            std::fprintf(stderr, "  %2d  ours:", k);
+            if (k < ncon)
+              std::fprintf(stderr, " geoms %d-%d dist %+.6e", con[k].geom1, con[k].geom2,
+                           double(con[k].dist));
+            else
+              std::fprintf(stderr, " %33s", "-");
+            std::fprintf(stderr, "   libmujoco:");
+            if (k < rd->ncon)
+              std::fprintf(stderr, " geoms %d-%d dist %+.6e", rd->contact[k].geom1,
+                           rd->contact[k].geom2, rd->contact[k].dist);
+            std::fprintf(stderr, "\n");
+          }
+        }
         ++set_mismatch;
         continue;
       }
@@ -280,6 +299,8 @@ std::vector<CheckRow> check_against_mujoco(const std::string& path, const CheckO
   mj_deleteModel(reference);
   return rows;
 }
+
+std::string mujoco_version() { return mj_versionString(); }
 
 const CheckRow* worst_failure(const std::vector<CheckRow>& rows) {
   const CheckRow* worst = nullptr;

@@ -19,6 +19,7 @@
 #include "physics/constraint/make.h"
 #include "physics/constraint/solve.h"
 #include "physics/model_numbers.h"
+#include "physics/mujoco_compat.h"
 #include "physics/model_view.h"
 
 namespace myriad::physics {
@@ -118,9 +119,8 @@ MjModelHandle::MjModelHandle(const std::string& name, const std::string& text) {
   mjVFS vfs;
   mj_defaultVFS(&vfs);
   const std::string file = "model.xml";
-  if (mj_makeEmptyFileVFS(&vfs, file.c_str(), static_cast<int>(text.size())) != 0)
+  if (vfs_add_text(&vfs, file.c_str(), text.data(), static_cast<int>(text.size())) != 0)
     throw std::invalid_argument("cannot load MJCF '" + name + "': the virtual file system is full");
-  std::memcpy(vfs.filedata[mj_findFileVFS(&vfs, file.c_str())], text.data(), text.size());
   char error[1000] = "";
   MujocoWarningCapture warnings;
   m_ = mj_loadXML(file.c_str(), &vfs, error, sizeof error);
@@ -271,8 +271,22 @@ Model<double> import_model(const mjModel* m) {
 
   // The custom fields.
   r.integrator = m->opt.integrator == mjINT_RK4 ? kRK4 : kEuler;
+  r.margin_rule = kMujocoMarginRule;
   r.gravity_enabled = !(flags & mjDSBL_GRAVITY);
-  r.passive_enabled = !(flags & mjDSBL_PASSIVE);
+#if mjVERSION_HEADER >= 3000000
+  r.spring_enabled = !(flags & mjDSBL_SPRING);
+  r.damper_enabled = !(flags & mjDSBL_DAMPER);
+  r.euler_damping = !(flags & (mjDSBL_EULERDAMP | mjDSBL_DAMPER));
+  r.normalize_qpos = false;       // since 3.2.0 kinematics normalizes copies
+  r.warmstart_at_advance = true;  // since 3.3.6 the step saves qacc_warmstart
+  r.collision = 0;  // MuJoCo 3 has no opt.collision: explicit and dynamic pairs, merged
+#else
+  r.spring_enabled = r.damper_enabled = !(flags & mjDSBL_PASSIVE);
+  r.euler_damping = true;  // 2.2.2: even with PASSIVE disabled
+  r.normalize_qpos = true;
+  r.warmstart_at_advance = false;
+  r.collision = m->opt.collision;
+#endif
   r.actuation_enabled = !(flags & mjDSBL_ACTUATION);
   r.clamp_ctrl = !(flags & mjDSBL_CLAMPCTRL);
   for (int u = 0; u < m->nu; ++u) {

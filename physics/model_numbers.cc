@@ -20,7 +20,7 @@ const NumberField kFields[] = {
    attribute,                                                  \
    NumberRule::rule,                                           \
    width,                                                      \
-   [](const mjModel* m) { return m->rows; },                   \
+   [](const mjModel* m) { return static_cast<int>(m->rows); }, \
    [](mjModel* m) { return m->array; }},
     MYRIAD_MODEL_NUMBERS(MYRIAD_X)
 #undef MYRIAD_X

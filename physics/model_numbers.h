@@ -114,6 +114,13 @@ enum class NumberRule {
   X(actuator_dynprm, nu, mjNDYN, kActuator, "dynprm", kParameter)                       \
   X(actuator_cranklength, nu, 1, kActuator, "cranklength", kLength)
 
+// The convex-collision tolerance: mpr_tolerance until MuJoCo 3.0, ccd_tolerance since.
+#if mjVERSION_HEADER >= 3000000
+#define MYRIAD_OPTION_CCD_TOLERANCE(X) X(ccd_tolerance, 1, "ccd_tolerance", kCoefficient)
+#else
+#define MYRIAD_OPTION_CCD_TOLERANCE(X) X(mpr_tolerance, 1, "mpr_tolerance", kCoefficient)
+#endif
+
 // X(mjOption field, values, MJCF attribute of <option>, rule).
 #define MYRIAD_OPTION_NUMBERS(X)                           \
   X(timestep, 1, "timestep", kTimestep)                    \
@@ -125,7 +132,7 @@ enum class NumberRule {
   X(impratio, 1, "impratio", kCoefficient)                 \
   X(tolerance, 1, "tolerance", kCoefficient)               \
   X(noslip_tolerance, 1, "noslip_tolerance", kCoefficient) \
-  X(mpr_tolerance, 1, "mpr_tolerance", kCoefficient)       \
+  MYRIAD_OPTION_CCD_TOLERANCE(X)                           \
   X(o_margin, 1, "o_margin", kLength)                      \
   X(o_solref, mjNREF, "o_solref", kParameter)              \
   X(o_solimp, mjNIMP, "o_solimp", kParameter)

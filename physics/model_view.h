@@ -22,7 +22,7 @@ struct ModelView {
 #define MYRIAD_X(name, length, from) T name[length];
   MYRIAD_MODEL_REAL_VECTORS(MYRIAD_X)
 #undef MYRIAD_X
-  bool any_damping;  // some dof_damping > 0 (view_of)
+  bool any_damping;  // some dof_damping > 0 and Euler integrates it implicitly (view_of)
 #define MYRIAD_X(name, rows, cols, from) const int32_t *name;
   MYRIAD_MODEL_INT_ARRAYS(MYRIAD_X)
 #undef MYRIAD_X
@@ -69,7 +69,7 @@ ModelView<T> view_of(const Model<T> &m) {
   MYRIAD_MODEL_REAL_VECTORS(MYRIAD_X)
 #undef MYRIAD_X
   v.any_damping = false;
-  for (T b : m.dof_damping) v.any_damping = v.any_damping || b > 0;
+  for (T b : m.dof_damping) v.any_damping = v.any_damping || (b > 0 && m.euler_damping);
   for_each_array(m, v, [](const auto &array, auto &pointer) { pointer = array.data(); });
   return v;
 }

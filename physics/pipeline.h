@@ -52,7 +52,7 @@ MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   d.xquat[0] = 1;
   d.xquat[1] = d.xquat[2] = d.xquat[3] = 0;
   for (int k = 0; k < 9; ++k) d.xmat[k] = d.ximat[k] = (k % 4 == 0) ? T(1) : T(0);
-  normalize_qpos_quats(m, d.qpos);
+  if (m.normalize_qpos) normalize_qpos_quats(m, d.qpos);
 
   for (int i = 1; i < m.nbody; ++i) {
     T pos[3], quat[4];
@@ -88,6 +88,7 @@ MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
         T qloc[4];
         if (type == kBall) {
           for (int k = 0; k < 4; ++k) qloc[k] = d.qpos[qadr + k];
+          if (!m.normalize_qpos) normalize4(qloc);  // MuJoCo 3: a normalized copy
         } else {  // hinge
           axis_angle2quat(qloc, m.jnt_axis + 3 * j, d.qpos[qadr] - m.qpos0[qadr]);
         }
@@ -338,8 +339,7 @@ template <class T>
 MYRIAD_HD void passive(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   using S = scalar_of<T>;
   for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] = 0;
-  if (!m.passive_enabled) return;
-  for (int j = 0; j < m.njnt; ++j) {
+  for (int j = 0; j < m.njnt && m.spring_enabled; ++j) {
     const S k = m.jnt_stiffness[j];
     if (k == S(0)) continue;
     int pa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
@@ -360,10 +360,12 @@ MYRIAD_HD void passive(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
         d.qfrc_passive[da] = -k * (d.qpos[pa] - m.qpos_spring[pa]);
     }
   }
-  for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] -= m.dof_damping[i] * d.qvel[i];
+  if (m.damper_enabled)
+    for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] -= m.dof_damping[i] * d.qvel[i];
   // Tendon springs and dampers, through the tendon Jacobian.
   for (int t = 0; t < m.ntendon; ++t) {
-    const S k = m.tendon_stiffness[t], b = m.tendon_damping[t];
+    const S k = m.spring_enabled ? m.tendon_stiffness[t] : S(0);
+    const S b = m.damper_enabled ? m.tendon_damping[t] : S(0);
     if (k == S(0) && b == S(0)) continue;
     const T force = -k * (d.ten_length[t] - m.tendon_lengthspring[t]) - b * d.ten_velocity[t];
     for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] += d.ten_J[t * m.nv + i] * force;
@@ -553,6 +555,8 @@ MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
   for (int i = 0; i < m.nv; ++i) d.qvel[i] += h * acc[i];
   integrate_pos(m, d.qpos, d.qvel, h);
   d.time[0] += h;
+  if (m.warmstart_at_advance)
+    for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
 }
 
 // mj_RungeKutta(4): classic RK4 over (qpos, qvel); positions advance with the averaged velocity.
@@ -608,6 +612,9 @@ MYRIAD_HD void rk4_finish(const ModelView<T>& m, EnvData<T>& d) {
   for (int k = 0; k < nv; ++k) d.qvel[k] = d.rk_qvel0[k] + h * acc[k];
   integrate_pos(m, d.qpos, vel, h);
   d.time[0] += h;
+  // MuJoCo 3 warm-starts the next step from the last stage's qacc.
+  if (m.warmstart_at_advance)
+    for (int k = 0; k < nv; ++k) d.qacc_warmstart[k] = d.qacc[k];
 }
 
 template <class T>

@@ -4,6 +4,8 @@ time, with the median over runs (seeds) and the band from the worst to the best 
 
 Run: .venv/bin/python scripts/plot_results.py RUN_DIR [RUN_DIR ...] --out docs/images/curves.png
          [--title CartPole-v1] [--metric charts/episode_return]
+A multi-agent run logs each team's return (charts/<team>/episode_return): without --metric the
+first team's is drawn, and the axis names it.
 Each RUN_DIR is a run folder of `myriad train` (or `myriad.train`) holding metrics.csv. Runs of
 one config with different seeds make the band; their curves are interpolated onto a common
 grid of env steps (and of wall seconds) up to the shortest run's end.
@@ -50,8 +52,16 @@ def main():
     p.add_argument("runs", nargs="+", help="run folders holding metrics.csv")
     p.add_argument("--out", required=True, help="image to write (.png or .svg)")
     p.add_argument("--title", default="")
-    p.add_argument("--metric", default="charts/episode_return")
+    p.add_argument("--metric", default=None,
+                   help="metrics.csv column (default charts/episode_return, else the first "
+                        "team's charts/<team>/episode_return)")
     a = p.parse_args()
+    if a.metric is None:
+        header = (Path(a.runs[0]) / "metrics.csv").read_text().splitlines()[0].split(",")
+        teams = [c for c in header if c.startswith("charts/") and c.endswith("/episode_return")
+                 and c.count("/") == 2]
+        a.metric = "charts/episode_return" if "charts/episode_return" in header or not teams \
+            else teams[0]
     runs = [read_run(r, a.metric) for r in a.runs]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), constrained_layout=True)
     for ax, k, label in ((axes[0], 0, "env steps"), (axes[1], 1, "wall time (s)")):
@@ -67,7 +77,7 @@ def main():
         ax.set_xlabel(label)
         if k == 0:
             ax.xaxis.set_major_formatter(EngFormatter(sep=""))
-        ax.set_ylabel(a.metric.split("/")[-1].replace("_", " "))
+        ax.set_ylabel(a.metric.removeprefix("charts/").replace("_", " "))
         ax.grid(alpha=0.3)
         ax.legend(loc="lower right", fontsize=8)
     if a.title:

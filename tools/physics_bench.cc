@@ -16,6 +16,7 @@
 #include "myriad/physics/cuda_batch.h"
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
+#include "physics/mujoco_compat.h"
 #include "physics/mujoco_batch.h"
 #include "tools/commands.h"
 #include "tools/lockstep_report.h"
@@ -156,7 +157,7 @@ Measured measure_mujoco(const PhysicsBenchArgs& a) {
   double contacts = 0, iterations = 0;
   for (int64_t i = 0; i < a.num_envs; ++i) {
     contacts += batch.data(i)->ncon;
-    iterations += batch.data(i)->solver_iter;
+    iterations += myriad::physics::solver_iterations(batch.data(i));
   }
   out.mean_contacts = contacts / static_cast<double>(a.num_envs);
   out.mean_solver_iterations = iterations / static_cast<double>(a.num_envs);

@@ -17,7 +17,8 @@ struct CheckArgs {
 void run_check(const CheckArgs& a) {
   const auto rows = physics::check_against_mujoco(a.xml, a.options);
   std::printf("%s: Myriad (%s) vs libmujoco %s, %d random states, %d trajectories of %d steps\n",
-              a.xml.c_str(), a.options.float32 ? "float32" : "float64", "2.2.2", a.options.samples,
+              a.xml.c_str(), a.options.float32 ? "float32" : "float64",
+              physics::mujoco_version().c_str(), a.options.samples,
               a.options.trajectories, a.options.steps);
   std::printf("%-34s %12s %10s %10s  %s\n", "quantity", "max error", "kind", "tolerance", "result");
   for (const auto& r : rows) {
@@ -52,6 +53,8 @@ void add_physics_check_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", a->options.seed, "Seed of the random states")->capture_default_str();
   cmd->add_flag("--float32", a->options.float32, "Run the engine in float32 (default float64)");
+  cmd->add_flag("--explain", a->options.explain,
+                "Print the first state whose contact set differs, both engines' contacts");
   cmd->callback([a] { run_check(*a); });
 }
 

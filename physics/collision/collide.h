@@ -42,7 +42,8 @@ struct PairParams {
   T friction[5], solref[kNRef], solimp[kNImp];
 };
 
-// Explicit pair: its compiled values. Dynamic pair: margin and gap the larger of the two; a
+// Explicit pair: its compiled values. Dynamic pair: margin and gap the larger of the two
+// (margin_rule 0, MuJoCo 2) or their sums (margin_rule 1, MuJoCo 3); a
 // higher-priority geom supplies condim, friction, solref, solimp; at equal priority condim and
 // friction are the element-wise max, solimp is mixed by mix = solmix1 / (solmix1 + solmix2)
 // (0.5 if both are below kMinVal, 0 or 1 if one is), solref too when both solref[0] > 0 (else
@@ -61,8 +62,13 @@ MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionP
     for (int i = 0; i < kNRef; ++i) o.solref[i] = m.pair_solref[kNRef * p + i];
     for (int i = 0; i < kNImp; ++i) o.solimp[i] = m.pair_solimp[kNImp * p + i];
   } else {
-    o.margin = m.geom_margin[g1] > m.geom_margin[g2] ? m.geom_margin[g1] : m.geom_margin[g2];
-    o.gap = m.geom_gap[g1] > m.geom_gap[g2] ? m.geom_gap[g1] : m.geom_gap[g2];
+    if (m.margin_rule == 1) {
+      o.margin = m.geom_margin[g1] + m.geom_margin[g2];
+      o.gap = m.geom_gap[g1] + m.geom_gap[g2];
+    } else {
+      o.margin = m.geom_margin[g1] > m.geom_margin[g2] ? m.geom_margin[g1] : m.geom_margin[g2];
+      o.gap = m.geom_gap[g1] > m.geom_gap[g2] ? m.geom_gap[g1] : m.geom_gap[g2];
+    }
     T fric[3];
     if (m.geom_priority[g1] != m.geom_priority[g2]) {
       const int gp = m.geom_priority[g1] > m.geom_priority[g2] ? g1 : g2;
@@ -132,20 +138,25 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
     const T* mat1 = geom_xmat + 9 * g1;
     const T* mat2 = geom_xmat + 9 * g2;
     const PairParams<T> prm = pair_params(m, pr);
+    // Contacts are found within `detect` and act within `include` (the rest are "in the gap"):
+    // MuJoCo 2 detects within margin and acts within margin - gap; MuJoCo 3 detects within
+    // margin + gap and acts within margin.
+    const T detect = m.margin_rule == 1 ? prm.margin + prm.gap : prm.margin;
+    const T include = m.margin_rule == 1 ? prm.margin : prm.margin - prm.gap;
     const T rb1 = m.geom_rbound[g1], rb2 = m.geom_rbound[g2];
 
     // Bounding spheres, then the height of the other geom's center above a plane.
     if (rb1 > T(0) && rb2 > T(0)) {
       const T d[3] = {pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2]};
-      if (sqrt(dot3(d, d)) > rb1 + rb2 + prm.margin) continue;
+      if (sqrt(dot3(d, d)) > rb1 + rb2 + detect) continue;
     }
     if (type1 == kPlane && rb2 > T(0)) {
       const T d[3] = {pos2[0] - pos1[0], pos2[1] - pos1[1], pos2[2] - pos1[2]};
       const T n[3] = {mat1[2], mat1[5], mat1[8]};
-      if (dot3(d, n) > prm.margin + rb2) continue;
+      if (dot3(d, n) > detect + rb2) continue;
     }
 
-    int num = collide_primitives(type1, type2, scratch, prm.margin, pos1, mat1,
+    int num = collide_primitives(type1, type2, scratch, detect, pos1, mat1,
                                  m.geom_size + 3 * g1, pos2, mat2, m.geom_size + 3 * g2);
     if (type1 == kBox && type2 == kBox) {
       // Drop a contact when a later one sits at the same position.
@@ -168,7 +179,7 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
       c.dim = prm.condim;
       c.geom1 = g1;
       c.geom2 = g2;
-      c.includemargin = prm.margin - prm.gap;
+      c.includemargin = include;
       for (int k = 0; k < 5; ++k) c.friction[k] = prm.friction[k];
       for (int k = 0; k < kNRef; ++k) c.solref[k] = prm.solref[k];
       for (int k = 0; k < kNImp; ++k) c.solimp[k] = prm.solimp[k];

@@ -50,7 +50,8 @@ MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
 // (qacc, the solver's iteration count or -1) => (qacc_warmstart, solver_niter)
 template <class T>
 MYRIAD_HD void solve_finish(const ModelView<T>& m, EnvData<T>& d, int niter) {
-  for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
+  if (!m.warmstart_at_advance)
+    for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
   d.solver_niter[0] = T(niter);
 }
 

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include "physics/mujoco_compat.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -81,18 +83,34 @@ constexpr double kRelTol = 1e-12;
   X(nemax)                    \
   X(njmax)                    \
   X(nconmax)                  \
-  X(nstack)                   \
+  MYRIAD_MODEL_SIZE_OF_VERSION(X) \
   X(nuserdata)                \
   X(nsensordata)
 
 // Physics options: X(field, count) for m.opt.field[0..count) (count 1: a scalar).
+#if mjVERSION_HEADER >= 3000000
+#define MYRIAD_MODEL_SIZE_OF_VERSION(X) X(narena)
+#define MYRIAD_EQ_ACTIVE eq_active0
+#define MYRIAD_MODEL_OPTIONS_OF_VERSION(X) \
+  X(ccd_tolerance, 1)                      \
+  X(ccd_iterations, 1)                     \
+  X(ls_tolerance, 1)                       \
+  X(ls_iterations, 1)
+#else
+#define MYRIAD_MODEL_SIZE_OF_VERSION(X) X(nstack)
+#define MYRIAD_EQ_ACTIVE eq_active
+#define MYRIAD_MODEL_OPTIONS_OF_VERSION(X) \
+  X(apirate, 1)                            \
+  X(mpr_tolerance, 1)                      \
+  X(mpr_iterations, 1)                     \
+  X(collision, 1)
+#endif
 #define MYRIAD_MODEL_OPTIONS(X) \
+  MYRIAD_MODEL_OPTIONS_OF_VERSION(X) \
   X(timestep, 1)                \
-  X(apirate, 1)                 \
   X(impratio, 1)                \
   X(tolerance, 1)               \
   X(noslip_tolerance, 1)        \
-  X(mpr_tolerance, 1)           \
   X(gravity, 3)                 \
   X(wind, 3)                    \
   X(magnetic, 3)                \
@@ -102,13 +120,11 @@ constexpr double kRelTol = 1e-12;
   X(o_solref, mjNREF)           \
   X(o_solimp, mjNIMP)           \
   X(integrator, 1)              \
-  X(collision, 1)               \
   X(cone, 1)                    \
   X(jacobian, 1)                \
   X(solver, 1)                  \
   X(iterations, 1)              \
   X(noslip_iterations, 1)       \
-  X(mpr_iterations, 1)          \
   X(disableflags, 1)            \
   X(enableflags, 1)
 
@@ -210,7 +226,7 @@ constexpr double kRelTol = 1e-12;
   X(eq_type, neq, 1)                      \
   X(eq_obj1id, neq, 1)                    \
   X(eq_obj2id, neq, 1)                    \
-  X(eq_active, neq, 1)                    \
+  X(MYRIAD_EQ_ACTIVE, neq, 1)             \
   X(eq_solref, neq, mjNREF)               \
   X(eq_solimp, neq, mjNIMP)               \
   X(eq_data, neq, mjNEQDATA)              \
@@ -316,12 +332,11 @@ ModelPtr load_from_string(const std::string& text, std::string* error) {
   auto vfs = std::make_unique<mjVFS>();  // large (fixed name table): keep it off the stack
   mj_defaultVFS(vfs.get());
   const char* name = "myriad_embedded_model.xml";
-  if (mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(text.size())) != 0) {
-    *error = "mj_makeEmptyFileVFS failed";
+  if (myriad::physics::vfs_add_text(vfs.get(), name, text.data(), static_cast<int>(text.size())) !=
+      0) {
+    *error = "adding the model to the virtual file system failed";
     return nullptr;
   }
-  const int i = mj_findFileVFS(vfs.get(), name);
-  std::copy(text.begin(), text.end(), static_cast<char*>(vfs->filedata[i]));
   char err[1024] = "";
   mjModel* m = mj_loadXML(name, vfs.get(), err, sizeof err);
   mj_deleteVFS(vfs.get());

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include "physics/mujoco_compat.h"
+
 #include <cstring>
 #include <memory>
 #include <string>
@@ -25,8 +27,8 @@ inline std::unique_ptr<MjLoaded> load_mj_string(const std::string& xml) {
   auto vfs = std::make_unique<mjVFS>();
   mj_defaultVFS(vfs.get());
   const char* name = "model.xml";
-  EXPECT_EQ(mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(xml.size())), 0);
-  std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), name)], xml.data(), xml.size());
+  EXPECT_EQ(myriad::physics::vfs_add_text(vfs.get(), name, xml.data(), static_cast<int>(xml.size())),
+            0);
   char err[1000] = "";
   auto out = std::make_unique<MjLoaded>();
   out->m = mj_loadXML(name, vfs.get(), err, sizeof err);

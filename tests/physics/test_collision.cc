@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include "physics/mujoco_compat.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -39,6 +41,9 @@ CollisionModel<double> view(const mjModel* m) {
   CollisionModel<double> v;
 #define MYRIAD_FROM_copy(name) m->name
 #define MYRIAD_FROM_opt(name) m->opt.name
+#define MYRIAD_FROM_custom(name) custom_##name
+  constexpr int custom_collision = 0;  // all pairs
+  constexpr int custom_margin_rule = myriad::physics::kMujocoMarginRule;
 #define MYRIAD_X(name, init, from) v.name = MYRIAD_FROM_##from(name);
   MYRIAD_COLLISION_INT_SCALARS(MYRIAD_X)
   MYRIAD_COLLISION_FLAGS(MYRIAD_X)

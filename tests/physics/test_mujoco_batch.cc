@@ -107,7 +107,7 @@ TEST_P(ModelTest, UsesOnlySmoothFeatures) {
   EXPECT_GT(m->nu, 0);
   EXPECT_TRUE(m->opt.disableflags & mjDSBL_CONTACT);
   EXPECT_TRUE(m->opt.disableflags & mjDSBL_CONSTRAINT);
-  EXPECT_FALSE(m->opt.disableflags & (mjDSBL_PASSIVE | mjDSBL_GRAVITY | mjDSBL_ACTUATION));
+  EXPECT_FALSE(m->opt.disableflags & (mjDSBL_GRAVITY | mjDSBL_ACTUATION));
   EXPECT_GE(m->opt.timestep, 0.002);
   EXPECT_LE(m->opt.timestep, 0.01);
   const bool rk4 = name() == "hopper_chain" || name() == "quadruped";

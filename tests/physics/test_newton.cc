@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include "physics/mujoco_compat.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -73,7 +75,7 @@ Problem<T> problem(const mjModel* m, const mjData* d, const std::vector<double>&
   p.nefc = nefc;
   p.type.assign(d->efc_type, d->efc_type + nefc);
   std::vector<double> M(static_cast<size_t>(nv) * nv);
-  mj_fullM(m, M.data(), d->qM);
+  myriad::physics::full_inertia(m, d, M.data());
   p.M = cast<T>(M.data(), nv * nv);
   p.qfrc_smooth = cast<T>(d->qfrc_smooth, nv);
   p.qacc_smooth = cast<T>(d->qacc_smooth, nv);
@@ -165,13 +167,13 @@ void check_state(const mjModel* m, mjData* d, const std::string& what, Report* r
   rep->force64 = std::max(rep->force64, e_force);
   rep->qfrc64 = std::max(rep->qfrc64, e_qfrc);
   rep->max_iter = std::max(rep->max_iter, s64.iter);
-  rep->max_mujoco_iter = std::max(rep->max_mujoco_iter, d->solver_iter);
+  rep->max_mujoco_iter = std::max(rep->max_mujoco_iter, myriad::physics::solver_iterations(d));
   // Same algorithm: libmujoco's rank-1 Hessian updates round differently from a refactor, so
   // the count may differ by one where a tolerance test is borderline.
-  EXPECT_LE(std::abs(s64.iter - d->solver_iter), 1) << what << ": iterations vs libmujoco";
-  rep->max_iter_diff = std::max(rep->max_iter_diff, std::abs(s64.iter - d->solver_iter));
+  EXPECT_LE(std::abs(s64.iter - myriad::physics::solver_iterations(d)), 1) << what << ": iterations vs libmujoco";
+  rep->max_iter_diff = std::max(rep->max_iter_diff, std::abs(s64.iter - myriad::physics::solver_iterations(d)));
   rep->total_iter += s64.iter;
-  rep->total_mujoco_iter += d->solver_iter;
+  rep->total_mujoco_iter += myriad::physics::solver_iterations(d);
 
   // From libmujoco's optimum, Newton has (almost) nothing left to do.
   const Solution<double> again = solve(p64, d->qacc);

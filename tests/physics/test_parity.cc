@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include "physics/mujoco_compat.h"
+
 #include <string>
 
 #include "myriad/physics/check.h"
@@ -57,6 +59,9 @@ TEST_P(Parity, ImportFollowsTheFieldLists) {
   const auto c = collision::collision_model<double>(view_of(m));
 #define MYRIAD_FROM_copy(name) mj->name
 #define MYRIAD_FROM_opt(name) mj->opt.name
+#define MYRIAD_FROM_custom(name) custom_##name
+  constexpr int custom_collision = 0;  // all pairs
+  constexpr int custom_margin_rule = myriad::physics::kMujocoMarginRule;
 #define MYRIAD_X(name, init, from) EXPECT_EQ(c.name, MYRIAD_FROM_##from(name)) << #name;
   MYRIAD_COLLISION_INT_SCALARS(MYRIAD_X)
   MYRIAD_COLLISION_REAL_SCALARS(MYRIAD_X)

@@ -14,6 +14,7 @@ struct CheckOptions {
   int trajectories = 4;  // trajectories (random start states and constant random controls)
   bool float32 = false;  // run the engine in float32 instead of float64
   unsigned seed = 1;
+  bool explain = false;  // print the first state whose contact set differs, both sides (stderr)
 };
 
 struct CheckRow {
@@ -27,6 +28,9 @@ struct CheckRow {
 
 // Throws std::invalid_argument for a file libmujoco cannot load or the engine cannot import.
 std::vector<CheckRow> check_against_mujoco(const std::string& mjcf_path, const CheckOptions& o);
+
+// The libmujoco the check compares with, e.g. "3.11.0".
+std::string mujoco_version();
 
 // The failing row whose error is the largest multiple of its tolerance; nullptr if all pass.
 const CheckRow* worst_failure(const std::vector<CheckRow>& rows);

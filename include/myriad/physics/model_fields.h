@@ -55,12 +55,17 @@ constexpr int kNImp = 5;
   X(nexclude, 0, copy)                  \
   X(disableflags, 0, opt)               \
   X(enableflags, 0, opt)                \
-  X(collision, 0, opt)                  /* mjtCollision; 0: all pairs */
+  X(collision, 0, custom)               /* mjtCollision (2.2.2); 0: all pairs, as MuJoCo 3 */ \
+  X(margin_rule, 0, custom)             /* 0: MuJoCo 2 margins, 1: MuJoCo 3 (collide.h) */
 
 // bool scalars: the option flags the smooth dynamics read, from opt.disableflags.
 #define MYRIAD_SMOOTH_FLAGS(X)        \
   X(gravity_enabled, true, custom)    \
-  X(passive_enabled, true, custom)    \
+  X(spring_enabled, true, custom)     \
+  X(damper_enabled, true, custom)     \
+  X(euler_damping, true, custom)      /* Euler integrates dof damping implicitly */ \
+  X(normalize_qpos, true, custom)     /* kinematics normalizes qpos quaternions in place (2.2.2) */ \
+  X(warmstart_at_advance, false, custom) /* qacc_warmstart saved by the step, not the solve (3.x) */ \
   X(actuation_enabled, true, custom)  \
   X(clamp_ctrl, true, custom)
 #define MYRIAD_COLLISION_FLAGS(X)
