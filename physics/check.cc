@@ -144,10 +144,25 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
     for (int k = 0; k < mm->nu; ++k) rd->ctrl[k] = e.ctrl[k] = static_cast<T>(ctrl[k]);
     refs.push_back(rd);
   }
+  bool traj_explained = false;
   for (int s = 0; s < o.steps; ++s) {
     step(m, t, 1);
     for (int r = 0; r < o.trajectories; ++r) {
       mj_step(mm, refs[r]);
+      if (o.explain && !traj_explained) {
+        const auto qv = take(t, m, "qvel", r);
+        const double e = abs_error(qv, {refs[r]->qvel, refs[r]->qvel + mm->nv});
+        if (e > 0) {
+          traj_explained = true;
+          const EnvData<T> te = t.env(m, r);
+          std::fprintf(stderr,
+                       "first trajectory step that differs: trajectory %d, step %d, qvel error "
+                       "%.3e; constraint rows ours %d libmujoco %d, solver iterations ours %d "
+                       "libmujoco %d\n",
+                       r, s, e, static_cast<int>(te.nefc[0]), refs[r]->nefc,
+                       static_cast<int>(te.solver_niter[0]), solver_iterations(refs[r]));
+        }
+      }
       e_traj_qpos = std::max(
           e_traj_qpos, abs_error(take(t, m, "qpos", r), {refs[r]->qpos, refs[r]->qpos + mm->nq}));
       e_traj_qvel = std::max(
