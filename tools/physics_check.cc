@@ -54,7 +54,7 @@ void add_physics_check_command(CLI::App& app) {
   cmd->add_option("--seed", a->options.seed, "Seed of the random states")->capture_default_str();
   cmd->add_flag("--float32", a->options.float32, "Run the engine in float32 (default float64)");
   cmd->add_flag("--explain", a->options.explain,
-                "Print the first state whose contact set differs, both engines' contacts");
+                "Print the first contact set and trajectory step that differ, both sides (stderr)");
   cmd->callback([a] { run_check(*a); });
 }
 

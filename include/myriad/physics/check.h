@@ -14,7 +14,7 @@ struct CheckOptions {
   int trajectories = 4;  // trajectories (random start states and constant random controls)
   bool float32 = false;  // run the engine in float32 instead of float64
   unsigned seed = 1;
-  bool explain = false;  // print the first state whose contact set differs, both sides (stderr)
+  bool explain = false;  // print the first contact set and trajectory step that differ (stderr)
 };
 
 struct CheckRow {
