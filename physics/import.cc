@@ -272,6 +272,7 @@ Model<double> import_model(const mjModel* m) {
   // The custom fields.
   r.integrator = m->opt.integrator == mjINT_RK4 ? kRK4 : kEuler;
   r.margin_rule = kMujocoMarginRule;
+  r.collision = collision_option(m);  // MuJoCo 3: explicit and dynamic pairs, merged
   r.gravity_enabled = !(flags & mjDSBL_GRAVITY);
 #if mjVERSION_HEADER >= 3000000
   r.spring_enabled = !(flags & mjDSBL_SPRING);
@@ -279,13 +280,11 @@ Model<double> import_model(const mjModel* m) {
   r.euler_damping = !(flags & (mjDSBL_EULERDAMP | mjDSBL_DAMPER));
   r.normalize_qpos = false;       // since 3.2.0 kinematics normalizes copies
   r.warmstart_at_advance = true;  // since 3.3.6 the step saves qacc_warmstart
-  r.collision = 0;  // MuJoCo 3 has no opt.collision: explicit and dynamic pairs, merged
 #else
   r.spring_enabled = r.damper_enabled = !(flags & mjDSBL_PASSIVE);
   r.euler_damping = true;  // 2.2.2: even with PASSIVE disabled
   r.normalize_qpos = true;
   r.warmstart_at_advance = false;
-  r.collision = m->opt.collision;
 #endif
   r.actuation_enabled = !(flags & mjDSBL_ACTUATION);
   r.clamp_ctrl = !(flags & mjDSBL_CLAMPCTRL);

@@ -31,6 +31,16 @@ inline void full_inertia(const mjModel* m, const mjData* d, mjtNum* dst) {
 #endif
 }
 
+// opt.collision of 2.2.2 (all, explicit pairs only, dynamic only); MuJoCo 3 always merges both.
+inline int collision_option(const mjModel* m) {
+#if mjVERSION_HEADER >= 3000000
+  (void)m;
+  return 0;
+#else
+  return m->opt.collision;
+#endif
+}
+
 // Newton (or CG) iterations of d's last constraint solve; with constraint islands (MuJoCo 3),
 // the most any island took.
 inline int solver_iterations(const mjData* d) {

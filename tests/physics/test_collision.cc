@@ -42,7 +42,7 @@ CollisionModel<double> view(const mjModel* m) {
 #define MYRIAD_FROM_copy(name) m->name
 #define MYRIAD_FROM_opt(name) m->opt.name
 #define MYRIAD_FROM_custom(name) custom_##name
-  constexpr int custom_collision = 0;  // all pairs
+  const int custom_collision = myriad::physics::collision_option(m);
   constexpr int custom_margin_rule = myriad::physics::kMujocoMarginRule;
 #define MYRIAD_X(name, init, from) v.name = MYRIAD_FROM_##from(name);
   MYRIAD_COLLISION_INT_SCALARS(MYRIAD_X)

@@ -60,7 +60,7 @@ TEST_P(Parity, ImportFollowsTheFieldLists) {
 #define MYRIAD_FROM_copy(name) mj->name
 #define MYRIAD_FROM_opt(name) mj->opt.name
 #define MYRIAD_FROM_custom(name) custom_##name
-  constexpr int custom_collision = 0;  // all pairs
+  const int custom_collision = myriad::physics::collision_option(mj);
   constexpr int custom_margin_rule = myriad::physics::kMujocoMarginRule;
 #define MYRIAD_X(name, init, from) EXPECT_EQ(c.name, MYRIAD_FROM_##from(name)) << #name;
   MYRIAD_COLLISION_INT_SCALARS(MYRIAD_X)
