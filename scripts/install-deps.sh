@@ -74,9 +74,10 @@ if [ "$deps" = train ]; then
 fi
 need=()
 # mkdocs builds the documentation site (a test runs mkdocs build --strict); matplotlib draws
-# its learning curves (scripts/plot_results.py).
+# its learning curves (scripts/plot_results.py); scikit_build_core builds the wheel that
+# scripts/wheel_check.sh installs.
 for mod in numpy pytest pybind11 gymnasium yaml tensorboard playwright stable_baselines3 mpe2 \
-  mujoco imageio mkdocs matplotlib; do
+  mujoco imageio mkdocs matplotlib scikit_build_core; do
   "$py" -c "import $mod" 2>/dev/null || need+=("$mod")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -85,6 +86,7 @@ if [ ${#need[@]} -gt 0 ]; then
   for m in "${need[@]}"; do
     case $m in
       yaml) pkgs+=(pyyaml) ;;
+      scikit_build_core) pkgs+=(scikit-build-core) ;;
       stable_baselines3) sb3=1 ;;
       mujoco) pkgs+=("mujoco==$mujoco_version") ;;
       *) pkgs+=("$m") ;;
