@@ -4,16 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <random>
-
 #include <stdexcept>
 
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
-#include "physics/mujoco_compat.h"
 #include "physics/collision/contact.h"
+#include "physics/mujoco_compat.h"
 
 namespace myriad::physics {
 namespace {

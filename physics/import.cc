@@ -19,8 +19,8 @@
 #include "physics/constraint/make.h"
 #include "physics/constraint/solve.h"
 #include "physics/model_numbers.h"
-#include "physics/mujoco_compat.h"
 #include "physics/model_view.h"
+#include "physics/mujoco_compat.h"
 
 namespace myriad::physics {
 namespace {

@@ -46,7 +46,8 @@ inline int collision_option(const mjModel* m) {
 inline int solver_iterations(const mjData* d) {
 #if mjVERSION_HEADER >= 3000000
   int most = d->solver_niter[0];
-  for (int i = 1; i < d->nisland && i < mjNISLAND; ++i) most = most > d->solver_niter[i] ? most : d->solver_niter[i];
+  for (int i = 1; i < d->nisland && i < mjNISLAND; ++i)
+    most = most > d->solver_niter[i] ? most : d->solver_niter[i];
   return most;
 #else
   return d->solver_iter;

@@ -89,7 +89,7 @@ MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
         if (type == kBall) {
           for (int k = 0; k < 4; ++k) qloc[k] = d.qpos[qadr + k];
           if (!m.normalize_qpos) normalize4(qloc);  // MuJoCo 3: a normalized copy
-        } else {  // hinge
+        } else {                                    // hinge
           axis_angle2quat(qloc, m.jnt_axis + 3 * j, d.qpos[qadr] - m.qpos0[qadr]);
         }
         T q2[4], vec[3];

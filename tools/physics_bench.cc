@@ -16,8 +16,8 @@
 #include "myriad/physics/cuda_batch.h"
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
-#include "physics/mujoco_compat.h"
 #include "physics/mujoco_batch.h"
+#include "physics/mujoco_compat.h"
 #include "tools/commands.h"
 #include "tools/lockstep_report.h"
 

@@ -18,8 +18,8 @@ void run_check(const CheckArgs& a) {
   const auto rows = physics::check_against_mujoco(a.xml, a.options);
   std::printf("%s: Myriad (%s) vs libmujoco %s, %d random states, %d trajectories of %d steps\n",
               a.xml.c_str(), a.options.float32 ? "float32" : "float64",
-              physics::mujoco_version().c_str(), a.options.samples,
-              a.options.trajectories, a.options.steps);
+              physics::mujoco_version().c_str(), a.options.samples, a.options.trajectories,
+              a.options.steps);
   std::printf("%-34s %12s %10s %10s  %s\n", "quantity", "max error", "kind", "tolerance", "result");
   for (const auto& r : rows) {
     const bool judged = r.tolerance < 1e300;

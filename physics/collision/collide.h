@@ -156,8 +156,8 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
       if (dot3(d, n) > detect + rb2) continue;
     }
 
-    int num = collide_primitives(type1, type2, scratch, detect, pos1, mat1,
-                                 m.geom_size + 3 * g1, pos2, mat2, m.geom_size + 3 * g2);
+    int num = collide_primitives(type1, type2, scratch, detect, pos1, mat1, m.geom_size + 3 * g1,
+                                 pos2, mat2, m.geom_size + 3 * g2);
     if (type1 == kBox && type2 == kBox) {
       // Drop a contact when a later one sits at the same position.
       int kept = 0;

@@ -8,8 +8,6 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
-#include "physics/mujoco_compat.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -18,6 +16,8 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+
+#include "physics/mujoco_compat.h"
 
 namespace {
 
@@ -44,47 +44,47 @@ constexpr double kRelTol = 1e-12;
 
 // Sizes that decide the layout of the model and of mjData. (nnames, nbuffer, ncam, nlight,
 // ntex, nmat... count visual objects and their names, which our files leave out.)
-#define MYRIAD_MODEL_SIZES(X) \
-  X(nq)                       \
-  X(nv)                       \
-  X(nu)                       \
-  X(na)                       \
-  X(nbody)                    \
-  X(njnt)                     \
-  X(ngeom)                    \
-  X(nsite)                    \
-  X(nmesh)                    \
-  X(nmeshvert)                \
-  X(nhfield)                  \
-  X(nskin)                    \
-  X(npair)                    \
-  X(nexclude)                 \
-  X(neq)                      \
-  X(ntendon)                  \
-  X(nwrap)                    \
-  X(nsensor)                  \
-  X(nnumeric)                 \
-  X(nnumericdata)             \
-  X(ntext)                    \
-  X(ntextdata)                \
-  X(ntuple)                   \
-  X(ntupledata)               \
-  X(nkey)                     \
-  X(nmocap)                   \
-  X(nuser_body)               \
-  X(nuser_jnt)                \
-  X(nuser_geom)               \
-  X(nuser_site)               \
-  X(nuser_tendon)             \
-  X(nuser_actuator)           \
-  X(nuser_sensor)             \
-  X(nM)                       \
-  X(nD)                       \
-  X(nemax)                    \
-  X(njmax)                    \
-  X(nconmax)                  \
+#define MYRIAD_MODEL_SIZES(X)     \
+  X(nq)                           \
+  X(nv)                           \
+  X(nu)                           \
+  X(na)                           \
+  X(nbody)                        \
+  X(njnt)                         \
+  X(ngeom)                        \
+  X(nsite)                        \
+  X(nmesh)                        \
+  X(nmeshvert)                    \
+  X(nhfield)                      \
+  X(nskin)                        \
+  X(npair)                        \
+  X(nexclude)                     \
+  X(neq)                          \
+  X(ntendon)                      \
+  X(nwrap)                        \
+  X(nsensor)                      \
+  X(nnumeric)                     \
+  X(nnumericdata)                 \
+  X(ntext)                        \
+  X(ntextdata)                    \
+  X(ntuple)                       \
+  X(ntupledata)                   \
+  X(nkey)                         \
+  X(nmocap)                       \
+  X(nuser_body)                   \
+  X(nuser_jnt)                    \
+  X(nuser_geom)                   \
+  X(nuser_site)                   \
+  X(nuser_tendon)                 \
+  X(nuser_actuator)               \
+  X(nuser_sensor)                 \
+  X(nM)                           \
+  X(nD)                           \
+  X(nemax)                        \
+  X(njmax)                        \
+  X(nconmax)                      \
   MYRIAD_MODEL_SIZE_OF_VERSION(X) \
-  X(nuserdata)                \
+  X(nuserdata)                    \
   X(nsensordata)
 
 // Physics options: X(field, count) for m.opt.field[0..count) (count 1: a scalar).
@@ -105,27 +105,27 @@ constexpr double kRelTol = 1e-12;
   X(mpr_iterations, 1)                     \
   X(collision, 1)
 #endif
-#define MYRIAD_MODEL_OPTIONS(X) \
+#define MYRIAD_MODEL_OPTIONS(X)      \
   MYRIAD_MODEL_OPTIONS_OF_VERSION(X) \
-  X(timestep, 1)                \
-  X(impratio, 1)                \
-  X(tolerance, 1)               \
-  X(noslip_tolerance, 1)        \
-  X(gravity, 3)                 \
-  X(wind, 3)                    \
-  X(magnetic, 3)                \
-  X(density, 1)                 \
-  X(viscosity, 1)               \
-  X(o_margin, 1)                \
-  X(o_solref, mjNREF)           \
-  X(o_solimp, mjNIMP)           \
-  X(integrator, 1)              \
-  X(cone, 1)                    \
-  X(jacobian, 1)                \
-  X(solver, 1)                  \
-  X(iterations, 1)              \
-  X(noslip_iterations, 1)       \
-  X(disableflags, 1)            \
+  X(timestep, 1)                     \
+  X(impratio, 1)                     \
+  X(tolerance, 1)                    \
+  X(noslip_tolerance, 1)             \
+  X(gravity, 3)                      \
+  X(wind, 3)                         \
+  X(magnetic, 3)                     \
+  X(density, 1)                      \
+  X(viscosity, 1)                    \
+  X(o_margin, 1)                     \
+  X(o_solref, mjNREF)                \
+  X(o_solimp, mjNIMP)                \
+  X(integrator, 1)                   \
+  X(cone, 1)                         \
+  X(jacobian, 1)                     \
+  X(solver, 1)                       \
+  X(iterations, 1)                   \
+  X(noslip_iterations, 1)            \
+  X(disableflags, 1)                 \
   X(enableflags, 1)
 
 // Model statistics (used by the solver's scaling and by the viewer's framing).

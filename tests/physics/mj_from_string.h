@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
-#include "physics/mujoco_compat.h"
-
 #include <cstring>
 #include <memory>
 #include <string>
+
+#include "physics/mujoco_compat.h"
 
 namespace myriad::physics::test_support {
 
@@ -27,8 +27,8 @@ inline std::unique_ptr<MjLoaded> load_mj_string(const std::string& xml) {
   auto vfs = std::make_unique<mjVFS>();
   mj_defaultVFS(vfs.get());
   const char* name = "model.xml";
-  EXPECT_EQ(myriad::physics::vfs_add_text(vfs.get(), name, xml.data(), static_cast<int>(xml.size())),
-            0);
+  EXPECT_EQ(
+      myriad::physics::vfs_add_text(vfs.get(), name, xml.data(), static_cast<int>(xml.size())), 0);
   char err[1000] = "";
   auto out = std::make_unique<MjLoaded>();
   out->m = mj_loadXML(name, vfs.get(), err, sizeof err);

@@ -7,8 +7,6 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
-#include "physics/mujoco_compat.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +20,7 @@
 #include <vector>
 
 #include "physics/collision/collide.h"
+#include "physics/mujoco_compat.h"
 #include "tests/physics/mj_from_string.h"
 
 namespace myriad::physics::collision {

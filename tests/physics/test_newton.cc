@@ -9,8 +9,6 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
-#include "physics/mujoco_compat.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +20,7 @@
 #include <vector>
 
 #include "physics/constraint/newton.h"
+#include "physics/mujoco_compat.h"
 #include "tests/physics/mj_from_string.h"
 
 namespace myriad::physics::constraint {
@@ -170,8 +169,10 @@ void check_state(const mjModel* m, mjData* d, const std::string& what, Report* r
   rep->max_mujoco_iter = std::max(rep->max_mujoco_iter, myriad::physics::solver_iterations(d));
   // Same algorithm: libmujoco's rank-1 Hessian updates round differently from a refactor, so
   // the count may differ by one where a tolerance test is borderline.
-  EXPECT_LE(std::abs(s64.iter - myriad::physics::solver_iterations(d)), 1) << what << ": iterations vs libmujoco";
-  rep->max_iter_diff = std::max(rep->max_iter_diff, std::abs(s64.iter - myriad::physics::solver_iterations(d)));
+  EXPECT_LE(std::abs(s64.iter - myriad::physics::solver_iterations(d)), 1)
+      << what << ": iterations vs libmujoco";
+  rep->max_iter_diff =
+      std::max(rep->max_iter_diff, std::abs(s64.iter - myriad::physics::solver_iterations(d)));
   rep->total_iter += s64.iter;
   rep->total_mujoco_iter += myriad::physics::solver_iterations(d);
 

@@ -3,14 +3,13 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
-#include "physics/mujoco_compat.h"
-
 #include <string>
 
 #include "myriad/physics/check.h"
 #include "myriad/physics/import.h"
 #include "physics/collision/filter.h"
 #include "physics/model_view.h"
+#include "physics/mujoco_compat.h"
 
 namespace myriad::physics {
 namespace {
