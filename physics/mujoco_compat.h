@@ -3,6 +3,7 @@
 // (the pinned PyPI wheel), in one place while the project moves from the first to the second.
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace myriad::physics {
@@ -45,10 +46,8 @@ inline int collision_option(const mjModel* m) {
 // the most any island took.
 inline int solver_iterations(const mjData* d) {
 #if mjVERSION_HEADER >= 3000000
-  int most = d->solver_niter[0];
-  for (int i = 1; i < d->nisland && i < mjNISLAND; ++i)
-    most = most > d->solver_niter[i] ? most : d->solver_niter[i];
-  return most;
+  const int n = d->nisland < 1 ? 1 : (d->nisland < mjNISLAND ? d->nisland : mjNISLAND);
+  return *std::max_element(d->solver_niter, d->solver_niter + n);
 #else
   return d->solver_iter;
 #endif
