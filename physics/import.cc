@@ -25,6 +25,20 @@
 namespace myriad::physics {
 namespace {
 
+// The engine's headers include no MuJoCo header (they compile for CUDA too), so they spell the
+// option bits they read themselves; these must be the linked MuJoCo's (MuJoCo 3 moved some).
+static_assert(constraint::kDisableConstraint == mjDSBL_CONSTRAINT &&
+                  constraint::kDisableEquality == mjDSBL_EQUALITY &&
+                  constraint::kDisableFrictionLoss == mjDSBL_FRICTIONLOSS &&
+                  constraint::kDisableLimit == mjDSBL_LIMIT &&
+                  constraint::kDisableContact == mjDSBL_CONTACT &&
+                  constraint::kDisableRefSafe == mjDSBL_REFSAFE &&
+                  collision::kDisableConstraint == mjDSBL_CONSTRAINT &&
+                  collision::kDisableContact == mjDSBL_CONTACT &&
+                  collision::kDisableFilterParent == mjDSBL_FILTERPARENT &&
+                  collision::kEnableOverride == mjENBL_OVERRIDE,
+              "option bits differ from MuJoCo's (mjtDisableBit, mjtEnableBit)");
+
 std::string name_of(const mjModel* m, int adr) {
   const char* s = m->names + adr;
   return *s ? std::string(s) : std::string("<unnamed>");

@@ -18,7 +18,12 @@ namespace myriad::physics::collision {
 // mjtDisableBit / mjtEnableBit / mjtCollision values the collision stage reads.
 constexpr int32_t kDisableConstraint = 1 << 0;
 constexpr int32_t kDisableContact = 1 << 4;
+// filterparent: bit 9 in MuJoCo 2.2.2, 10 in MuJoCo 3 (import.cc checks them against MuJoCo's).
+#ifdef MYRIAD_MUJOCO3
+constexpr int32_t kDisableFilterParent = 1 << 10;
+#else
 constexpr int32_t kDisableFilterParent = 1 << 9;
+#endif
 constexpr int32_t kEnableOverride = 1 << 0;
 enum CollisionMode : int32_t { kCollideAll = 0, kCollidePairs = 1, kCollideDynamic = 2 };
 

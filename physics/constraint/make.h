@@ -25,7 +25,12 @@ constexpr int32_t kDisableEquality = 1 << 1;
 constexpr int32_t kDisableFrictionLoss = 1 << 2;
 constexpr int32_t kDisableLimit = 1 << 3;
 constexpr int32_t kDisableContact = 1 << 4;
-constexpr int32_t kDisableRefSafe = 1 << 8;
+// refsafe: bit 11 in MuJoCo 2.2.2, 12 in MuJoCo 3 (import.cc checks these against mjtDisableBit).
+#ifdef MYRIAD_MUJOCO3
+constexpr int32_t kDisableRefSafe = 1 << 12;
+#else
+constexpr int32_t kDisableRefSafe = 1 << 11;
+#endif
 // mjMINIMP, mjMAXIMP: the impedance's clamp.
 constexpr double kMinImp = 0.0001;
 constexpr double kMaxImp = 0.9999;
