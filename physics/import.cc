@@ -26,16 +26,18 @@ namespace myriad::physics {
 namespace {
 
 // The engine's headers include no MuJoCo header (they compile for CUDA too), so they spell the
-// option bits they read themselves; these must be the linked MuJoCo's (MuJoCo 3 moved some).
+// option bits they read themselves; these must be the pinned MuJoCo's.
 static_assert(constraint::kDisableConstraint == mjDSBL_CONSTRAINT &&
                   constraint::kDisableEquality == mjDSBL_EQUALITY &&
                   constraint::kDisableFrictionLoss == mjDSBL_FRICTIONLOSS &&
                   constraint::kDisableLimit == mjDSBL_LIMIT &&
                   constraint::kDisableContact == mjDSBL_CONTACT &&
                   constraint::kDisableRefSafe == mjDSBL_REFSAFE &&
+                  constraint::kDisableWarmstart == mjDSBL_WARMSTART &&
                   collision::kDisableConstraint == mjDSBL_CONSTRAINT &&
                   collision::kDisableContact == mjDSBL_CONTACT &&
                   collision::kDisableFilterParent == mjDSBL_FILTERPARENT &&
+                  collision::kDisableMidphase == mjDSBL_MIDPHASE &&
                   collision::kEnableOverride == mjENBL_OVERRIDE,
               "option bits differ from MuJoCo's (mjtDisableBit, mjtEnableBit)");
 
@@ -70,10 +72,10 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
     nefc += (r.tendon_frictionloss[t] > 0) + (r.tendon_limited[t] ? 2 : 0);
   for (const collision::CollisionPair& p : pairs) {
     const int condim = collision::pair_params(cm, p).condim;
-    if (condim != 1 && condim != 3)
+    if (condim != 1 && condim != 3 && condim != 4 && condim != 6)
       refuse("condim " + std::to_string(condim) + " (geoms '" +
              name_of(m, m->name_geomadr[p.geom1]) + "' and '" +
-             name_of(m, m->name_geomadr[p.geom2]) + "'; supported: 1 and 3)");
+             name_of(m, m->name_geomadr[p.geom2]) + "'; supported: 1, 3, 4 and 6)");
     nefc += collision::max_pair_contacts(m->geom_type[p.geom1], m->geom_type[p.geom2]) *
             constraint::contact_rows(condim);
   }
@@ -214,6 +216,26 @@ Model<double> import_model(const mjModel* m) {
     refuse("equality constraints (" + std::to_string(m->neq) + " in the model)");
   if (m->nmocap > 0) refuse("mocap bodies");
   if (m->opt.integrator == mjINT_IMPLICIT) refuse("the implicit integrator (use Euler or RK4)");
+  if (m->opt.integrator == mjINT_IMPLICITFAST)
+    refuse("the implicitfast integrator (not yet; use Euler or RK4)");
+  if (m->opt.integrator != mjINT_EULER && m->opt.integrator != mjINT_RK4)
+    refuse("integrator " + std::to_string(m->opt.integrator) + " (use Euler or RK4)");
+  if (m->ngravcomp > 0) refuse("gravity compensation (body gravcomp)");
+  if (m->opt.enableflags & mjENBL_SLEEP) refuse("sleeping bodies (option flag sleep)");
+  if (m->nflex > 0) refuse("flexible bodies (flex, " + std::to_string(m->nflex) + " in the model)");
+  if (m->nplugin > 0) refuse("engine plugins (" + std::to_string(m->nplugin) + " in the model)");
+  if (m->opt.noslip_iterations > 0) refuse("the noslip solver (option noslip_iterations)");
+  for (int g = 0; g < m->ngeom; ++g)
+    if (m->geom_fluid[mjNFLUID * g] != 0)
+      refuse("the ellipsoid fluid model (geom '" + name_of(m, m->name_geomadr[g]) +
+             "' has fluidshape)");
+  for (int j = 0; j < m->njnt; ++j)
+    if (m->jnt_actfrclimited[j] && m->jnt_type[j] != mjJNT_HINGE && m->jnt_type[j] != mjJNT_SLIDE)
+      refuse("actuatorfrcrange on a ball or free joint (joint '" + name_of(m, m->name_jntadr[j]) +
+             "')");
+  for (int t = 0; t < m->ntendon; ++t)
+    if (m->tendon_actfrclimited[t])
+      refuse("tendon actuatorfrcrange (tendon '" + name_of(m, m->name_tendonadr[t]) + "')");
   if (m->opt.density > 0 || m->opt.viscosity > 0) refuse("fluid forces (density/viscosity)");
   if (m->na > 0) refuse("actuator activation states (na > 0)");
   if (m->nv > 64) refuse("more than 64 degrees of freedom (nv = " + std::to_string(m->nv) + ")");
@@ -285,21 +307,11 @@ Model<double> import_model(const mjModel* m) {
 
   // The custom fields.
   r.integrator = m->opt.integrator == mjINT_RK4 ? kRK4 : kEuler;
-  r.margin_rule = kMujocoMarginRule;
-  r.collision = collision_option(m);  // MuJoCo 3: explicit and dynamic pairs, merged
+  r.collision = 0;  // MuJoCo 3: explicit and dynamic pairs, merged
   r.gravity_enabled = !(flags & mjDSBL_GRAVITY);
-#if mjVERSION_HEADER >= 3000000
   r.spring_enabled = !(flags & mjDSBL_SPRING);
   r.damper_enabled = !(flags & mjDSBL_DAMPER);
   r.euler_damping = !(flags & (mjDSBL_EULERDAMP | mjDSBL_DAMPER));
-  r.normalize_qpos = false;       // since 3.2.0 kinematics normalizes copies
-  r.warmstart_at_advance = true;  // since 3.3.6 the step saves qacc_warmstart
-#else
-  r.spring_enabled = r.damper_enabled = !(flags & mjDSBL_PASSIVE);
-  r.euler_damping = true;  // 2.2.2: even with PASSIVE disabled
-  r.normalize_qpos = true;
-  r.warmstart_at_advance = false;
-#endif
   r.actuation_enabled = !(flags & mjDSBL_ACTUATION);
   r.clamp_ctrl = !(flags & mjDSBL_CLAMPCTRL);
   for (int u = 0; u < m->nu; ++u) {

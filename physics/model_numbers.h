@@ -114,12 +114,8 @@ enum class NumberRule {
   X(actuator_dynprm, nu, mjNDYN, kActuator, "dynprm", kParameter)                       \
   X(actuator_cranklength, nu, 1, kActuator, "cranklength", kLength)
 
-// The convex-collision tolerance: mpr_tolerance until MuJoCo 3.0, ccd_tolerance since.
-#if mjVERSION_HEADER >= 3000000
+// The convex-collision tolerance (mpr_tolerance before MuJoCo 3.0).
 #define MYRIAD_OPTION_CCD_TOLERANCE(X) X(ccd_tolerance, 1, "ccd_tolerance", kCoefficient)
-#else
-#define MYRIAD_OPTION_CCD_TOLERANCE(X) X(mpr_tolerance, 1, "mpr_tolerance", kCoefficient)
-#endif
 
 // X(mjOption field, values, MJCF attribute of <option>, rule).
 #define MYRIAD_OPTION_NUMBERS(X)                           \

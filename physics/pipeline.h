@@ -23,17 +23,6 @@ namespace myriad::physics {
 
 constexpr double kMinVal = 1e-15;
 
-// Normalizes the quaternions of free and ball joints inside qpos (MuJoCo 2.2 does this in
-// mj_kinematics).
-template <class T>
-MYRIAD_HD void normalize_qpos_quats(const ModelView<scalar_of<T>>& m, T* qpos) {
-  for (int j = 0; j < m.njnt; ++j) {
-    const int t = m.jnt_type[j];
-    if (t == kFree) normalize4(qpos + m.jnt_qposadr[j] + 3);
-    if (t == kBall) normalize4(qpos + m.jnt_qposadr[j]);
-  }
-}
-
 // Position of a frame given in body coordinates (pos, quat) in world coordinates.
 template <class T, class S>
 MYRIAD_HD void local_to_global(const EnvData<T>& d, int body, const S* pos, const S* quat, T* xpos,
@@ -52,7 +41,6 @@ MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   d.xquat[0] = 1;
   d.xquat[1] = d.xquat[2] = d.xquat[3] = 0;
   for (int k = 0; k < 9; ++k) d.xmat[k] = d.ximat[k] = (k % 4 == 0) ? T(1) : T(0);
-  if (m.normalize_qpos) normalize_qpos_quats(m, d.qpos);
 
   for (int i = 1; i < m.nbody; ++i) {
     T pos[3], quat[4];
@@ -88,8 +76,8 @@ MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
         T qloc[4];
         if (type == kBall) {
           for (int k = 0; k < 4; ++k) qloc[k] = d.qpos[qadr + k];
-          if (!m.normalize_qpos) normalize4(qloc);  // MuJoCo 3: a normalized copy
-        } else {                                    // hinge
+          normalize4(qloc);  // a normalized copy; qpos is left as it is (MuJoCo 3)
+        } else {             // hinge
           axis_angle2quat(qloc, m.jnt_axis + 3 * j, d.qpos[qadr] - m.qpos0[qadr]);
         }
         T q2[4], vec[3];
@@ -267,15 +255,19 @@ MYRIAD_HD void factor(const ModelView<scalar_of<T>>& m, const T* M, T* LD, T* di
   const int nv = m.nv;
   for (int i = 0; i < nv; ++i)
     for (int j = i; j >= 0; j = m.dof_parentid[j]) mat(LD, nv, i, j) = M[i * nv + j];
+  // MuJoCo 3's mj_factorI: with invD = 1 / L(k,k), row i of each ancestor (nearest first) gains
+  // L(k, 0..i) times -L(k,i) invD, then row k's off-diagonal entries are scaled by invD (MuJoCo 2
+  // divided by L(k,k) instead: other rounding).
   for (int k = nv - 1; k >= 0; --k) {
     mat(LD, nv, k, k) = select(mat(LD, nv, k, k) < T(kMinVal), T(kMinVal), mat(LD, nv, k, k));
+    const T inv = T(1) / mat(LD, nv, k, k);
+    diag_inv[k] = inv;
     for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i]) {
-      const T t = mat(LD, nv, k, i) / mat(LD, nv, k, k);
-      for (int j = i; j >= 0; j = m.dof_parentid[j]) mat(LD, nv, i, j) -= t * mat(LD, nv, k, j);
-      mat(LD, nv, k, i) = t;
+      const T s = -mat(LD, nv, k, i) * inv;
+      for (int j = i; j >= 0; j = m.dof_parentid[j]) mat(LD, nv, i, j) += mat(LD, nv, k, j) * s;
     }
+    for (int i = m.dof_parentid[k]; i >= 0; i = m.dof_parentid[i]) mat(LD, nv, k, i) *= inv;
   }
-  for (int i = 0; i < nv; ++i) diag_inv[i] = T(1) / mat(LD, nv, i, i);
 }
 
 // mj_solveLD: x <- inv(L'DL) x.
@@ -294,8 +286,28 @@ MYRIAD_HD void solve(const ModelView<scalar_of<T>>& m, const T* LD, const T* dia
     }
   }
   for (int i = 0; i < nv; ++i) x[i] *= diag_inv[i];
-  for (int i = 0; i < nv; ++i)
-    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) x[i] -= LD[i * nv + j] * x[j];
+  // x(i) -= L(i, ancestors) . x(ancestors), the dot product summed as MuJoCo 3's mju_dotSparse
+  // sums it: ancestors root first, four running sums while more than four terms remain.
+  for (int i = 0; i < nv; ++i) {
+    int anc[64];  // nv <= 64 is checked at import
+    int n = 0;
+    for (int j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) anc[n++] = j;
+    if (n == 0) continue;
+    T res = T(0);
+    int k = 0;
+    if (n - 4 > 0) {
+      T r0 = T(0), r1 = T(0), r2 = T(0), r3 = T(0);
+      for (; k < n - 4; k += 4) {
+        r0 += LD[i * nv + anc[n - 1 - k]] * x[anc[n - 1 - k]];
+        r1 += LD[i * nv + anc[n - 2 - k]] * x[anc[n - 2 - k]];
+        r2 += LD[i * nv + anc[n - 3 - k]] * x[anc[n - 3 - k]];
+        r3 += LD[i * nv + anc[n - 4 - k]] * x[anc[n - 4 - k]];
+      }
+      res = (r0 + r2) + (r1 + r3);
+    }
+    for (; k < n; ++k) res += LD[i * nv + anc[n - 1 - k]] * x[anc[n - 1 - k]];
+    x[i] -= res;
+  }
 }
 
 // mj_comVel: body velocities (cvel) and the time derivatives of the motion subspaces.
@@ -442,6 +454,14 @@ MYRIAD_HD void actuation(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
       d.qfrc_actuator[m.jnt_dofadr[id]] += gear * force;
     }
   }
+  // The joint's total actuator force within its actuatorfrcrange (MuJoCo 3; actuator_force is
+  // left as each actuator made it). Hinge and slide joints: the importer refuses the others.
+  for (int j = 0; j < m.njnt; ++j) {
+    if (!m.jnt_actfrclimited[j]) continue;
+    const S lo = m.jnt_actfrcrange[2 * j], hi = m.jnt_actfrcrange[2 * j + 1];
+    T& f = d.qfrc_actuator[m.jnt_dofadr[j]];
+    f = select(f < lo, T(lo), select(f > hi, T(hi), f));
+  }
 }
 
 // mj_collision: (geom_xpos, geom_xmat) => (contact, ncon) over the model's candidate pairs. The
@@ -555,8 +575,8 @@ MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
   for (int i = 0; i < m.nv; ++i) d.qvel[i] += h * acc[i];
   integrate_pos(m, d.qpos, d.qvel, h);
   d.time[0] += h;
-  if (m.warmstart_at_advance)
-    for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
+  // MuJoCo 3 warm-starts the next step from this step's qacc (not from each solve's).
+  for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
 }
 
 // mj_RungeKutta(4): classic RK4 over (qpos, qvel); positions advance with the averaged velocity.
@@ -613,8 +633,7 @@ MYRIAD_HD void rk4_finish(const ModelView<T>& m, EnvData<T>& d) {
   integrate_pos(m, d.qpos, vel, h);
   d.time[0] += h;
   // MuJoCo 3 warm-starts the next step from the last stage's qacc.
-  if (m.warmstart_at_advance)
-    for (int k = 0; k < nv; ++k) d.qacc_warmstart[k] = d.qacc[k];
+  for (int k = 0; k < nv; ++k) d.qacc_warmstart[k] = d.qacc[k];
 }
 
 template <class T>

@@ -47,8 +47,8 @@ MYRIAD_HD auto dot6(const A* a, const B* b) {
   return ((a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5]);
 }
 
-// Normalizes in place; returns the norm. Below 1e-15 gives the unit quaternion. MuJoCo 3 leaves
-// a quaternion whose norm is within 1e-15 of 1 as it is (mju_normalize4); MuJoCo 2 always scales.
+// Normalizes in place; returns the norm. Below 1e-15 gives the unit quaternion; a norm within
+// 1e-15 of 1 leaves the quaternion as it is (MuJoCo 3's mju_normalize4).
 template <class T>
 MYRIAD_HD T normalize4(T* q) {
   const T norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -56,25 +56,17 @@ MYRIAD_HD T normalize4(T* q) {
     if (norm < T(1e-15)) {
       q[0] = 1;
       q[1] = q[2] = q[3] = 0;
-#ifdef MYRIAD_MUJOCO3
     } else if (fabs(norm - T(1)) > T(1e-15)) {
-#else
-    } else {
-#endif
       const T inv = T(1) / norm;
       for (int k = 0; k < 4; ++k) q[k] *= inv;
     }
   } else {
     const auto small = norm < T(1e-15);
     const T inv = T(1) / norm;
-#ifdef MYRIAD_MUJOCO3
     const T off = norm - T(1);
     const auto unit = !(off * off > T(1e-30));
     for (int k = 0; k < 4; ++k)
       q[k] = select(small, T(k == 0 ? 1 : 0), select(unit, q[k], q[k] * inv));
-#else
-    for (int k = 0; k < 4; ++k) q[k] = select(small, T(k == 0 ? 1 : 0), q[k] * inv);
-#endif
   }
   return norm;
 }

@@ -117,47 +117,49 @@ void scatter(const Lanes<S, W>* src, const BatchView<S>& b, int f, int64_t first
   }
 }
 
-// The Newton solves of a tile's envs, begun (status kNewtonFactor: grad and H's lower triangle
-// ready), run to their ends. Each round factors the Hessians of every env still iterating
-// together, one env per lane (cholesky_in_place and chol_solve have no branch on a value, so
-// each lane computes its env's scalar bits), then takes each env's next iteration on its own:
-// the line search, the move and the stopping tests differ per env.
+// The Newton solves of a tile's envs, begun (status kNewtonFactor), run to their ends. Each
+// round brings every env still iterating to its next Newton step: the envs whose Hessian is to
+// be factored in full (at the start, or after an update lost rank) are factored together, one
+// env per lane (cholesky_in_place has no branch on a value, so each lane computes its env's
+// scalar bits); the others update their factor by rank-1 updates on their own
+// (constraint::newton_update, which decides which). Each env then solves for its step and takes
+// its next iteration on its own: the line search, the move and the stopping tests differ per env.
 template <class S, int W>
 void newton_tile(constraint::NewtonRun<S>* runs, int* status, int count, int nv,
                  std::vector<Lanes<S, W>>& lanes) {
   using constraint::kNewtonFactor;
-  lanes.resize(static_cast<size_t>(nv) * nv + 2 * nv);
+  lanes.resize(static_cast<size_t>(nv) * nv);
   Lanes<S, W>* H = lanes.data();
-  Lanes<S, W>* grad = H + nv * nv;
-  Lanes<S, W>* step = grad + nv;
   for (;;) {
-    int active[W];
-    int n = 0;
+    int active[W], full[W];
+    int n = 0, nfull = 0;
     for (int l = 0; l < count; ++l)
-      if (status[l] == kNewtonFactor) active[n++] = l;
+      if (status[l] == kNewtonFactor) {
+        active[n++] = l;
+        if (constraint::newton_update(runs[l])) full[nfull++] = l;
+      }
     if (n == 0) return;
-    if (n == 1) {
-      constraint::newton_factor(runs[active[0]]);
-    } else {
-      // Lanes past n repeat the first env, so that every lane factors a valid matrix.
+    if (nfull == 1) {
+      constraint::cholesky_in_place(runs[full[0]].hessian(), nv);
+    } else if (nfull > 1) {
+      // Lanes past nfull repeat the first env, so that every lane factors a valid matrix.
       for (int q = 0; q < W; ++q) {
-        const constraint::NewtonRun<S>& r = runs[active[q < n ? q : 0]];
-        const S* h = r.hessian();
+        const S* h = runs[full[q < nfull ? q : 0]].hessian();
         for (int i = 0; i < nv; ++i)
           for (int j = 0; j <= i; ++j) H[i * nv + j].set_lane(q, h[i * nv + j]);
-        for (int k = 0; k < nv; ++k) grad[k].set_lane(q, r.gradient()[k]);
       }
       constraint::cholesky_in_place(H, nv);
-      constraint::chol_solve(step, H, grad, nv);
-      for (int q = 0; q < n; ++q) {
-        const constraint::NewtonRun<S>& r = runs[active[q]];
-        S* h = r.hessian();
+      for (int q = 0; q < nfull; ++q) {
+        S* h = runs[full[q]].hessian();
         for (int i = 0; i < nv; ++i)
           for (int j = 0; j <= i; ++j) h[i * nv + j] = H[i * nv + j].lane(q);
-        for (int k = 0; k < nv; ++k) r.newton_step()[k] = step[k].lane(q);
       }
     }
-    for (int q = 0; q < n; ++q) status[active[q]] = constraint::newton_continue(runs[active[q]]);
+    for (int q = 0; q < n; ++q) {
+      constraint::NewtonRun<S>& r = runs[active[q]];
+      constraint::chol_solve(r.newton_step(), r.hessian(), r.gradient(), nv);
+      status[active[q]] = constraint::newton_continue(r);
+    }
   }
 }
 

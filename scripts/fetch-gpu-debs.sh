@@ -6,8 +6,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$root/.debs"
 cd "$root/.debs"
 apt-get download libyaml-cpp-dev libyaml-cpp0.7 libcli11-dev nlohmann-json3-dev libfmt-dev \
-  libfmt9 libgtest-dev googletest libmujoco-dev libmujoco2.2.2 libqhull-dev libqhull-r8.0 \
-  libqhull8.0 libqhullcpp8.0 libccd2 liblodepng0 libtinyxml2-9 \
-  libboost1.74-dev zlib1g-dev libjs-three libjs-chart.js \
+  libfmt9 libgtest-dev googletest libboost1.74-dev zlib1g-dev libjs-three libjs-chart.js \
   libgl-dev libglx-dev libopengl-dev libgl1 libglx0 libopengl0 libglvnd0
 ls "$root/.debs"

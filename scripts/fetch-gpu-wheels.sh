@@ -2,7 +2,8 @@
 # Downloads the Python wheels that scripts/gpu-check.sh installs offline on a GPU host into
 # .whl/ (ignored by git; carry it to the host next to .debs/). The host's image has PyTorch,
 # numpy, pytest, pybind11, pyyaml, cloudpickle, typing-extensions and tensorboard, but not
-# gymnasium (tests/python compare Myriad's spaces with Gymnasium's) and its one missing need.
+# gymnasium (tests/python compare Myriad's spaces with Gymnasium's) and its one missing need;
+# and the mujoco wheel whose libmujoco the C++ side links (.whl/native/).
 # Only pure-Python wheels are fetched, so they install under any Python 3 version there.
 # Usage: bash scripts/fetch-gpu-wheels.sh [NAME==VERSION ...]   (default: the list below)
 set -euo pipefail
@@ -26,4 +27,11 @@ if [ -n "$dupes" ]; then
   echo "fetch-gpu-wheels: more than one version of: $dupes (remove the old ones from .whl/)" >&2
   exit 1
 fi
-ls -l "$root/.whl"
+# libmujoco and its headers: the pinned mujoco wheel (any CPython's: the C library is the same),
+# which gpu-check.sh unzips and builds against; kept apart, as it is not installed.
+mujoco_version=$(sed -n 's/^mujoco_version=//p' "$root/scripts/install-deps.sh")
+mkdir -p "$root/.whl/native"
+"$py" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+  --python-version 3.12 --platform manylinux_2_28_x86_64 -d "$root/.whl/native" \
+  "mujoco==$mujoco_version"
+ls -l "$root/.whl" "$root/.whl/native"

@@ -80,9 +80,12 @@ prefix=/tmp/myriad-debs
 mkdir -p "$prefix"
 for f in .debs/*.deb; do [ -f "$f" ] && dpkg -x "$f" "$prefix"; done
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
-# mujocoTargets.cmake names Debian's /usr/include/libqhull_r/; point it at the unpacked copy.
-sed -i "s|;/usr/include/libqhull_r/|;$prefix/usr/include/libqhull_r/|" \
-  "$prefix/usr/lib/x86_64-linux-gnu/cmake/mujoco/mujocoTargets.cmake" 2>/dev/null
+# libmujoco and its headers from the pinned mujoco wheel (scripts/fetch-gpu-wheels.sh), unzipped.
+mujoco_dir=/tmp/myriad-mujoco
+for f in .whl/native/mujoco-*.whl; do
+  [ -f "$f" ] && "$py" -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" \
+    "$f" "$mujoco_dir"
+done
 # zlib1g-dev's libz.so points at Debian's /lib/.../libz.so.1.2.13; use the host's libz.so.1.
 libz_dev="$prefix/usr/lib/x86_64-linux-gnu/libz.so"
 if [ -L "$libz_dev" ] && [ ! -e "$libz_dev" ]; then
@@ -114,7 +117,8 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_CUDA_ARCHITECTURES="${MYRIAD_CUDA_ARCHS:-90}" \
     -DMYRIAD_JS_ROOT="$prefix/usr/share/javascript" \
     -DCMAKE_PREFIX_PATH="$torch_prefix;$prefix/usr;$prefix/usr/lib/x86_64-linux-gnu/cmake" \
-    -DMYRIAD_VENV_PYTHON="$(command -v "$py")" -DMYRIAD_PYTHON=ON ||
+    -DMYRIAD_VENV_PYTHON="$(command -v "$py")" -DMYRIAD_PYTHON=ON \
+    -DMYRIAD_MUJOCO_DIR="$mujoco_dir/mujoco" ||
     { echo "configure failed:"; grep -A5 -E "CMake Error" "$log" | head -30; exit 1; }
 fi
 grep -E "Myriad CUDA (backend|architectures)" "$log" | sed 's/^-- //'

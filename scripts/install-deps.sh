@@ -17,13 +17,13 @@ case $deps in all | train) ;; *)
 esac
 
 debs=(build-essential cmake ninja-build pkg-config python3-dev python3-venv
-  libmujoco-dev libqhull-dev libboost-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
+  libboost-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libspdlog-dev libfmt-dev libzstd-dev libprotobuf-dev protobuf-compiler libgtest-dev
   libgmock-dev libbenchmark-dev libomp-dev zlib1g-dev libssl-dev
   libjs-three libjs-chart.js chromium)
 if [ "$deps" = train ]; then
   debs=(build-essential cmake ninja-build pkg-config python3-dev python3-venv
-    libmujoco-dev libqhull-dev libboost-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
+    libboost-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
     libspdlog-dev libfmt-dev libzstd-dev libprotobuf-dev protobuf-compiler libomp-dev
     zlib1g-dev libssl-dev libjs-three libjs-chart.js)
 fi
@@ -60,24 +60,37 @@ if ! "$py" -c "import torch" 2>/dev/null; then
   echo "[install-deps] pip install torch==$torch_version (LibTorch for the C++ build)"
   pip_install "torch==$torch_version"
 fi
-# mpe2 is PettingZoo's MPE (with pettingzoo): the reference of tests/envs/test_mpe.cc.
-# mujoco (MuJoCo's Python package, with imageio, which Gymnasium's MuJoCo renderer imports) runs
-# Gymnasium's v5 locomotion envs for tests/python/test_locomotion_parity.py. Pinned to 2.3.3:
-# Gymnasium's documented minimum for v5, and the nearest wheel for Python 3.11 to Debian's
-# libmujoco 2.2.2 that Myriad's C++ side links (none older than 2.3.1 exists for 3.11).
-mujoco_version=2.3.3
+# mujoco: MuJoCo's PyPI wheel. Its libmujoco and C headers are the MuJoCo the C++ side links
+# (cmake/MyriadMujoco.cmake: the reference engine, physics=mujoco, physics-check, the tests), and
+# its Python module runs Gymnasium's v5 locomotion envs in tests/python/test_locomotion_parity.py:
+# one version for both. Pinned to 3.11.0, the version mjlab (the Go1 and G1 models) pins.
+mujoco_version=3.11.0
+if [ "$("$py" -c 'import mujoco; print(mujoco.__version__)' 2>/dev/null)" != "$mujoco_version" ]; then
+  echo "[install-deps] pip install mujoco==$mujoco_version (libmujoco and headers for the C++ build)"
+  pip_install "mujoco==$mujoco_version"
+fi
+# mjlab: its wheel ships the Unitree Go1 and G1 models (asset_zoo/robots, Apache-2.0, with their
+# meshes) that Myriad loads; installed without its dependencies (its simulator, MuJoCo Warp, and
+# its trainer are not needed), pinned to the release that pins mujoco 3.11.
+mjlab_version=1.6.0
+if [ "$("$py" -c 'import importlib.metadata as m; print(m.version("mjlab"))' 2>/dev/null)" != "$mjlab_version" ]; then
+  echo "[install-deps] pip install --no-deps mjlab==$mjlab_version (the Go1 and G1 robot models)"
+  pip_install --no-deps "mjlab==$mjlab_version"
+fi
 if [ "$deps" = train ]; then
   # numpy: torch warns at every start without it.
   "$py" -c "import numpy" 2>/dev/null || pip_install numpy
   echo "[install-deps] ready for training: $("$py" -c 'import torch; print("torch", torch.__version__)')"
   exit 0
 fi
+# mpe2 is PettingZoo's MPE (with pettingzoo): the reference of tests/envs/test_mpe.cc.
+# imageio: Gymnasium's MuJoCo renderer imports it.
 need=()
 # mkdocs builds the documentation site (a test runs mkdocs build --strict); matplotlib draws
 # its learning curves (scripts/plot_results.py); scikit_build_core builds the wheel that
 # scripts/wheel_check.sh installs.
 for mod in numpy pytest pybind11 gymnasium yaml tensorboard playwright stable_baselines3 mpe2 \
-  mujoco imageio mkdocs matplotlib scikit_build_core; do
+  imageio mkdocs matplotlib scikit_build_core; do
   "$py" -c "import $mod" 2>/dev/null || need+=("$mod")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -88,7 +101,6 @@ if [ ${#need[@]} -gt 0 ]; then
       yaml) pkgs+=(pyyaml) ;;
       scikit_build_core) pkgs+=(scikit-build-core) ;;
       stable_baselines3) sb3=1 ;;
-      mujoco) pkgs+=("mujoco==$mujoco_version") ;;
       *) pkgs+=("$m") ;;
     esac
   done

@@ -53,6 +53,10 @@ void add_physics_check_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", a->options.seed, "Seed of the random states")->capture_default_str();
   cmd->add_flag("--float32", a->options.float32, "Run the engine in float32 (default float64)");
+  cmd->add_option("--trajectory-tolerance", a->options.trajectory_tolerance,
+                  "Float64 trajectory tolerance, absolute (default: 10x libmujoco's own "
+                  "divergence under one-ulp nudges per step, at least 1e-6)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--explain", a->options.explain,
                 "Print the first contact set and trajectory step that differ, both sides (stderr)");
   cmd->callback([a] { run_check(*a); });

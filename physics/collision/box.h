@@ -98,8 +98,8 @@ MYRIAD_HD void set_line(T* line, const T* start, const T* d) {
 }  // namespace detail
 
 // Sphere and box: one contact between the sphere and the nearest box point. A sphere whose
-// center is inside the box is pushed out through the nearest face, and (libmujoco 2.2.2's quirk)
-// its dist is -radius whatever the depth.
+// center is inside the box is pushed out through the nearest face, its dist -(radius + the
+// center's depth under that face) (MuJoCo 2 reported -radius whatever the depth).
 template <class T>
 MYRIAD_HD int sphere_box(Contact<T>* con, T margin, const T* pos1, const T* /*mat1*/,
                          const T* size1, const T* pos2, const T* mat2, const T* size2) {
@@ -125,6 +125,7 @@ MYRIAD_HD int sphere_box(Contact<T>* con, T margin, const T* pos1, const T* /*ma
 
   Contact<T>& k = con[0];
   T local[3];
+  k.dist = dist - r;
   if (dist <= T(kMinVal)) {
     // Inside: the face nearest the center, faces in the order -x, +x, -y, +y, -z, +z.
     T closest = (size2[0] + size2[1] + size2[2]) * T(2);
@@ -141,6 +142,7 @@ MYRIAD_HD int sphere_box(Contact<T>* con, T margin, const T* pos1, const T* /*ma
     for (int i = 0; i < 3; ++i) local[i] = center[i];
     add_scaled3(local, inward, (r - closest) / T(2));
     mul_mat_vec3(k.frame, mat2, inward);
+    k.dist = -(r + closest);
   } else {
     T deepest[3] = {center[0], center[1], center[2]};
     add_scaled3(deepest, dir, r);
@@ -153,7 +155,6 @@ MYRIAD_HD int sphere_box(Contact<T>* con, T margin, const T* pos1, const T* /*ma
   T world[3];
   mul_mat_vec3(world, mat2, local);
   for (int i = 0; i < 3; ++i) k.pos[i] = world[i] + pos2[i];
-  k.dist = dist - r;
   clear_tangent(k);
   return 1;
 }

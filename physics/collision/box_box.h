@@ -1,12 +1,13 @@
-// Box-box narrow phase: libmujoco 2.2.2's mjc_BoxBox (separating-axis test over the 6 face
-// normals and 9 edge-edge axes, then clipping on the reference face), reproduced case by case so
-// that the contact sets agree, quirks included:
-//  - face contacts report half the penetration (dist = depth / 2; fixed upstream only in 3.4.0);
-//  - the deepest corner of the incident face is always a candidate, even outside the face;
+// Box-box narrow phase: libmujoco's mjc_BoxBox (separating-axis test over the 6 face normals and
+// 9 edge-edge axes, then clipping on the reference face), reproduced case by case so that the
+// contact sets agree, quirks included:
+//  - face contacts sit at half their penetration depth and report the whole depth (MuJoCo 2
+//    reported half of it);
+//  - the incident box's deepest corner is a candidate even outside the reference face;
 //  - in the edge-edge case the face-corner loop reuses its determinant variable for the squared
 //    distance once a corner is accepted (so later corners are tested against that value).
-// The caller removes contacts at identical positions (collide.h), as mj_collideGeoms does.
-// Included by box.h.
+// What mj_collideGeoms then keeps of them (box_box_keep: contacts outside one box, repeated
+// positions, at most 8) runs in the caller (collide.h). Included by box.h.
 #pragma once
 
 #include "physics/collision/box.h"
@@ -200,20 +201,22 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
         }
       }
     }
-    // Incident face corners inside the reference face (the deepest corner always).
+    // The incident box's deepest corner, and its other face corners inside the reference face.
     for (int i = 0; i < (1 << (m - 1)); ++i) {
       const T* q = pts[i == 0 ? 0 : i + 2];
-      if (i && (q[0] <= -lx || q[0] >= lx)) continue;
-      if (i && (q[1] <= -ly || q[1] >= ly)) continue;
+      if (i != 0 && (q[0] <= -lx || q[0] >= lx)) continue;
+      if (i != 0 && (q[1] <= -ly || q[1] >= ly)) continue;
       set3(points[n++], q[0], q[1], q[2]);
     }
 
-    // Keep the points within margin; contacts sit at half their height (and report it).
+    // Keep the points within margin; contacts sit at half their height and report the whole.
     const int all = n;
     n = 0;
+    T height[kCap];
     for (int i = 0; i < all; ++i) {
       if (points[i][2] > margin) continue;
       set3(points[n], points[i][0], points[i][1], points[i][2]);
+      height[n] = points[i][2];
       points[n][2] *= T(0.5);
       ++n;
     }
@@ -222,7 +225,7 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
     const T sgn = ref2 ? T(-1) : T(1);
     T normal[3] = {sgn * r[2], sgn * r[5], sgn * r[8]};
     for (int i = 0; i < n; ++i) {
-      con[i].dist = points[i][2];
+      con[i].dist = height[i];
       points[i][2] += hz;
       mul_mat_vec3(tmp, r, points[i]);
       for (int a = 0; a < 3; ++a) con[i].pos[a] = tmp[a] + origin[a];
@@ -421,6 +424,58 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
     clear_tangent(con[i]);
   }
   return n;
+}
+
+// 1 when point lies outside the box (pos, mat, size) grown by `inflate`, -1 when inside it
+// shrunk by `inflate`, 0 between the two (mju_outsideBox).
+template <class T>
+MYRIAD_HD int outside_box(const T* point, const T* pos, const T* mat, const T* size, T inflate) {
+  using namespace detail;
+  const T d[3] = {point[0] - pos[0], point[1] - pos[1], point[2] - pos[2]};
+  T v[3];
+  mul_mat_t_vec3(v, mat, d);
+  for (int k = 0; k < 3; ++k) {
+    const T big = size[k] * inflate;
+    if (v[k] > big || v[k] < -big) return 1;
+  }
+  for (int k = 0; k < 3; ++k) {
+    const T small = size[k] / inflate;
+    if (!(v[k] < small && v[k] > -small)) return 0;
+  }
+  return -1;
+}
+
+// What mj_collideGeoms keeps of box_box's contacts (num of them in con, rewritten in place):
+// a contact outside one box (by more than 1% of its size plus margin) and not inside the other
+// is dropped (even when that drops them all, as in deep penetration); of contacts at the same
+// position the last is kept; at most kMaxBoxBoxKept remain. Returns the count kept.
+template <class T>
+MYRIAD_HD int box_box_keep(Contact<T>* con, int num, T margin, const T* pos1, const T* mat1,
+                           const T* size1, const T* pos2, const T* mat2, const T* size2) {
+  bool bad[kMaxBoxBoxContacts];
+  const T sz1[3] = {size1[0] + margin, size1[1] + margin, size1[2] + margin};
+  const T sz2[3] = {size2[0] + margin, size2[1] + margin, size2[2] + margin};
+  const T ratio = T(1.01);
+  for (int i = 0; i < num; ++i) {
+    const int out1 = outside_box(con[i].pos, pos1, mat1, sz1, ratio);
+    const int out2 = outside_box(con[i].pos, pos2, mat2, sz2, ratio);
+    bad[i] = (out1 == 1 && out2 != -1) || (out2 == 1 && out1 != -1);
+  }
+  for (int i = 0; i + 1 < num; ++i) {
+    if (bad[i]) continue;
+    for (int j = i + 1; j < num; ++j) {
+      if (bad[j]) continue;
+      if (con[i].pos[0] == con[j].pos[0] && con[i].pos[1] == con[j].pos[1] &&
+          con[i].pos[2] == con[j].pos[2]) {
+        bad[i] = true;
+        break;
+      }
+    }
+  }
+  int kept = 0;
+  for (int i = 0; i < num && kept < kMaxBoxBoxKept; ++i)
+    if (!bad[i]) con[kept++] = con[i];
+  return kept;
 }
 
 }  // namespace myriad::physics::collision

@@ -42,13 +42,12 @@ struct PairParams {
   T friction[5], solref[kNRef], solimp[kNImp];
 };
 
-// Explicit pair: its compiled values. Dynamic pair: margin and gap the larger of the two
-// (margin_rule 0, MuJoCo 2) or their sums (margin_rule 1, MuJoCo 3); a
-// higher-priority geom supplies condim, friction, solref, solimp; at equal priority condim and
-// friction are the element-wise max, solimp is mixed by mix = solmix1 / (solmix1 + solmix2)
-// (0.5 if both are below kMinVal, 0 or 1 if one is), solref too when both solref[0] > 0 (else
-// the element-wise min). Friction becomes [slide, slide, torsion, roll, roll], each >= kMinMu.
-// With the override flag margin, solref and solimp are opt.o_*.
+// Explicit pair: its compiled values. Dynamic pair: margin and gap the sums of the two geoms'
+// (MuJoCo 3; MuJoCo 2 took the larger); a higher-priority geom supplies condim, friction, solref,
+// solimp; at equal priority condim and friction are the element-wise max, solimp is mixed by mix =
+// solmix1 / (solmix1 + solmix2) (0.5 if both are below kMinVal, 0 or 1 if one is), solref too when
+// both solref[0] > 0 (else the element-wise min). Friction becomes [slide, slide, torsion, roll,
+// roll], each >= kMinMu. With the override flag margin, friction, solref and solimp are opt.o_*.
 template <class T>
 MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionPair& pr) {
   PairParams<T> o;
@@ -62,13 +61,8 @@ MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionP
     for (int i = 0; i < kNRef; ++i) o.solref[i] = m.pair_solref[kNRef * p + i];
     for (int i = 0; i < kNImp; ++i) o.solimp[i] = m.pair_solimp[kNImp * p + i];
   } else {
-    if (m.margin_rule == 1) {
-      o.margin = m.geom_margin[g1] + m.geom_margin[g2];
-      o.gap = m.geom_gap[g1] + m.geom_gap[g2];
-    } else {
-      o.margin = m.geom_margin[g1] > m.geom_margin[g2] ? m.geom_margin[g1] : m.geom_margin[g2];
-      o.gap = m.geom_gap[g1] > m.geom_gap[g2] ? m.geom_gap[g1] : m.geom_gap[g2];
-    }
+    o.margin = m.geom_margin[g1] + m.geom_margin[g2];
+    o.gap = m.geom_gap[g1] + m.geom_gap[g2];
     T fric[3];
     if (m.geom_priority[g1] != m.geom_priority[g2]) {
       const int gp = m.geom_priority[g1] > m.geom_priority[g2] ? g1 : g2;
@@ -108,6 +102,8 @@ MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionP
     o.friction[2] = fric[1];
     o.friction[3] = o.friction[4] = fric[2];
   }
+  if (m.enableflags & kEnableOverride)
+    for (int i = 0; i < 5; ++i) o.friction[i] = m.o_friction[i];
   for (int i = 0; i < 5; ++i)
     if (o.friction[i] < T(kMinMu)) o.friction[i] = T(kMinMu);
   if (m.enableflags & kEnableOverride) {
@@ -138,11 +134,10 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
     const T* mat1 = geom_xmat + 9 * g1;
     const T* mat2 = geom_xmat + 9 * g2;
     const PairParams<T> prm = pair_params(m, pr);
-    // Contacts are found within `detect` and act within `include` (the rest are "in the gap"):
-    // MuJoCo 2 detects within margin and acts within margin - gap; MuJoCo 3 detects within
-    // margin + gap and acts within margin.
-    const T detect = m.margin_rule == 1 ? prm.margin + prm.gap : prm.margin;
-    const T include = m.margin_rule == 1 ? prm.margin : prm.margin - prm.gap;
+    // Contacts are found within `detect` = margin + gap and act within `include` = margin (the
+    // rest are "in the gap"; MuJoCo 2 detected within margin and acted within margin - gap).
+    const T detect = prm.margin + prm.gap;
+    const T include = prm.margin;
     const T rb1 = m.geom_rbound[g1], rb2 = m.geom_rbound[g2];
 
     // Bounding spheres, then the height of the other geom's center above a plane.
@@ -158,19 +153,9 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
 
     int num = collide_primitives(type1, type2, scratch, detect, pos1, mat1, m.geom_size + 3 * g1,
                                  pos2, mat2, m.geom_size + 3 * g2);
-    if (type1 == kBox && type2 == kBox) {
-      // Drop a contact when a later one sits at the same position.
-      int kept = 0;
-      for (int i = 0; i < num; ++i) {
-        bool repeated = false;
-        for (int j = i + 1; j < num && !repeated; ++j)
-          repeated = scratch[i].pos[0] == scratch[j].pos[0] &&
-                     scratch[i].pos[1] == scratch[j].pos[1] &&
-                     scratch[i].pos[2] == scratch[j].pos[2];
-        if (!repeated) scratch[kept++] = scratch[i];
-      }
-      num = kept;
-    }
+    if (type1 == kBox && type2 == kBox)
+      num = box_box_keep(scratch, num, detect, pos1, mat1, m.geom_size + 3 * g1, pos2, mat2,
+                         m.geom_size + 3 * g2);
 
     for (int i = 0; i < num; ++i, ++ncon) {
       if (ncon >= capacity) continue;

@@ -34,6 +34,8 @@ constexpr double kMinMu = 1e-5;
 // Most contacts box_box can write (its clipping loops give at most 16 edge points, 4 corners of
 // the reference face and 4 corners of the incident face); every other pair function writes <= 4.
 constexpr int kMaxBoxBoxContacts = 24;
+// Most of them mj_collideGeoms keeps (collide.h's box_box_keep).
+constexpr int kMaxBoxBoxKept = 8;
 // Scratch a caller passes to one pair function call.
 constexpr int kMaxContactsPerPair = kMaxBoxBoxContacts;
 
@@ -67,8 +69,8 @@ MYRIAD_HD bool geom_type_supported(int type) {
   return type == kPlane || type == kSphere || type == kCapsule || type == kBox;
 }
 
-// Most contacts the pair function for (type1, type2) returns (order-free); 0 where MuJoCo has
-// no function (plane-plane) or the pair is not supported here.
+// Most contacts one pair of geoms of (type1, type2) gives (order-free; for box-box what
+// box_box_keep keeps); 0 where MuJoCo has no function (plane-plane) or the pair is not supported.
 MYRIAD_HD int max_pair_contacts(int type1, int type2) {
   if (type1 > type2) {
     const int t = type1;
@@ -84,7 +86,7 @@ MYRIAD_HD int max_pair_contacts(int type1, int type2) {
   }
   if (type1 == kSphere) return 1;   // sphere-sphere, sphere-capsule, sphere-box
   if (type1 == kCapsule) return 2;  // capsule-capsule, capsule-box
-  return kMaxBoxBoxContacts;        // box-box
+  return kMaxBoxBoxKept;            // box-box
 }
 
 // One contact (mjContact without the solver's scratch: mu, H, efc_address).

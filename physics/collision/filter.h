@@ -18,12 +18,8 @@ namespace myriad::physics::collision {
 // mjtDisableBit / mjtEnableBit / mjtCollision values the collision stage reads.
 constexpr int32_t kDisableConstraint = 1 << 0;
 constexpr int32_t kDisableContact = 1 << 4;
-// filterparent: bit 9 in MuJoCo 2.2.2, 10 in MuJoCo 3 (import.cc checks them against MuJoCo's).
-#ifdef MYRIAD_MUJOCO3
 constexpr int32_t kDisableFilterParent = 1 << 10;
-#else
-constexpr int32_t kDisableFilterParent = 1 << 9;
-#endif
+constexpr int32_t kDisableMidphase = 1 << 14;
 constexpr int32_t kEnableOverride = 1 << 0;
 enum CollisionMode : int32_t { kCollideAll = 0, kCollidePairs = 1, kCollideDynamic = 2 };
 
@@ -129,6 +125,19 @@ MYRIAD_HD int push_pair(const CollisionModel<T>& m, int g1, int g2, int pair, Co
   return n + 1;
 }
 
+// Stable insertion sort of pairs by (geom1, geom2).
+MYRIAD_HD void sort_pairs(CollisionPair* p, int n) {
+  for (int i = 1; i < n; ++i) {
+    const CollisionPair x = p[i];
+    int j = i;
+    for (; j > 0 &&
+           (p[j - 1].geom1 > x.geom1 || (p[j - 1].geom1 == x.geom1 && p[j - 1].geom2 > x.geom2));
+         --j)
+      p[j] = p[j - 1];
+    p[j] = x;
+  }
+}
+
 template <class T>
 MYRIAD_HD bool excluded(const CollisionModel<T>& m, int signature) {
   for (int e = 0; e < m.nexclude; ++e)
@@ -139,14 +148,15 @@ MYRIAD_HD bool excluded(const CollisionModel<T>& m, int signature) {
 }  // namespace detail
 
 // The candidate pairs of mj_collision, in its order: body pairs (b1 < b2) by signature
-// ((b1+1)<<16) + (b2+1), within one the geom pairs by index, with the explicit pairs merged in
-// by signature (an explicit pair comes before the dynamic pairs of its body pair, and a dynamic
-// geom pair that is also an explicit pair is not repeated). Dynamic pairs pass contact_filter
-// and skip excluded body pairs; explicit pairs are not filtered. opt.collision selects both,
-// explicit only or dynamic only; disabled contacts (or constraints) give no pairs. Writes up to
-// cap pairs to out and returns the full count (call with cap = 0 to size out). Pairs of types
-// without a pair function here (geom_type_supported) are listed too, so that an importer can
-// refuse them by name (first_unsupported_pair).
+// (b1 << 16) + b2, within one the geom pairs by index (by (geom1, geom2) once ordered by type
+// where MuJoCo's midphase sorts them: either body has several geoms), with the explicit pairs
+// merged in by signature (an explicit pair comes before the dynamic pairs of its body pair, and a
+// dynamic geom pair that is also an explicit pair is not repeated). Dynamic pairs pass
+// contact_filter and skip excluded body pairs; explicit pairs are not filtered. opt.collision
+// selects both, explicit only or dynamic only; disabled contacts (or constraints) give no pairs.
+// Writes up to cap pairs to out and returns the full count (call with cap = 0 to size out). Pairs
+// of types without a pair function here (geom_type_supported) are listed too, so that an importer
+// can refuse them by name (first_unsupported_pair).
 template <class T>
 MYRIAD_HD int collision_pairs(const CollisionModel<T>& m, CollisionPair* out, int cap) {
   using detail::push_pair;
@@ -161,7 +171,7 @@ MYRIAD_HD int collision_pairs(const CollisionModel<T>& m, CollisionPair* out, in
   int next_pair = 0;
   for (int b1 = 0; b1 < m.nbody; ++b1) {
     for (int b2 = b1 + 1; b2 < m.nbody; ++b2) {
-      const int signature = ((b1 + 1) << 16) + (b2 + 1);
+      const int signature = (b1 << 16) + b2;  // MuJoCo 3's pair_signature (2.2.2 added 1 to each)
       const int first_pair = next_pair;
       bool merged = false;
       if (merge) {
@@ -175,6 +185,7 @@ MYRIAD_HD int collision_pairs(const CollisionModel<T>& m, CollisionPair* out, in
       if (detail::excluded(m, signature)) continue;
       const int end1 = m.body_geomadr[b1] + m.body_geomnum[b1];
       const int end2 = m.body_geomadr[b2] + m.body_geomnum[b2];
+      const int first_dynamic = n;
       for (int g1 = m.body_geomadr[b1]; g1 < end1; ++g1) {
         for (int g2 = m.body_geomadr[b2]; g2 < end2; ++g2) {
           if (!detail::dynamic_pair_passes(m, g1, g2)) continue;
@@ -186,6 +197,11 @@ MYRIAD_HD int collision_pairs(const CollisionModel<T>& m, CollisionPair* out, in
           if (!repeated) n = push_pair(m, g1, g2, -1, out, cap, n);
         }
       }
+      // MuJoCo's midphase (a tree over each body's geoms) then sorts the body pair's contacts
+      // by (geom1, geom2), stably; sorting the pairs gives that order.
+      const bool midphase = !(m.disableflags & kDisableMidphase) &&
+                            !(m.body_geomnum[b1] == 1 && m.body_geomnum[b2] == 1);
+      if (midphase && n <= cap) detail::sort_pairs(out + first_dynamic, n - first_dynamic);
     }
   }
   if (merge)

@@ -1,6 +1,7 @@
-// Constraint forces per body as libmujoco 2.2.2's mj_rnePostConstraint leaves them in cfrc_ext:
-// each active contact's force, decoded from its rows' forces (mj_contactForce), in world
-// orientation as (torque, force) about the subtree center of mass of the body's root, subtracted
+// Constraint forces per body as libmujoco's mj_rnePostConstraint leaves them in cfrc_ext: each
+// active contact's force and torque (torsional and rolling friction, condim 4 and 6), decoded
+// from its rows' forces (mj_contactForce), in world orientation as (torque, force) about the
+// subtree center of mass of the body's root, subtracted
 // from body 1 and added to body 2 (the world body gets nothing). Gymnasium's Ant and Humanoid
 // observe it. MYRIAD_HD; templated on the scalar.
 #pragma once
@@ -9,12 +10,13 @@
 
 namespace myriad::physics::constraint {
 
-// mj_contactForce for condim 1 and 3: (efc_force of the contact's rows) => (normal, tangent 1,
-// tangent 2) in the contact frame. The pyramid's normal force is the sum of its edge forces and
-// tangent k is mu_k (f(2k-2) - f(2k-1)).
+// mj_contactForce: (efc_force of the contact's rows) => out [6]: (normal, tangent 1, tangent 2)
+// force and (torsional, rolling 1, rolling 2) torque in the contact frame; what the contact's
+// condim lacks is 0. The pyramid's normal force is the sum of its edge forces and component k
+// is mu_k (f(2k-2) - f(2k-1)).
 template <class T>
 MYRIAD_HD void contact_force(const collision::Contact<T>& con, const T* force, T* out) {
-  out[0] = out[1] = out[2] = 0;
+  for (int k = 0; k < 6; ++k) out[k] = 0;
   if (con.dim == 1) {
     out[0] = force[0];
     return;
@@ -37,17 +39,20 @@ MYRIAD_HD void body_forces(const ModelView<T>& m, EnvData<T>& d) {
       continue;
     }
     const collision::Contact<T>& c = con[static_cast<int>(d.efc_id[r])];
-    T local[3], world[3];
+    T local[6], world[3], spin[3];
     contact_force(c, d.efc_force + r, local);
     r += contact_rows(c.dim);
-    // world = frame' local (the frame's rows are the normal and the tangents).
-    for (int k = 0; k < 3; ++k)
+    // world = frame' local (the frame's rows are the normal and the tangents); spin, the same for
+    // the contact's own torque.
+    for (int k = 0; k < 3; ++k) {
       world[k] = c.frame[k] * local[0] + c.frame[3 + k] * local[1] + c.frame[6 + k] * local[2];
+      spin[k] = c.frame[k] * local[3] + c.frame[3 + k] * local[4] + c.frame[6 + k] * local[5];
+    }
     const int bodies[2] = {m.geom_bodyid[c.geom1], m.geom_bodyid[c.geom2]};
     for (int side = 0; side < 2; ++side) {
       const int b = bodies[side];
       if (b == 0) continue;
-      // The torque about the root's subtree com: -(com - pos) x force.
+      // The torque about the root's subtree com: spin - (com - pos) x force.
       const T* com = d.subtree_com + 3 * m.body_rootid[b];
       const T arm[3] = {com[0] - c.pos[0], com[1] - c.pos[1], com[2] - c.pos[2]};
       T torque[3];
@@ -55,7 +60,7 @@ MYRIAD_HD void body_forces(const ModelView<T>& m, EnvData<T>& d) {
       const T sign = side == 0 ? T(-1) : T(1);
       T* out = d.cfrc_ext + 6 * b;
       for (int k = 0; k < 3; ++k) {
-        out[k] -= sign * torque[k];
+        out[k] += sign * (spin[k] - torque[k]);
         out[3 + k] += sign * world[k];
       }
     }

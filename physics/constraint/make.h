@@ -3,8 +3,8 @@
 // stiffness, damping, R and D) and mj_referenceConstraint (reference acceleration). Rows come in
 // MuJoCo's order: friction loss (dofs, then tendons), limits (joints, then tendons), contacts.
 // Supported: hinge and slide limits, fixed tendons' limits and friction loss, dof friction loss,
-// contacts with condim 1 or 3 on the pyramidal cone; the importer refuses the
-// rest by name (physics/import.cc). MYRIAD_HD; templated on the scalar.
+// contacts with condim 1, 3, 4 (torsional friction) or 6 (and rolling) on the pyramidal cone; the
+// importer refuses the rest by name (physics/import.cc). MYRIAD_HD; templated on the scalar.
 #pragma once
 
 #include <cmath>
@@ -25,12 +25,7 @@ constexpr int32_t kDisableEquality = 1 << 1;
 constexpr int32_t kDisableFrictionLoss = 1 << 2;
 constexpr int32_t kDisableLimit = 1 << 3;
 constexpr int32_t kDisableContact = 1 << 4;
-// refsafe: bit 11 in MuJoCo 2.2.2, 12 in MuJoCo 3 (import.cc checks these against mjtDisableBit).
-#ifdef MYRIAD_MUJOCO3
 constexpr int32_t kDisableRefSafe = 1 << 12;
-#else
-constexpr int32_t kDisableRefSafe = 1 << 11;
-#endif
 // mjMINIMP, mjMAXIMP: the impedance's clamp.
 constexpr double kMinImp = 0.0001;
 constexpr double kMaxImp = 0.9999;
@@ -60,6 +55,19 @@ MYRIAD_HD void add_frame_jacobian(const ModelView<T>& m, const EnvData<T>& d, in
     for (int k = 0; k < 3; ++k) jp[k] += cdof[3 + k];
     for (int r = 0; r < nrow; ++r) out[r * m.nv + i] += sign * dot3(frame + 3 * r, jp);
   }
+}
+
+// Adds frame rows 0..nrow-1 times the rotational Jacobian difference between body2 and body1
+// (mj_jacDifPair's jacr projected on the contact frame): out[r * nv + i] += sign * frame_r .
+// cdof_ang_i over the dofs i of body's chain. Torsion is about frame row 0 (the normal), rolling
+// about rows 1 and 2.
+template <class T>
+MYRIAD_HD void add_frame_angular(const ModelView<T>& m, const EnvData<T>& d, int body,
+                                 const T* frame, int nrow, T sign, T* out) {
+  while (body > 0 && m.body_dofnum[body] == 0) body = m.body_parentid[body];
+  if (body == 0) return;
+  for (int i = m.body_dofadr[body] + m.body_dofnum[body] - 1; i >= 0; i = m.dof_parentid[i])
+    for (int r = 0; r < nrow; ++r) out[r * m.nv + i] += sign * dot3(frame + 3 * r, d.cdof + 6 * i);
 }
 
 // Whether a body's chain has any dof.
@@ -143,24 +151,32 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T>& d) {
       if (!has_dofs(m, b1) && !has_dofs(m, b2)) continue;
       const int dim = con[c].dim;
       const RowType type = dim == 1 ? kContactFrictionless : kContactPyramidal;
-      const int nrow = dim == 1 ? 1 : 3;  // frame rows the Jacobian needs (condim 1 or 3)
-      // The contact's rows first hold frame . (J_body2 - J_body1) (rows C0, C1, C2), then become
-      // the pyramid's edges in place (no per-thread scratch).
+      const int nlin = dim == 1 ? 1 : 3;  // translational frame rows (normal, two tangents)
+      // The contact's rows first hold C0..C(dim-1): frame . (J_body2 - J_body1) for the normal
+      // and the tangents, then frame . (Jr_body2 - Jr_body1) about the normal (condim 4) and the
+      // tangents (condim 6); they become the pyramid's 2 (dim - 1) edges in place (no per-thread
+      // scratch: dim <= 2 (dim - 1)).
       const int first = nefc;
       for (int k = 0; k < contact_rows(dim); ++k)
         add_row(m, d, nefc, type, c, con[c].dist, con[c].includemargin, T(0));
       T* C = d.efc_J + first * m.nv;
-      add_frame_jacobian(m, d, b2, con[c].pos, con[c].frame, nrow, T(1), C);
-      add_frame_jacobian(m, d, b1, con[c].pos, con[c].frame, nrow, T(-1), C);
+      add_frame_jacobian(m, d, b2, con[c].pos, con[c].frame, nlin, T(1), C);
+      add_frame_jacobian(m, d, b1, con[c].pos, con[c].frame, nlin, T(-1), C);
       if (dim == 1) continue;
-      // Pyramid edges: C0 + mu_k C_k and C0 - mu_k C_k for the tangents k = 1, 2 (condim 3).
-      const T mu1 = con[c].friction[0], mu2 = con[c].friction[1];
+      if (dim > 3) {
+        add_frame_angular(m, d, b2, con[c].frame, dim - 3, T(1), C + 3 * m.nv);
+        add_frame_angular(m, d, b1, con[c].frame, dim - 3, T(-1), C + 3 * m.nv);
+      }
+      // Pyramid edges: C0 + mu_k C_k and C0 - mu_k C_k for k = 1 .. dim-1, mu_k = friction[k-1]
+      // (sliding, sliding, torsional, rolling, rolling).
       for (int i = 0; i < m.nv; ++i) {
-        const T c0 = C[i], c1 = C[m.nv + i], c2 = C[2 * m.nv + i];
-        C[i] = c0 + mu1 * c1;
-        C[m.nv + i] = c0 - mu1 * c1;
-        C[2 * m.nv + i] = c0 + mu2 * c2;
-        C[3 * m.nv + i] = c0 - mu2 * c2;
+        T col[6];
+        for (int k = 0; k < dim; ++k) col[k] = C[k * m.nv + i];
+        for (int k = 1; k < dim; ++k) {
+          const T mu = con[c].friction[k - 1];
+          C[(2 * k - 2) * m.nv + i] = col[0] + mu * col[k];
+          C[(2 * k - 1) * m.nv + i] = col[0] - mu * col[k];
+        }
       }
     }
   }

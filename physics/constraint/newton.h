@@ -1,4 +1,4 @@
-// MuJoCo 2.2.2's primal Newton constraint solver (engine_solver.c, mj_solNewton, with the
+// MuJoCo's primal Newton constraint solver (3.11's engine_solver.c, mj_solNewton, with the
 // warm start of engine_forward.c) for one env, header-only and MYRIAD_HD: no allocation, no
 // exceptions, all scratch from the caller. Templated on the scalar (double to match libmujoco,
 // float for speed).
@@ -10,12 +10,16 @@
 //   frictionloss (dof, tendon)      ½ D jar² while |jar| < R·floss, else floss·|jar| − ½ R floss²
 //   limit, contact (pyramidal, frictionless)    ½ D jar² while jar < 0, else 0
 // and the forces f = −∂s/∂jar, qfrc_constraint = Jᵀf. Each iteration takes the Newton direction
-// −H⁻¹·grad, H = M + Jᵀ diag(D on rows in the quadratic zone) J (dense Cholesky, refactored every
+// −H⁻¹·grad, H = Jᵀ diag(D on rows in the quadratic zone) J + M (dense Cholesky, refactored every
 // iteration where MuJoCo applies rank-1 updates: same matrix, other rounding), then an exact line
 // search on the piecewise-quadratic 1-D cost (MuJoCo's CGsearch: Newton steps, then bracketing,
-// at most 50 cost evaluations, gradient tolerance 0.01·tolerance). It stops when the line search
-// finds no improvement, or when the improvement or ‖grad‖, divided by meaninertia·max(1, nv),
-// falls below the tolerance.
+// at most ls_iterations cost evaluations, gradient tolerance ls_tolerance·tolerance; MuJoCo 3
+// options, 50 and 0.01 by default). It stops when the line search finds no improvement, or when
+// the improvement or ‖grad‖, times the cost scale, falls below the tolerance.
+//
+// MuJoCo 3 specifics followed: H is assembled as Jᵀ diag(D) J first, M added last (the rounding
+// of mju_sqrMatTD + mj_addMDense); with constraint islands the cost is scaled by the island's
+// inertia, Σ M_kk over its dofs (SolverOptions::island_inertia), not meaninertia·nv.
 //
 // Elliptic cones are not supported: they are to be refused upstream (a model with
 // opt.cone = elliptic is not imported), and a row of type kContactElliptic that still arrives
@@ -58,24 +62,27 @@ struct Rows {
   const T* frictionloss = nullptr;  // [nefc] frictionloss rows' floss (read for those only)
 };
 
-// mjOption.iterations, mjOption.tolerance, mjStatistic.meaninertia.
+// mjOption.iterations, tolerance, ls_iterations, ls_tolerance; mjStatistic.meaninertia;
+// island_inertia: Σ M_kk over the dofs of the trees the rows touch (MuJoCo 3's island scale), 0
+// for meaninertia·max(1, nv).
 template <class T>
 struct SolverOptions {
   int iterations = 100;
   T tolerance = T(1e-8);
+  int ls_iterations = 50;
+  T ls_tolerance = T(0.01);
   T meaninertia = T(1);
+  T island_inertia = T(0);
 };
 
 // mjMINVAL: the floor of every denominator (Cholesky pivots, line-search curvature).
 constexpr double kMinVal = 1e-15;
-// CGsearch's limits in 2.2.2 (fixed there; mjOption gained ls_iterations / ls_tolerance later).
-constexpr int kLineSearchMaxEval = 50;
-constexpr double kLineSearchTolScale = 0.01;
 
 // How many T of scratch newton_solve needs for nv dofs and up to nefc_max rows:
-// H [nv, nv], Ma, Mv, grad, Mgrad, search [nv] each, Jaref, Jv [nefc], quad [nefc, 3].
+// H [nv, nv], Ma, Mv, grad, Mgrad, search [nv] each, Jaref, Jv [nefc], quad [nefc, 3],
+// quadratic [nefc] (which rows H's factor holds).
 MYRIAD_HD int64_t newton_scratch_size(int nv, int nefc_max) {
-  return int64_t{nv} * nv + 5 * int64_t{nv} + 5 * int64_t{nefc_max};
+  return int64_t{nv} * nv + 5 * int64_t{nv} + 6 * int64_t{nefc_max};
 }
 
 namespace detail {
@@ -167,11 +174,12 @@ template <class T>
 constexpr T kEps = sizeof(T) == 4 ? T(1.1920929e-7) : T(2.220446049250313e-16);
 
 // (M [nv, nv], rows, jar [nefc]) => (H [nv, nv]: lower triangle of
-// H = M + Jᵀ diag(D on quadratic rows) J; the upper triangle is not written).
+// H = Jᵀ diag(D on quadratic rows) J + M, summed in that order as MuJoCo 3 does; the upper
+// triangle is not written).
 template <class T>
 MYRIAD_HD void assemble_hessian(T* H, int nv, const T* M, const Rows<T>& rows, const T* jar) {
   for (int i = 0; i < nv; ++i)
-    for (int j = 0; j <= i; ++j) H[i * nv + j] = M[i * nv + j];
+    for (int j = 0; j <= i; ++j) H[i * nv + j] = T(0);
   for (int r = 0; r < rows.nefc; ++r) {
     T f;
     bool quadratic;
@@ -185,6 +193,8 @@ MYRIAD_HD void assemble_hessian(T* H, int nv, const T* M, const Rows<T>& rows, c
       for (int j = 0; j <= i; ++j) H[i * nv + j] += DJi * Jr[j];
     }
   }
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j <= i; ++j) H[i * nv + j] += M[i * nv + j];
 }
 
 // One point of the line search: step, cost, first and second derivative along the search.
@@ -202,6 +212,7 @@ struct LineSearch {
   const T* quad;   // [nefc, 3] ½D·Jaref², D·Jaref·Jv, ½D·Jv²
   T gauss[3];      // Gauss cost as a quadratic in alpha
   int neval;
+  int max_eval;  // mjOption.ls_iterations
 };
 
 // (line search, alpha) => (cost(a + alpha·search) and its two derivatives). A curvature that is
@@ -282,18 +293,18 @@ MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol) {
   const T dir = p1.d1 < 0 ? T(1) : T(-1);
   LinePoint<T> p2 = p1;
   bool p2_set = false;
-  while (p1.d1 * dir <= -gtol && ls.neval < kLineSearchMaxEval) {
+  while (p1.d1 * dir <= -gtol && ls.neval < ls.max_eval) {
     p2 = p1;
     p2_set = true;
     p1 = line_eval(ls, p1.alpha - p1.d1 / p1.d2);
     if (fabs(p1.d1) < gtol) return p1.alpha;
   }
-  if (ls.neval >= kLineSearchMaxEval || !p2_set) return p1.alpha;
+  if (ls.neval >= ls.max_eval || !p2_set) return p1.alpha;
 
   // Bracketed search between p1 and p2.
   LinePoint<T> p2next = p1;
   LinePoint<T> p1next = line_eval(ls, p1.alpha - p1.d1 / p1.d2);
-  while (ls.neval < kLineSearchMaxEval) {
+  while (ls.neval < ls.max_eval) {
     const LinePoint<T> pmid = line_eval(ls, T(0.5) * (p1.alpha + p2.alpha));
     const LinePoint<T> cand[3] = {p1next, p2next, pmid};
     // The converged candidate with the lowest cost, if any.
@@ -346,6 +357,37 @@ MYRIAD_HD void cholesky_in_place(V* L, int nv) {
   }
 }
 
+// mju_cholUpdate: (L, x [nv]) => (L: the factor of L Lᵀ + x xᵀ (plus) or L Lᵀ − x xᵀ; x is
+// overwritten). Returns false where a pivot falls below kMinVal (in float: below 64 ulps of the
+// old one, where a downdate has lost the matrix to cancellation); the caller then factors H
+// anew, as MuJoCo does when the rank drops.
+template <class T>
+MYRIAD_HD bool chol_update(T* L, T* x, int nv, bool plus) {
+  bool full_rank = true;
+  for (int k = 0; k < nv; ++k) {
+    if (x[k] == T(0)) continue;
+    const T Lkk = L[k * nv + k];
+    T tmp = Lkk * Lkk + (plus ? x[k] * x[k] : -x[k] * x[k]);
+    const T floor = sizeof(T) == 4 ? T(64) * detail::kEps<T> * Lkk * Lkk : T(0);
+    if (tmp < T(kMinVal) || tmp < floor) {
+      tmp = T(kMinVal) > floor ? T(kMinVal) : floor;
+      full_rank = false;
+    }
+    const T r = sqrt(tmp);
+    const T c = r / Lkk;
+    const T cinv = T(1) / c;
+    const T s = x[k] / Lkk;
+    L[k * nv + k] = r;
+    if (plus) {
+      for (int i = k + 1; i < nv; ++i) L[i * nv + k] = (L[i * nv + k] + s * x[i]) * cinv;
+    } else {
+      for (int i = k + 1; i < nv; ++i) L[i * nv + k] = (L[i * nv + k] - s * x[i]) * cinv;
+    }
+    for (int i = k + 1; i < nv; ++i) x[i] = c * x[i] - s * L[i * nv + k];
+  }
+  return full_rank;
+}
+
 // (L from cholesky_in_place, b [nv]) => (x [nv] = (L Lᵀ)⁻¹ b); x may alias b.
 template <class V>
 MYRIAD_HD void chol_solve(V* x, const V* L, const V* b, int nv) {
@@ -361,9 +403,12 @@ MYRIAD_HD void chol_solve(V* x, const V* L, const V* b, int nv) {
 // several envs' Hessians together (physics/tile.h: in SIMD lanes) between the steps:
 //   status = newton_begin(run, qacc_warmstart);
 //   while (status == kNewtonFactor) {
-//     newton_factor(run);  // cholesky_in_place, chol_solve: H⁻¹·grad
+//     newton_factor(run);  // newton_update, cholesky_in_place if asked, chol_solve: H⁻¹·grad
 //     status = newton_continue(run);
 //   }
+// As MuJoCo, the Hessian is factored in full at the start; later iterations update the factor
+// by one rank-1 update (or downdate) per row that entered (or left) its quadratic zone, and
+// factor anew only when an update loses rank.
 // which is newton_finish, and with newton_begin, newton_solve. The caller sets every field
 // above `cost` before newton_begin.
 template <class T>
@@ -381,8 +426,10 @@ struct NewtonRun {
   T cost;              // the solver's state between calls
   T scale;
   int iter;
+  bool refactor;  // hessian() holds H, to be factored in full (else: its factor, to update)
 
-  // Scratch: H [nv, nv], Ma, Mv, grad, Mgrad, search [nv] each, Jaref, Jv [nefc], quad [nefc, 3].
+  // Scratch: H [nv, nv], Ma, Mv, grad, Mgrad, search [nv] each, Jaref, Jv [nefc], quad [nefc, 3],
+  // quadratic [nefc] (1 where the factor holds the row, else 0).
   MYRIAD_HD T* hessian() const { return scratch; }
   MYRIAD_HD T* Ma() const { return scratch + int64_t{nv} * nv; }
   MYRIAD_HD T* Mv() const { return Ma() + nv; }
@@ -392,7 +439,23 @@ struct NewtonRun {
   MYRIAD_HD T* Jaref() const { return search() + nv; }
   MYRIAD_HD T* Jv() const { return Jaref() + rows.nefc; }
   MYRIAD_HD T* quad() const { return Jv() + rows.nefc; }
+  MYRIAD_HD T* quadratic() const { return quad() + 3 * rows.nefc; }
 };
+
+namespace detail {
+
+// (rows, jar [nefc]) => (quadratic [nefc]: 1 where the row is in its quadratic zone, else 0).
+template <class T>
+MYRIAD_HD void record_quadratic(const Rows<T>& rows, const T* jar, T* quadratic) {
+  for (int i = 0; i < rows.nefc; ++i) {
+    T f;
+    bool q;
+    row_cost(rows, i, jar[i], &f, &q);
+    quadratic[i] = q ? T(1) : T(0);
+  }
+}
+
+}  // namespace detail
 
 // What newton_begin and newton_continue ask for next (-1: a row is elliptic or unknown).
 enum NewtonStatus : int { kNewtonDone = 0, kNewtonFactor = 1 };
@@ -436,13 +499,16 @@ MYRIAD_HD int newton_begin(NewtonRun<T>& r, const T* qacc_warmstart) {
     for (int i = 0; i < nefc; ++i) Jaref[i] = Jv[i];
   }
 
-  r.scale = T(1) / (r.opt.meaninertia * T(nv > 1 ? nv : 1));
+  r.scale = r.opt.island_inertia > T(0) ? T(1) / r.opt.island_inertia
+                                        : T(1) / (r.opt.meaninertia * T(nv > 1 ? nv : 1));
   r.cost = constraint_update(rows, nv, Jaref, r.efc_force, r.qfrc_constraint) +
            gauss_cost(nv, Ma, r.qfrc_smooth, qacc, r.qacc_smooth);
   // grad = M·a − qfrc_smooth − qfrc_constraint; the caller then solves H·step = grad.
   T* grad = r.gradient();
   for (int k = 0; k < nv; ++k) grad[k] = Ma[k] - r.qfrc_smooth[k] - r.qfrc_constraint[k];
   assemble_hessian(r.hessian(), nv, r.M, rows, Jaref);
+  record_quadratic(rows, Jaref, r.quadratic());
+  r.refactor = true;
   return kNewtonFactor;
 }
 
@@ -471,7 +537,7 @@ MYRIAD_HD int newton_continue(NewtonRun<T>& r) {
   // Line search along `search`.
   const T snorm = sqrt(dot(search, search, nv));
   if (snorm < T(kMinVal)) return kNewtonDone;
-  const T gtol = opt.tolerance * T(kLineSearchTolScale) * snorm / r.scale;
+  const T gtol = opt.tolerance * opt.ls_tolerance * snorm / r.scale;
   mul_mat_vec(Mv, r.M, search, nv, nv);
   jac_times<T>(Jv, rows, nv, search, nullptr);
   LineSearch<T> ls;
@@ -479,6 +545,7 @@ MYRIAD_HD int newton_continue(NewtonRun<T>& r) {
   ls.Jaref = Jaref;
   ls.Jv = Jv;
   ls.quad = quad;
+  ls.max_eval = opt.ls_iterations;
   ls.gauss[0] = gauss_cost(nv, Ma, r.qfrc_smooth, qacc, r.qacc_smooth);
   ls.gauss[1] = dot(search, Ma, nv) - dot(search, r.qfrc_smooth, nv);
   ls.gauss[2] = T(0.5) * dot(search, Mv, nv);
@@ -521,15 +588,48 @@ MYRIAD_HD int newton_continue(NewtonRun<T>& r) {
   const T gradient_floor = T(4) * kEps<T> * sqrt(grad_noise) * r.scale;
   if (improvement < opt.tolerance || gradient < opt.tolerance) return kNewtonDone;
   if (improvement < improvement_floor || gradient < gradient_floor) return kNewtonDone;
-  assemble_hessian(r.hessian(), nv, r.M, rows, Jaref);
+  r.refactor = false;  // hessian() holds the last factor; newton_update brings it here
   return kNewtonFactor;
 }
 
-// (run with grad and H's lower triangle) => (H's factor, newton_step = H⁻¹·grad): one env's
-// factorization, where the caller does not batch them.
+// HessianIncremental: (run whose hessian() holds the factor of the previous iterate's H) =>
+// (the factor of H at the current iterate, by a rank-1 update with J_i·sqrt(D_i) for each row i
+// that entered its quadratic zone and a downdate for each that left it, in row order). Returns
+// true when hessian() instead holds H itself, to be factored in full: at the start, or when an
+// update lost rank (H is then assembled anew at the current iterate).
+template <class T>
+MYRIAD_HD bool newton_update(NewtonRun<T>& r) {
+  using namespace detail;
+  if (r.refactor) return true;
+  const int nv = r.nv;
+  const Rows<T>& rows = r.rows;
+  T* quadratic = r.quadratic();
+  T* vec = r.Mv();  // free until the next line search
+  const T* Jaref = r.Jaref();
+  for (int i = 0; i < rows.nefc; ++i) {
+    T f;
+    bool q;
+    row_cost(rows, i, Jaref[i], &f, &q);
+    if (q == (quadratic[i] != T(0))) continue;
+    quadratic[i] = q ? T(1) : T(0);
+    const T root = sqrt(rows.D[i]);
+    const T* Ji = rows.J + int64_t{i} * nv;
+    for (int k = 0; k < nv; ++k) vec[k] = Ji[k] * root;
+    if (!chol_update(r.hessian(), vec, nv, q)) {
+      assemble_hessian(r.hessian(), nv, r.M, rows, Jaref);
+      record_quadratic(rows, Jaref, quadratic);
+      r.refactor = true;
+      return true;
+    }
+  }
+  return false;
+}
+
+// (run after newton_begin or newton_continue) => (H's factor at the current iterate,
+// newton_step = H⁻¹·grad): one env's, where the caller does not batch the factorizations.
 template <class T>
 MYRIAD_HD void newton_factor(NewtonRun<T>& r) {
-  cholesky_in_place(r.hessian(), r.nv);
+  if (newton_update(r)) cholesky_in_place(r.hessian(), r.nv);
   chol_solve(r.newton_step(), r.hessian(), r.gradient(), r.nv);
 }
 

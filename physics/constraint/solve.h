@@ -7,9 +7,36 @@
 
 namespace myriad::physics::constraint {
 
+// mjDSBL_WARMSTART (import.cc checks it against MuJoCo's).
+constexpr int32_t kDisableWarmstart = 1 << 9;
+
 // Scratch per env for solve(): the Newton solver's plus the row types as int32 (one T each).
 MYRIAD_HD int64_t solver_scratch_size(int nv, int nefc_max) {
   return newton_scratch_size(nv, nefc_max) + nefc_max;
+}
+
+// (qM [nv, nv], J [nefc, nv]) => (Σ qM_kk over the dofs of every kinematic tree that a row's J
+// touches): the scale MuJoCo 3 gives the Newton cost of a constraint island. Rows that link
+// trees make one island of them; trees with rows but no link are separate islands there, each
+// solved alone with its own scale, where this solve takes them together with their summed
+// inertia (the 8 Gymnasium models and single robots are one tree, so one island).
+template <class T>
+MYRIAD_HD T island_inertia(const ModelView<T>& m, const T* qM, const T* J, int nefc) {
+  const int nv = m.nv;
+  bool touched[64];  // nv <= 64 is checked at import
+  for (int k = 0; k < nv; ++k) touched[k] = false;
+  for (int r = 0; r < nefc; ++r)
+    for (int k = 0; k < nv; ++k)
+      if (J[int64_t{r} * nv + k] != T(0)) touched[k] = true;
+  T inertia = 0;
+  for (int k = 0; k < nv; ++k) {
+    const int tree = m.body_rootid[m.dof_bodyid[k]];
+    bool in_island = false;
+    for (int j = 0; j < nv && !in_island; ++j)
+      in_island = touched[j] && m.body_rootid[m.dof_bodyid[j]] == tree;
+    if (in_island) inertia += qM[k * nv + k];
+  }
+  return inertia;
 }
 
 // (qM, qfrc_smooth, qacc_smooth, qacc_warmstart, efc rows) => (run, ready for newton_begin)
@@ -39,7 +66,10 @@ MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
   run.rows.frictionloss = d.efc_frictionloss;
   run.opt.iterations = m.iterations;
   run.opt.tolerance = m.tolerance;
+  run.opt.ls_iterations = m.ls_iterations;
+  run.opt.ls_tolerance = m.ls_tolerance;
   run.opt.meaninertia = m.meaninertia;
+  run.opt.island_inertia = island_inertia(m, d.qM, d.efc_J, nefc);
   run.scratch = d.solver_scratch;
   run.qacc = d.qacc;
   run.efc_force = d.efc_force;
@@ -47,11 +77,11 @@ MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
   return run;
 }
 
-// (qacc, the solver's iteration count or -1) => (qacc_warmstart, solver_niter)
+// (the solver's iteration count or -1) => (solver_niter). qacc_warmstart is the integrator's
+// to save, once per step (MuJoCo 3).
 template <class T>
 MYRIAD_HD void solve_finish(const ModelView<T>& m, EnvData<T>& d, int niter) {
-  if (!m.warmstart_at_advance)
-    for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
+  (void)m;
   d.solver_niter[0] = T(niter);
 }
 
@@ -68,7 +98,8 @@ MYRIAD_HD int solve_begin(const ModelView<T>& m, EnvData<T>& d, NewtonRun<T>& ru
     return kNewtonDone;
   }
   run = solve_setup(m, d);
-  return newton_begin(run, d.qacc_warmstart);
+  // With the warm start disabled (option flag warmstart) the solve starts from qacc_smooth.
+  return newton_begin(run, m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart);
 }
 
 template <class T>

@@ -44,67 +44,55 @@ constexpr double kRelTol = 1e-12;
 
 // Sizes that decide the layout of the model and of mjData. (nnames, nbuffer, ncam, nlight,
 // ntex, nmat... count visual objects and their names, which our files leave out.)
-#define MYRIAD_MODEL_SIZES(X)     \
-  X(nq)                           \
-  X(nv)                           \
-  X(nu)                           \
-  X(na)                           \
-  X(nbody)                        \
-  X(njnt)                         \
-  X(ngeom)                        \
-  X(nsite)                        \
-  X(nmesh)                        \
-  X(nmeshvert)                    \
-  X(nhfield)                      \
-  X(nskin)                        \
-  X(npair)                        \
-  X(nexclude)                     \
-  X(neq)                          \
-  X(ntendon)                      \
-  X(nwrap)                        \
-  X(nsensor)                      \
-  X(nnumeric)                     \
-  X(nnumericdata)                 \
-  X(ntext)                        \
-  X(ntextdata)                    \
-  X(ntuple)                       \
-  X(ntupledata)                   \
-  X(nkey)                         \
-  X(nmocap)                       \
-  X(nuser_body)                   \
-  X(nuser_jnt)                    \
-  X(nuser_geom)                   \
-  X(nuser_site)                   \
-  X(nuser_tendon)                 \
-  X(nuser_actuator)               \
-  X(nuser_sensor)                 \
-  X(nM)                           \
-  X(nD)                           \
-  X(nemax)                        \
-  X(njmax)                        \
-  X(nconmax)                      \
-  MYRIAD_MODEL_SIZE_OF_VERSION(X) \
-  X(nuserdata)                    \
+#define MYRIAD_MODEL_SIZES(X) \
+  X(nq)                       \
+  X(nv)                       \
+  X(nu)                       \
+  X(na)                       \
+  X(nbody)                    \
+  X(njnt)                     \
+  X(ngeom)                    \
+  X(nsite)                    \
+  X(nmesh)                    \
+  X(nmeshvert)                \
+  X(nhfield)                  \
+  X(nskin)                    \
+  X(npair)                    \
+  X(nexclude)                 \
+  X(neq)                      \
+  X(ntendon)                  \
+  X(nwrap)                    \
+  X(nsensor)                  \
+  X(nnumeric)                 \
+  X(nnumericdata)             \
+  X(ntext)                    \
+  X(ntextdata)                \
+  X(ntuple)                   \
+  X(ntupledata)               \
+  X(nkey)                     \
+  X(nmocap)                   \
+  X(nuser_body)               \
+  X(nuser_jnt)                \
+  X(nuser_geom)               \
+  X(nuser_site)               \
+  X(nuser_tendon)             \
+  X(nuser_actuator)           \
+  X(nuser_sensor)             \
+  X(nM)                       \
+  X(nD)                       \
+  X(nemax)                    \
+  X(njmax)                    \
+  X(nconmax)                  \
+  X(narena)                   \
+  X(nuserdata)                \
   X(nsensordata)
 
 // Physics options: X(field, count) for m.opt.field[0..count) (count 1: a scalar).
-#if mjVERSION_HEADER >= 3000000
-#define MYRIAD_MODEL_SIZE_OF_VERSION(X) X(narena)
-#define MYRIAD_EQ_ACTIVE eq_active0
 #define MYRIAD_MODEL_OPTIONS_OF_VERSION(X) \
   X(ccd_tolerance, 1)                      \
   X(ccd_iterations, 1)                     \
   X(ls_tolerance, 1)                       \
   X(ls_iterations, 1)
-#else
-#define MYRIAD_MODEL_SIZE_OF_VERSION(X) X(nstack)
-#define MYRIAD_EQ_ACTIVE eq_active
-#define MYRIAD_MODEL_OPTIONS_OF_VERSION(X) \
-  X(apirate, 1)                            \
-  X(mpr_tolerance, 1)                      \
-  X(mpr_iterations, 1)                     \
-  X(collision, 1)
-#endif
 #define MYRIAD_MODEL_OPTIONS(X)      \
   MYRIAD_MODEL_OPTIONS_OF_VERSION(X) \
   X(timestep, 1)                     \
@@ -226,7 +214,7 @@ constexpr double kRelTol = 1e-12;
   X(eq_type, neq, 1)                      \
   X(eq_obj1id, neq, 1)                    \
   X(eq_obj2id, neq, 1)                    \
-  X(MYRIAD_EQ_ACTIVE, neq, 1)             \
+  X(eq_active0, neq, 1)                   \
   X(eq_solref, neq, mjNREF)               \
   X(eq_solimp, neq, mjNIMP)               \
   X(eq_data, neq, mjNEQDATA)              \

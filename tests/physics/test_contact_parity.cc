@@ -1,8 +1,9 @@
-// The engine with contacts, limits and friction loss against libmujoco 2.2.2:
+// The engine with contacts, limits and friction loss against libmujoco (the pinned 3.11):
 // - Gymnasium's published MuJoCo models (hopper, half_cheetah, walker2d_v5, ant, humanoid,
 //   inverted_pendulum, inverted_double_pendulum, reacher) through check_against_mujoco: the
 //   contact set, constraint rows, forces, qacc (1e-6 of the largest component in float64, 1e-3
-//   in float32) and cfrc_ext at states from libmujoco's own trajectories;
+//   in float32) and cfrc_ext at states from libmujoco's own trajectories; the same for
+//   physics/models/rolling_friction.xml (condim 4 and 6);
 // - each standing under zero control for 2 s with the torso height within 1 cm of libmujoco's;
 // - float32 finite for 10,000 steps under random controls on every shipped and published model;
 // - the reference values of MuJoCo's soft contacts (sphere rest depth, sliding box stopping
@@ -62,6 +63,9 @@ void expect_ok(const std::vector<CheckRow>& rows, bool float32) {
   for (const auto& r : rows) {
     if (float32 && r.quantity.rfind("trajectory", 0) == 0) continue;
     EXPECT_TRUE(r.ok()) << r.quantity << ": " << r.max_error << " > " << r.tolerance;
+    // Every float64 trajectory is judged: libmujoco agrees with itself at this length.
+    if (r.quantity.rfind("trajectory", 0) == 0)
+      EXPECT_TRUE(std::isfinite(r.tolerance)) << r.quantity << ": " << r.detail;
   }
 }
 
@@ -76,6 +80,38 @@ TEST_P(GymModel, Float32ParityWithContactsAndLimits) {
   o.float32 = true;
   o.steps = 400;
   expect_ok(check_against_mujoco(gym_model(GetParam()), o), true);
+}
+
+// Torsional (condim 4) and rolling (condim 6) friction: every state of physics/models/
+// rolling_friction.xml has contacts of both kinds, one of them between two moving bodies.
+TEST(ShippedModels, TorsionalAndRollingFrictionParity) {
+  for (bool float32 : {false, true}) {
+    CheckOptions o;
+    o.float32 = float32;
+    o.steps = 400;
+    const auto rows = check_against_mujoco(shipped_model("rolling_friction"), o);
+    // Every state compared had contacts ("N states, N with contacts, ...").
+    for (const auto& r : rows)
+      if (r.quantity == "contact set differs") {
+        const int states = std::stoi(r.detail);
+        EXPECT_GT(states, 0);
+        EXPECT_NE(r.detail.find(std::to_string(states) + " with contacts"), std::string::npos)
+            << r.detail;
+      }
+    expect_ok(rows, float32);
+  }
+}
+
+// Position, velocity, motor and general actuators with forcerange, inheritrange and a joint's
+// actuatorfrcrange, on joints with armature, damping and friction loss (physics/models/
+// actuators.xml), float64 and float32.
+TEST(ShippedModels, ActuatorTypesParity) {
+  for (bool float32 : {false, true}) {
+    CheckOptions o;
+    o.float32 = float32;
+    o.steps = 400;
+    expect_ok(check_against_mujoco(shipped_model("actuators"), o), float32);
+  }
 }
 
 // Zero control from qpos0 for 2 s: body 1's height against libmujoco's, float64 and float32.
@@ -188,8 +224,9 @@ TEST_P(GymModel, StagedStepGivesTheFusedBits) {
 }
 
 TEST(ShippedModels, Float32Finite10kStepsUnderRandomControls) {
-  for (const char* name : {"pendulum", "cartpole", "double_pendulum", "hopper_chain", "free_body",
-                           "quadruped", "ant_smooth", "ant_contacts"})
+  for (const char* name :
+       {"pendulum", "cartpole", "double_pendulum", "hopper_chain", "free_body", "quadruped",
+        "ant_smooth", "ant_contacts", "rolling_friction", "actuators"})
     expect_finite_10k(shipped_model(name));
 }
 

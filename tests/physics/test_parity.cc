@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include <cmath>
 #include <string>
 
 #include "myriad/physics/check.h"
@@ -20,8 +21,12 @@ std::string model_path(const std::string& name) {
 }
 
 void expect_all_ok(const std::vector<CheckRow>& rows) {
-  for (const auto& r : rows)
+  for (const auto& r : rows) {
     EXPECT_TRUE(r.ok()) << r.quantity << ": " << r.max_error << " > " << r.tolerance;
+    // Every float64 trajectory is judged: libmujoco agrees with itself at this length.
+    if (r.quantity.rfind("trajectory", 0) == 0)
+      EXPECT_TRUE(std::isfinite(r.tolerance)) << r.quantity << ": " << r.detail;
+  }
 }
 
 class Parity : public ::testing::TestWithParam<std::string> {};
@@ -59,8 +64,7 @@ TEST_P(Parity, ImportFollowsTheFieldLists) {
 #define MYRIAD_FROM_copy(name) mj->name
 #define MYRIAD_FROM_opt(name) mj->opt.name
 #define MYRIAD_FROM_custom(name) custom_##name
-  const int custom_collision = myriad::physics::collision_option(mj);
-  constexpr int custom_margin_rule = myriad::physics::kMujocoMarginRule;
+  constexpr int custom_collision = 0;  // MuJoCo 3 merges explicit and dynamic pairs
 #define MYRIAD_X(name, init, from) EXPECT_EQ(c.name, MYRIAD_FROM_##from(name)) << #name;
   MYRIAD_COLLISION_INT_SCALARS(MYRIAD_X)
   MYRIAD_COLLISION_REAL_SCALARS(MYRIAD_X)
@@ -82,10 +86,12 @@ TEST_P(Parity, ImportFollowsTheFieldLists) {
 
 INSTANTIATE_TEST_SUITE_P(Models, Parity,
                          ::testing::Values("pendulum", "double_pendulum", "cartpole",
-                                           "hopper_chain", "free_body", "quadruped"));
+                                           "hopper_chain", "free_body", "quadruped",
+                                           "ant_contacts"));
 
-// The non-chaotic models hold 1e-6 for 1,000 steps (the quadruped's tumbling amplifies
-// last-bit differences exponentially; it is held to the 200 steps above).
+// 1,000 steps on the models whose libmujoco trajectories stay within 1e-3 of themselves under
+// one-ulp nudges that long (hopper_chain and ant_contacts do not: libmujoco diverges from itself
+// by 6e2 and 1e-1, so their trajectories cannot be judged there; they are held to 200 steps).
 class LongParity : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LongParity, Float64Trajectories1000Steps) {
@@ -96,8 +102,7 @@ TEST_P(LongParity, Float64Trajectories1000Steps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, LongParity,
-                         ::testing::Values("pendulum", "cartpole", "hopper_chain", "free_body",
-                                           "ant_contacts"));
+                         ::testing::Values("pendulum", "cartpole", "free_body", "quadruped"));
 
 // Loads an MJCF string through a temporary file; returns the import error ("" when it loads).
 std::string import_error(const std::string& xml) {
@@ -125,10 +130,19 @@ TEST(Import, UnsupportedFeaturesAreRefusedByName) {
       {"<mujoco><option cone='elliptic'/><worldbody>" + floor +
            "<body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>",
        "elliptic", "pyramidal"},
+      {"<mujoco><option integrator='implicitfast'/><worldbody>" + floor +
+           "<body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>",
+       "implicitfast", "Euler or RK4"},
       {"<mujoco><worldbody>" + floor +
-           "<body><freejoint/><geom name='ball' size='0.1' condim='4'/></body></worldbody>"
+           "<body name='lifted' gravcomp='1'><freejoint/><geom size='0.1'/></body></worldbody>"
            "</mujoco>",
-       "condim 4", "ball"},
+       "gravity compensation", "gravcomp"},
+      {"<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='0.1'/></body>"
+       "</worldbody><tendon><fixed name='sum' actuatorfrclimited='true' actuatorfrcrange='-1 1'>"
+       "<joint joint='j' "
+       "coef='1'/></fixed></tendon></mujoco>",
+       "tendon actuatorfrcrange", "sum"},
+
       {"<mujoco><worldbody>" + floor +
            "<body><freejoint/><geom name='can' type='cylinder' size='0.1 0.2'/></body>"
            "</worldbody></mujoco>",
@@ -139,13 +153,20 @@ TEST(Import, UnsupportedFeaturesAreRefusedByName) {
     EXPECT_NE(error.find(c.expect1), std::string::npos) << error << "\n" << c.xml;
     EXPECT_NE(error.find(c.expect2), std::string::npos) << error << "\n" << c.xml;
   }
-  // Limits, friction loss and supported contacts load; a cylinder that cannot collide loads too.
+  // Limits, friction loss and supported contacts (condim 1, 3, 4, 6) load; a cylinder that cannot
+  // collide loads too.
   EXPECT_EQ(import_error("<mujoco><worldbody>" + floor +
                          "<body><joint name='knee' type='hinge' limited='true' range='-1 1' "
                          "frictionloss='0.1'/><geom size='0.1'/><geom type='cylinder' "
                          "size='0.1 0.1' contype='0' conaffinity='0'/></body></worldbody>"
                          "</mujoco>"),
             "");
+  for (const char* condim : {"1", "3", "4", "6"})
+    EXPECT_EQ(import_error("<mujoco><worldbody>" + floor +
+                           "<body pos='0 0 0.1'><freejoint/><geom size='0.1' condim='" + condim +
+                           "'/></body></worldbody></mujoco>"),
+              "")
+        << "condim " << condim;
   EXPECT_THROW(load_mjcf(::testing::TempDir() + "/does_not_exist.xml"), std::invalid_argument);
 }
 

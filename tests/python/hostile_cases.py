@@ -424,9 +424,9 @@ MJCF_MUTATIONS = [
      r"option: magnetic = "),
     # Reversed ranges: libmujoco's own compile errors, which name the element, reach the user.
     ("ctrlrange_reversed", 'ctrlrange="-1 1"', 'ctrlrange="1 -1"',
-     r"invalid control range for actuator 'motor'"),
+     r"invalid control range for actuator[\s\S]*'motor'"),
     ("joint_range_reversed", 'damping="0.1"', 'damping="0.1" limited="true" range="1 -1"',
-     r"range\[0\] should be smaller than range\[1\] in joint 'hinge'"),
+     r"range\[0\] should be smaller than range\[1\] in joint[\s\S]*'hinge'"),
 ]
 
 

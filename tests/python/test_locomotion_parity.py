@@ -36,7 +36,7 @@ The free-running segment sets the state once and then steps; differences grow (c
 the dynamics chaotic: 1e-15 at step 1 grew to 1e-8 by step 50 in HalfCheetah), so at step t
 (1-based) the tolerance above is multiplied by 10 ** (t / 20): 3.2x at step 10, 316x at step
 50. Ant's and Humanoid's forward rewards use body positions that lag qpos by one physics
-substep after mj_step (see /work/shared/locomotion-notes.md); the state-given steps set the
+substep after mj_step (see docs/architecture.md, "Physics envs"); the state-given steps set the
 state (mj_forward: current positions) before every step on both sides, and the free segment
 keeps the lag on both sides, so both must agree without special cases.
 """
@@ -406,14 +406,12 @@ def test_reset_distribution(env_id, physics, reference):
     assert float(ref["meta_reset_noise_scale"]) == c, \
         f"{env_id}: Gymnasium's reset_noise_scale is {float(ref['meta_reset_noise_scale'])}"
     if env_id in ("Ant-v5", "Humanoid-v5"):
-        # The free joint's quaternion (qpos[3:7]) gets the noise too, but set_state's
-        # mj_forward normalizes it in qpos: a unit quaternion near (1, 0, 0, 0).
+        # The free joint's quaternion (qpos[3:7]) gets the noise like every other coordinate
+        # and keeps it in qpos, as in Gymnasium on MuJoCo 3 (whose mj_forward no longer
+        # normalizes qpos; kinematics uses a normalized copy and the first step's integration
+        # normalizes it): not a unit quaternion.
         quat = state[:, 1 + 3:1 + 7]
-        np.testing.assert_allclose(np.linalg.norm(quat, axis=1), 1.0, atol=1e-9,
-                                   err_msg=f"{what}: free joint quaternion")
-        assert np.abs(dq[:, 3:7]).max() <= c / (1 - c) * (1 + 1e-9), f"{what}: quaternion"
-        assert dq[:, 4:7].std(axis=0).min() > 0.9 * c / np.sqrt(3), f"{what}: quaternion noise"
-        dq = np.delete(dq, np.s_[3:7], axis=1)
+        assert np.abs(np.linalg.norm(quat, axis=1) - 1).max() > c / 10, f"{what}: quaternion"
     check_uniform(f"{what} qpos - init_qpos", dq, c)
     if qvel_law == "uniform":
         check_uniform(f"{what} qvel", dv, c)

@@ -106,8 +106,11 @@ def test_shipped_configs_parse(cfg, tmp_path):
 def test_physics_check_passes_and_fails_honestly():
     ok = run("physics-check", SRC / "physics/models/pendulum.xml", "--steps", 300)
     assert "qacc" in ok.stdout and "EXCEEDED" not in ok.stdout
-    # The tumbling quadruped amplifies last-bit differences: 1e-6 does not hold for 1,000 steps.
-    bad = run("physics-check", SRC / "physics/models/quadruped.xml", "--steps", 1000, ok=False)
+    # Rounding alone (the engine's order of operations is not libmujoco's) puts the tumbling
+    # quadruped's trajectories more than 1e-12 apart within 1,000 steps; a bound of the user's
+    # choice is held to as given.
+    bad = run("physics-check", SRC / "physics/models/quadruped.xml", "--steps", 1000,
+              "--trajectory-tolerance", "1e-12", ok=False)
     assert bad.returncode != 0 and "EXCEEDED" in bad.stdout
 
 

@@ -15,6 +15,9 @@ struct CheckOptions {
   bool float32 = false;  // run the engine in float32 instead of float64
   unsigned seed = 1;
   bool explain = false;  // print the first contact set and trajectory step that differ (stderr)
+  // Float64 trajectory tolerance (absolute); 0: max(1e-6, 10 x libmujoco's divergence from
+  // itself nudged one ulp per step).
+  double trajectory_tolerance = 0;
 };
 
 struct CheckRow {

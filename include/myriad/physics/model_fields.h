@@ -44,6 +44,7 @@ constexpr int kNImp = 5;
   X(integrator, kEuler, custom)      /* Integrator */ \
   X(cone, 0, opt)                    /* mjtCone: 0 pyramidal (elliptic is refused) */ \
   X(iterations, 100, opt)            /* Newton iterations at most */ \
+  X(ls_iterations, 50, opt)          /* line-search cost evaluations at most */ \
   X(ncandidate, 0, custom)           /* candidate geom pairs (collision_pairs) */ \
   X(ncon_max, 0, custom)             /* most contacts one env can have */ \
   X(nefc_max, 0, custom)             /* most constraint rows one env can have */ \
@@ -55,8 +56,7 @@ constexpr int kNImp = 5;
   X(nexclude, 0, copy)                  \
   X(disableflags, 0, opt)               \
   X(enableflags, 0, opt)                \
-  X(collision, 0, custom)               /* mjtCollision (2.2.2); 0: all pairs, as MuJoCo 3 */ \
-  X(margin_rule, 0, custom)             /* 0: MuJoCo 2 margins, 1: MuJoCo 3 (collide.h) */
+  X(collision, 0, custom)               /* 0: all pairs (MuJoCo 3 merges explicit and dynamic) */
 
 // bool scalars: the option flags the smooth dynamics read, from opt.disableflags.
 #define MYRIAD_SMOOTH_FLAGS(X)        \
@@ -64,8 +64,6 @@ constexpr int kNImp = 5;
   X(spring_enabled, true, custom)     \
   X(damper_enabled, true, custom)     \
   X(euler_damping, true, custom)      /* Euler integrates dof damping implicitly */ \
-  X(normalize_qpos, true, custom)     /* kinematics normalizes qpos quaternions in place (2.2.2) */ \
-  X(warmstart_at_advance, false, custom) /* qacc_warmstart saved by the step, not the solve (3.x) */ \
   X(actuation_enabled, true, custom)  \
   X(clamp_ctrl, true, custom)
 #define MYRIAD_COLLISION_FLAGS(X)
@@ -75,6 +73,7 @@ constexpr int kNImp = 5;
   X(timestep, 0, opt)                \
   X(impratio, 1, opt)                \
   X(tolerance, 1e-8, opt)            \
+  X(ls_tolerance, 0.01, opt)         /* line-search gradient tolerance, times tolerance */ \
   X(meaninertia, 1, custom)          /* m->stat.meaninertia: the solver's scale */
 #define MYRIAD_COLLISION_REAL_SCALARS(X) \
   X(o_margin, 0, opt)                    /* override margin (enableflags override) */
@@ -82,7 +81,8 @@ constexpr int kNImp = 5;
   X(gravity, 3, opt)
 #define MYRIAD_COLLISION_REAL_VECTORS(X) \
   X(o_solref, kNRef, opt)                \
-  X(o_solimp, kNImp, opt)
+  X(o_solimp, kNImp, opt)                \
+  X(o_friction, 5, opt)
 
 // int32_t arrays.
 #define MYRIAD_SMOOTH_INT_ARRAYS(X)          \
@@ -150,6 +150,7 @@ constexpr int kNImp = 5;
   X(qpos0, nq, 1, copy)                      \
   X(qpos_spring, nq, 1, copy)                \
   X(jnt_range, njnt, 2, copy)                \
+  X(jnt_actfrcrange, njnt, 2, copy)          /* range of the joint's total actuator force */ \
   X(jnt_margin, njnt, 1, copy)               \
   X(jnt_solref, njnt, kNRef, copy)           /* limit */ \
   X(jnt_solimp, njnt, kNImp, copy)           \
@@ -190,6 +191,7 @@ constexpr int kNImp = 5;
   X(actuator_ctrllimited, nu, 1, copy)       \
   X(actuator_forcelimited, nu, 1, copy)      \
   X(jnt_limited, njnt, 1, copy)              \
+  X(jnt_actfrclimited, njnt, 1, copy)        \
   X(tendon_limited, ntendon, 1, copy)
 #define MYRIAD_COLLISION_BYTE_ARRAYS(X)
 
