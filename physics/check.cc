@@ -87,7 +87,7 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
   std::mt19937 gen(o.seed);
   const bool f32 = std::is_same_v<T, float>;
   const double kin_tol = f32 ? 1e-5 : 1e-9, acc_tol = f32 ? 1e-4 : 1e-9;
-  double e_xpos = 0, e_xquat = 0, e_geom = 0, e_qacc = 0, e_bias = 0, e_mass = 0;
+  double e_xpos = 0, e_xquat = 0, e_geom = 0, e_qacc = 0, e_bias = 0, e_mass = 0, e_sensor = 0;
 
   Data<T> d(m, o.samples);
   std::vector<std::vector<double>> states(o.samples);
@@ -118,6 +118,7 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
     e_geom = std::max(e_geom, cmp("geom_xpos", ref->geom_xpos, 3 * mm->ngeom, false));
     e_qacc = std::max(e_qacc, cmp("qacc", ref->qacc, mm->nv, true));
     e_bias = std::max(e_bias, cmp("qfrc_bias", ref->qfrc_bias, mm->nv, true));
+    e_sensor = std::max(e_sensor, cmp("sensordata", ref->sensordata, mm->nsensordata, true));
     // The mass matrix: MuJoCo's sparse qM against our dense tree entries.
     std::vector<double> dense(mm->nv * mm->nv, 0.0), ours = take(d, m, "qM", s);
     full_inertia(mm, ref, dense.data());
@@ -212,7 +213,7 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
   EnvData<T> e = c.env(mt, 0);
   int64_t sampled = 0, with_contacts = 0, contacts_seen = 0, rows_seen = 0, set_mismatch = 0,
           row_mismatch = 0;
-  double e_dist = 0, e_cpos = 0, e_frame = 0, e_force = 0, e_cqacc = 0, e_cfrc = 0;
+  double e_dist = 0, e_cpos = 0, e_frame = 0, e_force = 0, e_cqacc = 0, e_cfrc = 0, e_csensor = 0;
   std::normal_distribution<double> n01(0.0, 1.0);
   for (int r = 0; r < o.trajectories; ++r) {
     mj_resetData(tight, rd);
@@ -229,6 +230,7 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
       for (int k = 0; k < mm->nv; ++k) rd->qvel[k] = e.qvel[k] = static_cast<T>(rd->qvel[k]);
       for (int k = 0; k < mm->nu; ++k) rd->ctrl[k] = e.ctrl[k] = static_cast<T>(rd->ctrl[k]);
       for (int k = 0; k < mm->nv; ++k) e.qacc_warmstart[k] = static_cast<T>(rd->qacc_warmstart[k]);
+      e.time[0] = static_cast<T>(rd->time);  // the clock sensor reads it
       mj_forward(tight, rd);
       mj_rnePostConstraint(tight, rd);
       forward(mt, c);
@@ -283,6 +285,8 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
       e_cqacc = std::max(e_cqacc, rel_to_largest(qacc.data(), rd->qacc, mm->nv));
       const std::vector<double> cfrc(e.cfrc_ext, e.cfrc_ext + 6 * mm->nbody);
       e_cfrc = std::max(e_cfrc, rel_to_largest(cfrc.data(), rd->cfrc_ext, 6 * mm->nbody));
+      const std::vector<double> sens(e.sensordata, e.sensordata + mm->nsensordata);
+      e_csensor = std::max(e_csensor, rel_to_largest(sens.data(), rd->sensordata, mm->nsensordata));
     }
   }
   mj_deleteData(rd);
@@ -317,6 +321,7 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
           {"qM", e_mass, "relative", acc_tol},
           {"qfrc_bias", e_bias, "relative", acc_tol},
           {"qacc", e_qacc, "relative", acc_tol},
+          {"sensordata", e_sensor, "relative", acc_tol, std::to_string(mm->nsensor) + " sensors"},
           {"trajectory qpos (" + std::to_string(o.steps) + " steps)", e_traj_qpos, "absolute",
            traj_qpos_tol, twin_detail},
           {"trajectory qvel (" + std::to_string(o.steps) + " steps)", e_traj_qvel, "absolute",
@@ -328,7 +333,8 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
           {"constraint rows differ", double(row_mismatch), "states", set_tol},
           {"efc_force", e_force, "of largest", c_tol},
           {"qacc with constraints", e_cqacc, "of largest", c_tol},
-          {"cfrc_ext", e_cfrc, "of largest", c_tol}};
+          {"cfrc_ext", e_cfrc, "of largest", c_tol},
+          {"sensordata with constraints", e_csensor, "of largest", c_tol}};
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "physics/model_numbers.h"
 #include "physics/model_view.h"
 #include "physics/mujoco_compat.h"
+#include "physics/sensor.h"
 
 namespace myriad::physics {
 namespace {
@@ -41,6 +43,28 @@ static_assert(constraint::kDisableConstraint == mjDSBL_CONSTRAINT &&
                   collision::kEnableOverride == mjENBL_OVERRIDE,
               "option bits differ from MuJoCo's (mjtDisableBit, mjtEnableBit)");
 
+// The sensor types physics/sensor.h computes; the enum's values are mjtSensor's.
+static_assert(kSensAccelerometer == mjSENS_ACCELEROMETER &&
+                  kSensVelocimeter == mjSENS_VELOCIMETER && kSensGyro == mjSENS_GYRO &&
+                  kSensForce == mjSENS_FORCE && kSensTorque == mjSENS_TORQUE &&
+                  kSensMagnetometer == mjSENS_MAGNETOMETER && kSensJointPos == mjSENS_JOINTPOS &&
+                  kSensJointVel == mjSENS_JOINTVEL && kSensTendonPos == mjSENS_TENDONPOS &&
+                  kSensTendonVel == mjSENS_TENDONVEL && kSensActuatorFrc == mjSENS_ACTUATORFRC &&
+                  kSensJointActFrc == mjSENS_JOINTACTFRC && kSensBallQuat == mjSENS_BALLQUAT &&
+                  kSensBallAngVel == mjSENS_BALLANGVEL && kSensFramePos == mjSENS_FRAMEPOS &&
+                  kSensFrameQuat == mjSENS_FRAMEQUAT && kSensFrameXAxis == mjSENS_FRAMEXAXIS &&
+                  kSensFrameYAxis == mjSENS_FRAMEYAXIS && kSensFrameZAxis == mjSENS_FRAMEZAXIS &&
+                  kSensFrameLinVel == mjSENS_FRAMELINVEL &&
+                  kSensFrameAngVel == mjSENS_FRAMEANGVEL &&
+                  kSensFrameLinAcc == mjSENS_FRAMELINACC &&
+                  kSensFrameAngAcc == mjSENS_FRAMEANGACC && kSensSubtreeCom == mjSENS_SUBTREECOM &&
+                  kSensSubtreeLinVel == mjSENS_SUBTREELINVEL &&
+                  kSensSubtreeAngMom == mjSENS_SUBTREEANGMOM && kSensClock == mjSENS_CLOCK &&
+                  kObjBody == mjOBJ_BODY && kObjXBody == mjOBJ_XBODY && kObjGeom == mjOBJ_GEOM &&
+                  kObjSite == mjOBJ_SITE && kDataReal == mjDATATYPE_REAL &&
+                  kDataPositive == mjDATATYPE_POSITIVE,
+              "sensor enums differ from MuJoCo's (mjtSensor, mjtObj, mjtDataType)");
+
 std::string name_of(const mjModel* m, int adr) {
   const char* s = m->names + adr;
   return *s ? std::string(s) : std::string("<unnamed>");
@@ -48,6 +72,80 @@ std::string name_of(const mjModel* m, int adr) {
 
 [[noreturn]] void refuse(const std::string& what) {
   throw std::invalid_argument("unsupported model feature: " + what);
+}
+
+// MJCF's name of a sensor type (the element that declares it).
+std::string sensor_element(int type) {
+  switch (type) {
+    case mjSENS_TOUCH:
+      return "touch";
+    case mjSENS_RANGEFINDER:
+      return "rangefinder";
+    case mjSENS_CAMPROJECTION:
+      return "camprojection";
+    case mjSENS_ACTUATORPOS:
+      return "actuatorpos";
+    case mjSENS_ACTUATORVEL:
+      return "actuatorvel";
+    case mjSENS_TENDONACTFRC:
+      return "tendonactuatorfrc";
+    case mjSENS_JOINTLIMITPOS:
+      return "jointlimitpos";
+    case mjSENS_JOINTLIMITVEL:
+      return "jointlimitvel";
+    case mjSENS_JOINTLIMITFRC:
+      return "jointlimitfrc";
+    case mjSENS_TENDONLIMITPOS:
+      return "tendonlimitpos";
+    case mjSENS_TENDONLIMITVEL:
+      return "tendonlimitvel";
+    case mjSENS_TENDONLIMITFRC:
+      return "tendonlimitfrc";
+    case mjSENS_INSIDESITE:
+      return "insidesite";
+    case mjSENS_GEOMDIST:
+      return "distance";
+    case mjSENS_GEOMNORMAL:
+      return "normal";
+    case mjSENS_GEOMFROMTO:
+      return "fromto";
+    case mjSENS_CONTACT:
+      return "contact";
+    case mjSENS_E_POTENTIAL:
+      return "e_potential";
+    case mjSENS_E_KINETIC:
+      return "e_kinetic";
+    case mjSENS_TACTILE:
+      return "tactile";
+    case mjSENS_PLUGIN:
+      return "plugin";
+    case mjSENS_USER:
+      return "user";
+    default:
+      return "type " + std::to_string(type);
+  }
+}
+
+// Sensors physics/sensor.h does not compute, or computes differently, are refused by name.
+void refuse_unsupported_sensors(const mjModel* m) {
+  static const int kSupported[] = {
+      mjSENS_ACCELEROMETER, mjSENS_VELOCIMETER,   mjSENS_GYRO,        mjSENS_FORCE,
+      mjSENS_TORQUE,        mjSENS_MAGNETOMETER,  mjSENS_JOINTPOS,    mjSENS_JOINTVEL,
+      mjSENS_TENDONPOS,     mjSENS_TENDONVEL,     mjSENS_ACTUATORFRC, mjSENS_JOINTACTFRC,
+      mjSENS_BALLQUAT,      mjSENS_BALLANGVEL,    mjSENS_FRAMEPOS,    mjSENS_FRAMEQUAT,
+      mjSENS_FRAMEXAXIS,    mjSENS_FRAMEYAXIS,    mjSENS_FRAMEZAXIS,  mjSENS_FRAMELINVEL,
+      mjSENS_FRAMEANGVEL,   mjSENS_FRAMELINACC,   mjSENS_FRAMEANGACC, mjSENS_SUBTREECOM,
+      mjSENS_SUBTREELINVEL, mjSENS_SUBTREEANGMOM, mjSENS_CLOCK};
+  for (int s = 0; s < m->nsensor; ++s) {
+    const std::string name = "sensor '" + name_of(m, m->name_sensoradr[s]) + "'";
+    const int type = m->sensor_type[s];
+    if (std::find(std::begin(kSupported), std::end(kSupported), type) == std::end(kSupported))
+      refuse(sensor_element(type) + " sensors (" + name + ")");
+    for (int o : {m->sensor_objtype[s], m->sensor_reftype[s]})
+      if (o == mjOBJ_CAMERA) refuse("sensors of a camera frame (" + name + ")");
+    if (m->sensor_delay[s] > 0 || m->sensor_interval[2 * s] > 0 || m->sensor_history[2 * s] > 0)
+      refuse("delayed, sampled or buffered sensors (delay, interval, nsample; " + name + ")");
+  }
 }
 
 // The candidate geom pairs (collision::collision_pairs), refusing geoms and condims not
@@ -266,6 +364,7 @@ Model<double> import_model(const mjModel* m) {
     if (m->actuator_biastype[u] != mjBIAS_NONE && m->actuator_biastype[u] != mjBIAS_AFFINE)
       refuse("bias type other than none/affine (" + act + ")");
   }
+  refuse_unsupported_sensors(m);
 
   Model<double> r;
   // The plain copies (from copy or opt in myriad/physics/model_fields.h), sizes first.

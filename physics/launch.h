@@ -76,7 +76,7 @@ struct StageFn {
     if constexpr (S == Stage::kActuation) actuation(m, e);
     if constexpr (S == Stage::kAcceleration) forward_acceleration(m, e);
     if constexpr (S == Stage::kConstraintSolve) constraint::solve(m, e);
-    if constexpr (S == Stage::kBodyForces) constraint::body_forces(m, e);
+    if constexpr (S == Stage::kBodyForces) post_constraint(m, e);
     if constexpr (S == Stage::kEuler) euler(m, e);
     if constexpr (S == Stage::kRk4Begin) rk4_begin(m, e);
     if constexpr (S == Stage::kRk4StageBegin) rk4_stage_begin(m, e, rk_stage);

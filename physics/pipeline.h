@@ -16,6 +16,7 @@
 #include "physics/constraint/make.h"
 #include "physics/constraint/solve.h"
 #include "physics/model_view.h"
+#include "physics/sensor.h"
 #include "physics/spatial.h"
 #include "physics/value.h"
 
@@ -524,8 +525,15 @@ MYRIAD_HD void forward_acceleration(const ModelView<scalar_of<T>>& m, EnvData<T>
   solve(m, d.qLD, d.qLDiagInv, d.qacc_smooth);
 }
 
+// After the solve: (contacts, efc_force) => (cfrc_ext), then the sensors (physics/sensor.h).
+template <class T>
+MYRIAD_HD void post_constraint(const ModelView<T>& m, EnvData<T>& d) {
+  constraint::body_forces(m, d);
+  sensors(m, d);
+}
+
 // mj_forward: every stage above, then the constraint solve, (qacc_smooth, rows) => (qacc,
-// efc_force, qfrc_constraint), and the constraint force per body (cfrc_ext).
+// efc_force, qfrc_constraint), the constraint force per body (cfrc_ext) and the sensors.
 template <class T>
 MYRIAD_HD void forward(const ModelView<T>& m, EnvData<T>& d) {
   forward_position(m, d);
@@ -535,7 +543,7 @@ MYRIAD_HD void forward(const ModelView<T>& m, EnvData<T>& d) {
   actuation(m, d);
   forward_acceleration(m, d);
   constraint::solve(m, d);
-  constraint::body_forces(m, d);
+  post_constraint(m, d);
 }
 
 // mj_integratePos: qpos <- qpos (+) h * qvel on the joint manifolds.
@@ -585,6 +593,8 @@ MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
 // forward reads time, so it moves once, at the end (mj_RungeKutta sets it per stage).
 template <class T>
 MYRIAD_HD void rk4_begin(const ModelView<T>& m, EnvData<T>& d) {
+  // The step's sensors are the first forward's (mj_RungeKutta's stages skip them).
+  for (int k = 0; k < m.nsensordata; ++k) d.rk_sensordata[k] = d.sensordata[k];
   for (int k = 0; k < m.nq; ++k) d.rk_qpos0[k] = d.qpos[k];
   for (int k = 0; k < m.nv; ++k) {
     d.rk_qvel0[k] = d.qvel[k];
@@ -632,6 +642,7 @@ MYRIAD_HD void rk4_finish(const ModelView<T>& m, EnvData<T>& d) {
   for (int k = 0; k < nv; ++k) d.qvel[k] = d.rk_qvel0[k] + h * acc[k];
   integrate_pos(m, d.qpos, vel, h);
   d.time[0] += h;
+  for (int k = 0; k < m.nsensordata; ++k) d.sensordata[k] = d.rk_sensordata[k];
   // MuJoCo 3 warm-starts the next step from the last stage's qacc.
   for (int k = 0; k < nv; ++k) d.qacc_warmstart[k] = d.qacc[k];
 }

@@ -203,7 +203,7 @@ void forward_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, i
   for (int l = 0; l < count; ++l) {
     EnvData<S> e = b.env(first + l);
     constraint::solve_finish(m, e, constraint::newton_finish(runs[l], status[l]));
-    constraint::body_forces(m, e);
+    post_constraint(m, e);
   }
 }
 

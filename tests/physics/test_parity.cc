@@ -147,6 +147,18 @@ TEST(Import, UnsupportedFeaturesAreRefusedByName) {
            "<body><freejoint/><geom name='can' type='cylinder' size='0.1 0.2'/></body>"
            "</worldbody></mujoco>",
        "cylinder collisions", "can"},
+      {"<mujoco><worldbody>" + floor +
+           "<body><freejoint/><geom size='0.1'/><site name='pad' size='0.1'/></body></worldbody>"
+           "<sensor><touch name='feel' site='pad'/></sensor></mujoco>",
+       "touch sensors", "feel"},
+      {"<mujoco><worldbody>" + floor +
+           "<body><freejoint/><geom size='0.1'/><site name='imu'/></body></worldbody>"
+           "<sensor><gyro name='late' site='imu' delay='0.01' nsample='4'/></sensor></mujoco>",
+       "delayed", "late"},
+      {"<mujoco><worldbody>" + floor +
+           "<body><freejoint/><geom size='0.1'/><camera name='eye'/></body></worldbody>"
+           "<sensor><framepos name='where' objtype='camera' objname='eye'/></sensor></mujoco>",
+       "camera", "where"},
   };
   for (const Case& c : cases) {
     const std::string error = import_error(c.xml);

@@ -17,9 +17,9 @@ namespace myriad::physics {
 constexpr int64_t kContactWords = 32;
 
 // The fields, in order: X(name, size, kind), size per env in terms of the model's sizes nq, nv,
-// nu, nbody, njnt, ngeom, ntendon, ncon_max, nefc_max, nsolver_scratch. Counts (ncon, nefc,
-// solver_niter) are stored as scalars of type T. kind `env`: the state, and what an env may read
-// (libmujoco's mjData has each under the same name and layout, envs/mujoco_sim.h); with the
+// nu, nbody, njnt, ngeom, ntendon, ncon_max, nefc_max, nsolver_scratch, nsensordata. Counts (ncon,
+// nefc, solver_niter) are stored as scalars of type T. kind `env`: the state, and what an env may
+// read (libmujoco's mjData has each under the same name and layout, envs/mujoco_sim.h); with the
 // state they are what a physics env's snapshot holds. kind `internal`: the engine's own.
 // clang-format off
 #define MYRIAD_DATA_FIELDS(X)                                               \
@@ -77,13 +77,19 @@ constexpr int64_t kContactWords = 32;
   X(qacc_warmstart, nv, env)                                                \
   X(qfrc_constraint, nv, env)                                               \
   X(cfrc_ext, nbody * 6, env)  /* constraint force per body (com frame) */  \
+  /* sensors (physics/sensor.h) */                                          \
+  X(sensordata, nsensordata, env)                                           \
+  X(cfrc_int, nbody * 6, internal)  /* mj_rnePostConstraint's */            \
+  X(subtree_linvel, nbody * 3, internal)                                    \
+  X(subtree_angmom, nbody * 3, internal)                                    \
   X(solver_niter, 1, internal)                                              \
   X(solver_scratch, nsolver_scratch, internal)                              \
   /* RK4 scratch */                                                         \
   X(rk_qpos0, nq, internal)                                                 \
   X(rk_qvel0, nv, internal)                                                 \
   X(rk_qvel, 4 * nv, internal)                                              \
-  X(rk_qacc, 4 * nv, internal)
+  X(rk_qacc, 4 * nv, internal)                                             \
+  X(rk_sensordata, nsensordata, internal) /* the step's own, kept over RK4 */
 // clang-format on
 
 // Pointers to one env's slice of every field (or, in Data, to row 0 of the batch).
@@ -99,7 +105,8 @@ template <class T, class F>
 void for_each_field(EnvData<T>& d, const Model<T>& m, F&& f) {
   const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom,
                 ntendon = m.ntendon;
-  const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch;
+  const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch,
+                nsensordata = m.nsensordata;
 #define MYRIAD_X(name, size, kind) f(#name, d.name, size);
   MYRIAD_DATA_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
@@ -111,8 +118,9 @@ template <class T, class M, class F>
 MYRIAD_HD void for_each_env_field(EnvData<T>& d, const M& m, F&& f) {
   const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom,
                 ntendon = m.ntendon;
-  const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch;
-  (void)ncon_max, (void)nefc_max, (void)nsolver_scratch;
+  const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch,
+                nsensordata = m.nsensordata;
+  (void)ncon_max, (void)nefc_max, (void)nsolver_scratch, (void)nsensordata;
 #define MYRIAD_ENV_FIELD_env(name, size) f(d.name, size);
 #define MYRIAD_ENV_FIELD_internal(name, size)
 #define MYRIAD_X(name, size, kind) MYRIAD_ENV_FIELD_##kind(name, size)

@@ -40,7 +40,9 @@ constexpr int kNImp = 5;
   X(nu, 0, copy)                     \
   X(ntendon, 0, copy)                \
   X(nwrap, 0, copy)                  \
-  X(nsite, 0, copy)                  /* sites: read by envs, not by the dynamics */ \
+  X(nsite, 0, copy)                  /* sites: read by envs and sensors */ \
+  X(nsensor, 0, copy)                \
+  X(nsensordata, 0, copy)            /* sensordata's length */ \
   X(integrator, kEuler, custom)      /* Integrator */ \
   X(cone, 0, opt)                    /* mjtCone: 0 pyramidal (elliptic is refused) */ \
   X(iterations, 100, opt)            /* Newton iterations at most */ \
@@ -78,7 +80,8 @@ constexpr int kNImp = 5;
 #define MYRIAD_COLLISION_REAL_SCALARS(X) \
   X(o_margin, 0, opt)                    /* override margin (enableflags override) */
 #define MYRIAD_SMOOTH_REAL_VECTORS(X) \
-  X(gravity, 3, opt)
+  X(gravity, 3, opt)                  \
+  X(magnetic, 3, opt)
 #define MYRIAD_COLLISION_REAL_VECTORS(X) \
   X(o_solref, kNRef, opt)                \
   X(o_solimp, kNImp, opt)                \
@@ -88,6 +91,14 @@ constexpr int kNImp = 5;
 #define MYRIAD_SMOOTH_INT_ARRAYS(X)          \
   X(body_rootid, nbody, 1, copy)             \
   X(site_bodyid, nsite, 1, copy)             \
+  X(sensor_type, nsensor, 1, copy)           /* physics/sensor.h's SensorType */ \
+  X(sensor_datatype, nsensor, 1, copy)       \
+  X(sensor_objtype, nsensor, 1, copy)        \
+  X(sensor_objid, nsensor, 1, copy)          \
+  X(sensor_reftype, nsensor, 1, copy)        \
+  X(sensor_refid, nsensor, 1, copy)          \
+  X(sensor_dim, nsensor, 1, copy)            \
+  X(sensor_adr, nsensor, 1, copy)            \
   X(body_jntnum, nbody, 1, copy)             \
   X(body_jntadr, nbody, 1, copy)             \
   X(body_dofnum, nbody, 1, copy)             \
@@ -128,6 +139,8 @@ constexpr int kNImp = 5;
 #define MYRIAD_SMOOTH_REAL_ARRAYS(X)         \
   X(body_pos, nbody, 3, copy)                \
   X(site_pos, nsite, 3, copy)                \
+  X(site_quat, nsite, 4, copy)               \
+  X(sensor_cutoff, nsensor, 1, copy)         \
   X(body_ipos, nbody, 3, copy)               \
   X(body_quat, nbody, 4, copy)               \
   X(body_iquat, nbody, 4, copy)              \

@@ -1,0 +1,407 @@
+// Sensors: mj_sensorPos, mj_sensorVel and mj_sensorAcc (engine_sensor.c) for the sensor types
+// listed in SensorType, computed once all of forward's outputs exist (what each reads does not
+// change after its MuJoCo stage, so computing them together gives libmujoco's values):
+//   (poses, subtree_com, qpos) => position sensors;
+//   (cvel, qvel, ten_velocity) => velocity sensors (subtree momenta as mj_subtreeVel);
+//   (qacc, cfrc_ext, actuator_force) => acceleration sensors (cacc and cfrc_int as
+//   mj_rnePostConstraint leaves them).
+// sensordata [nsensordata] holds sensor s at sensor_adr[s], sensor_dim[s] values, with MuJoCo's
+// cutoff applied. Noise is not added (libmujoco does not add it either). MYRIAD_HD, templated on
+// the scalar.
+#pragma once
+
+#include "myriad/physics/data.h"
+#include "physics/model_view.h"
+#include "physics/spatial.h"
+
+namespace myriad::physics {
+
+// mjtSensor values of the types the engine computes (import.cc checks them against mjtype.h and
+// refuses the others by name).
+enum SensorType : int32_t {
+  kSensAccelerometer = 1,
+  kSensVelocimeter = 2,
+  kSensGyro = 3,
+  kSensForce = 4,
+  kSensTorque = 5,
+  kSensMagnetometer = 6,
+  kSensJointPos = 9,
+  kSensJointVel = 10,
+  kSensTendonPos = 11,
+  kSensTendonVel = 12,
+  kSensActuatorFrc = 15,
+  kSensJointActFrc = 16,
+  kSensBallQuat = 18,
+  kSensBallAngVel = 19,
+  kSensFramePos = 26,
+  kSensFrameQuat = 27,
+  kSensFrameXAxis = 28,
+  kSensFrameYAxis = 29,
+  kSensFrameZAxis = 30,
+  kSensFrameLinVel = 31,
+  kSensFrameAngVel = 32,
+  kSensFrameLinAcc = 33,
+  kSensFrameAngAcc = 34,
+  kSensSubtreeCom = 35,
+  kSensSubtreeLinVel = 36,
+  kSensSubtreeAngMom = 37,
+  kSensClock = 45,
+};
+
+// mjtObj values of the frames a sensor may name, mjtDataType values cutoff reads.
+enum SensorObject : int32_t { kObjBody = 1, kObjXBody = 2, kObjGeom = 5, kObjSite = 6 };
+enum SensorDataType : int32_t { kDataReal = 0, kDataPositive = 1 };
+
+namespace sensor_detail {
+
+// mju_transformSpatial: a spatial motion (force = false) or force vector [rot; lin] given about
+// `from` moved to `to`, then rotated into the frame `rot` (world orientation when null).
+template <class T>
+MYRIAD_HD void transform_spatial(T* res, const T* vec, bool force, const T* to, const T* from,
+                                 const T* rot) {
+  const T dif[3] = {to[0] - from[0], to[1] - from[1], to[2] - from[2]};
+  T tran[6], c[3];
+  for (int k = 0; k < 6; ++k) tran[k] = vec[k];
+  if (force) {
+    cross3(c, dif, vec + 3);
+    for (int k = 0; k < 3; ++k) tran[k] = vec[k] - c[k];
+  } else {
+    cross3(c, dif, vec);
+    for (int k = 0; k < 3; ++k) tran[3 + k] = vec[3 + k] - c[k];
+  }
+  if (rot) {
+    for (int k = 0; k < 3; ++k) {
+      res[k] = rot[k] * tran[0] + rot[3 + k] * tran[1] + rot[6 + k] * tran[2];
+      res[3 + k] = rot[k] * tran[3] + rot[3 + k] * tran[4] + rot[6 + k] * tran[5];
+    }
+  } else {
+    for (int k = 0; k < 6; ++k) res[k] = tran[k];
+  }
+}
+
+// An object's frame: its body, position and orientation (mjOBJ_BODY: the inertial frame,
+// mjOBJ_XBODY: the body frame, geoms and sites their own). A site's pose is computed here
+// (mj_local2Global) into pos_buf / mat_buf.
+template <class T>
+struct Frame {
+  int body;
+  const T* pos;
+  const T* mat;
+  T pos_buf[3], mat_buf[9];
+};
+
+template <class T>
+MYRIAD_HD void frame_of(const ModelView<T>& m, const EnvData<T>& d, int type, int id, Frame<T>& f) {
+  if (type == kObjBody) {
+    f.body = id;
+    f.pos = d.xipos + 3 * id;
+    f.mat = d.ximat + 9 * id;
+  } else if (type == kObjXBody) {
+    f.body = id;
+    f.pos = d.xpos + 3 * id;
+    f.mat = d.xmat + 9 * id;
+  } else if (type == kObjGeom) {
+    f.body = m.geom_bodyid[id];
+    f.pos = d.geom_xpos + 3 * id;
+    f.mat = d.geom_xmat + 9 * id;
+  } else {  // site
+    const int b = m.site_bodyid[id];
+    f.body = b;
+    mul_mat_vec3(f.pos_buf, d.xmat + 9 * b, m.site_pos + 3 * id);
+    for (int k = 0; k < 3; ++k) f.pos_buf[k] += d.xpos[3 * b + k];
+    T q[4];
+    mul_quat(q, d.xquat + 4 * b, m.site_quat + 4 * id);
+    quat2mat(f.mat_buf, q);
+    f.pos = f.pos_buf;
+    f.mat = f.mat_buf;
+  }
+}
+
+// The object's orientation as a quaternion (get_xquat in engine_sensor.c).
+template <class T>
+MYRIAD_HD void quat_of(const ModelView<T>& m, const EnvData<T>& d, int type, int id, T* q) {
+  if (type == kObjXBody) {
+    for (int k = 0; k < 4; ++k) q[k] = d.xquat[4 * id + k];
+  } else if (type == kObjBody) {
+    mul_quat(q, d.xquat + 4 * id, m.body_iquat + 4 * id);
+  } else if (type == kObjGeom) {
+    mul_quat(q, d.xquat + 4 * m.geom_bodyid[id], m.geom_quat + 4 * id);
+  } else {
+    mul_quat(q, d.xquat + 4 * m.site_bodyid[id], m.site_quat + 4 * id);
+  }
+}
+
+// mj_objectVelocity / mj_objectAcceleration: [rot; lin] at the frame's origin, in world
+// orientation (local = false) or the frame's.
+template <class T>
+MYRIAD_HD void object_velocity(const ModelView<T>& m, const EnvData<T>& d, const Frame<T>& f,
+                               bool local, T* res) {
+  transform_spatial(res, d.cvel + 6 * f.body, false, f.pos,
+                    d.subtree_com + 3 * m.body_rootid[f.body], local ? f.mat : nullptr);
+}
+
+template <class T>
+MYRIAD_HD void object_acceleration(const ModelView<T>& m, const EnvData<T>& d, const Frame<T>& f,
+                                   bool local, T* res) {
+  const T* com = d.subtree_com + 3 * m.body_rootid[f.body];
+  const T* rot = local ? f.mat : nullptr;
+  T vel[6], c[3];
+  transform_spatial(vel, d.cvel + 6 * f.body, false, f.pos, com, rot);
+  transform_spatial(res, d.cacc + 6 * f.body, false, f.pos, com, rot);
+  cross3(c, vel, vel + 3);
+  for (int k = 0; k < 3; ++k) res[3 + k] += c[k];
+}
+
+// mj_rnePostConstraint's body pass: (qvel, qacc, cdof, cdof_dot, cinert, cvel, cfrc_ext) =>
+// (cacc with the constraint forces' accelerations, cfrc_int: the force each body's parent
+// exerts on it, about the root's subtree com).
+template <class T>
+MYRIAD_HD void rne_post_constraint(const ModelView<T>& m, EnvData<T>& d) {
+  for (int k = 0; k < 6; ++k) d.cacc[k] = d.cfrc_int[k] = 0;
+  if (m.gravity_enabled)
+    for (int k = 0; k < 3; ++k) d.cacc[3 + k] = -m.gravity[k];
+  for (int j = 1; j < m.nbody; ++j) {
+    T* cacc = d.cacc + 6 * j;
+    T vq[6] = {0, 0, 0, 0, 0, 0}, aq[6] = {0, 0, 0, 0, 0, 0};
+    for (int r = 0; r < m.body_dofnum[j]; ++r) {
+      const int dof = m.body_dofadr[j] + r;
+      for (int k = 0; k < 6; ++k) {
+        vq[k] += d.cdof_dot[6 * dof + k] * d.qvel[dof];
+        aq[k] += d.cdof[6 * dof + k] * d.qacc[dof];
+      }
+    }
+    for (int k = 0; k < 6; ++k) cacc[k] = d.cacc[6 * m.body_parentid[j] + k] + vq[k] + aq[k];
+    T f1[6], f2[6], tmp[6];
+    mul_inert_vec(f1, d.cinert + 10 * j, cacc);
+    mul_inert_vec(tmp, d.cinert + 10 * j, d.cvel + 6 * j);
+    cross_force(f2, d.cvel + 6 * j, tmp);
+    for (int k = 0; k < 6; ++k) d.cfrc_int[6 * j + k] = f1[k] + f2[k] - d.cfrc_ext[6 * j + k];
+  }
+  for (int j = m.nbody - 1; j > 0; --j)
+    for (int k = 0; k < 6; ++k) d.cfrc_int[6 * m.body_parentid[j] + k] += d.cfrc_int[6 * j + k];
+}
+
+// mj_subtreeVel: (cvel, xipos, ximat, subtree_com) => (subtree_linvel [nbody, 3], subtree_angmom
+// [nbody, 3]: about each subtree's com).
+template <class T>
+MYRIAD_HD void subtree_velocity(const ModelView<T>& m, EnvData<T>& d) {
+  T* linvel = d.subtree_linvel;
+  T* angmom = d.subtree_angmom;
+  for (int i = 0; i < m.nbody; ++i) {
+    Frame<T> f;
+    frame_of(m, d, kObjBody, i, f);
+    T v[6], w[3], iw[3];
+    object_velocity(m, d, f, false, v);
+    for (int k = 0; k < 3; ++k) linvel[3 * i + k] = v[3 + k] * m.body_mass[i];
+    // angular momentum about the body's com: ximat diag(inertia) ximat' w
+    for (int k = 0; k < 3; ++k)
+      w[k] =
+          d.ximat[9 * i + k] * v[0] + d.ximat[9 * i + 3 + k] * v[1] + d.ximat[9 * i + 6 + k] * v[2];
+    for (int k = 0; k < 3; ++k) w[k] *= m.body_inertia[3 * i + k];
+    mul_mat_vec3(iw, d.ximat + 9 * i, w);
+    for (int k = 0; k < 3; ++k) angmom[3 * i + k] = iw[k];
+  }
+  for (int i = m.nbody - 1; i >= 0; --i) {
+    if (i > 0)
+      for (int k = 0; k < 3; ++k) linvel[3 * m.body_parentid[i] + k] += linvel[3 * i + k];
+    const T mass = m.body_subtreemass[i] > T(1e-15) ? m.body_subtreemass[i] : T(1e-15);
+    for (int k = 0; k < 3; ++k) linvel[3 * i + k] *= T(1) / mass;
+  }
+  for (int i = m.nbody - 1; i > 0; --i) {
+    const int p = m.body_parentid[i];
+    Frame<T> f;
+    frame_of(m, d, kObjBody, i, f);
+    T v[6], dx[3], dv[3], dl[3];
+    object_velocity(m, d, f, false, v);
+    for (int k = 0; k < 3; ++k) {
+      dx[k] = d.xipos[3 * i + k] - d.subtree_com[3 * i + k];
+      dv[k] = (v[3 + k] - linvel[3 * i + k]) * m.body_mass[i];
+    }
+    cross3(dl, dx, dv);
+    for (int k = 0; k < 3; ++k) angmom[3 * i + k] += dl[k];
+    for (int k = 0; k < 3; ++k) angmom[3 * p + k] += angmom[3 * i + k];
+    for (int k = 0; k < 3; ++k) {
+      dx[k] = d.subtree_com[3 * i + k] - d.subtree_com[3 * p + k];
+      dv[k] = (linvel[3 * i + k] - linvel[3 * p + k]) * m.body_subtreemass[i];
+    }
+    cross3(dl, dx, dv);
+    for (int k = 0; k < 3; ++k) angmom[3 * p + k] += dl[k];
+  }
+}
+
+}  // namespace sensor_detail
+
+// Every sensor of the model: (forward's outputs) => sensordata. A no-op without sensors.
+template <class T>
+MYRIAD_HD void sensors(const ModelView<T>& m, EnvData<T>& d) {
+  using namespace sensor_detail;
+  if (m.nsensor == 0) return;
+  bool need_rne_post = false, need_subtree = false;
+  for (int s = 0; s < m.nsensor; ++s) {
+    const int type = m.sensor_type[s];
+    need_rne_post = need_rne_post || type == kSensAccelerometer || type == kSensForce ||
+                    type == kSensTorque || type == kSensFrameLinAcc || type == kSensFrameAngAcc;
+    need_subtree = need_subtree || type == kSensSubtreeLinVel || type == kSensSubtreeAngMom;
+  }
+  if (need_rne_post) rne_post_constraint(m, d);
+  if (need_subtree) subtree_velocity(m, d);
+
+  for (int s = 0; s < m.nsensor; ++s) {
+    const int type = m.sensor_type[s], obj = m.sensor_objid[s], objtype = m.sensor_objtype[s];
+    const int ref = m.sensor_refid[s], reftype = m.sensor_reftype[s];
+    T* out = d.sensordata + m.sensor_adr[s];
+    switch (type) {
+      case kSensMagnetometer: {
+        Frame<T> f;
+        frame_of(m, d, kObjSite, obj, f);
+        for (int k = 0; k < 3; ++k)
+          out[k] = f.mat[k] * m.magnetic[0] + f.mat[3 + k] * m.magnetic[1] +
+                   f.mat[6 + k] * m.magnetic[2];
+        break;
+      }
+      case kSensJointPos:
+        out[0] = d.qpos[m.jnt_qposadr[obj]];
+        break;
+      case kSensJointVel:
+        out[0] = d.qvel[m.jnt_dofadr[obj]];
+        break;
+      case kSensTendonPos:
+        out[0] = d.ten_length[obj];
+        break;
+      case kSensTendonVel:
+        out[0] = d.ten_velocity[obj];
+        break;
+      case kSensActuatorFrc:
+        out[0] = d.actuator_force[obj];
+        break;
+      case kSensJointActFrc:
+        out[0] = d.qfrc_actuator[m.jnt_dofadr[obj]];
+        break;
+      case kSensBallQuat:
+        for (int k = 0; k < 4; ++k) out[k] = d.qpos[m.jnt_qposadr[obj] + k];
+        normalize4(out);
+        break;
+      case kSensBallAngVel:
+        for (int k = 0; k < 3; ++k) out[k] = d.qvel[m.jnt_dofadr[obj] + k];
+        break;
+      case kSensFramePos:
+      case kSensFrameXAxis:
+      case kSensFrameYAxis:
+      case kSensFrameZAxis: {
+        Frame<T> f;
+        frame_of(m, d, objtype, obj, f);
+        T v[3];
+        if (type == kSensFramePos) {
+          for (int k = 0; k < 3; ++k) v[k] = f.pos[k];
+        } else {
+          const int a = type - kSensFrameXAxis;
+          for (int k = 0; k < 3; ++k) v[k] = f.mat[a + 3 * k];
+        }
+        if (ref < 0) {
+          for (int k = 0; k < 3; ++k) out[k] = v[k];
+        } else {
+          Frame<T> r;
+          frame_of(m, d, reftype, ref, r);
+          if (type == kSensFramePos)
+            for (int k = 0; k < 3; ++k) v[k] -= r.pos[k];
+          for (int k = 0; k < 3; ++k)
+            out[k] = r.mat[k] * v[0] + r.mat[3 + k] * v[1] + r.mat[6 + k] * v[2];
+        }
+        break;
+      }
+      case kSensFrameQuat: {
+        T q[4];
+        quat_of(m, d, objtype, obj, q);
+        if (ref < 0) {
+          for (int k = 0; k < 4; ++k) out[k] = q[k];
+        } else {
+          T rq[4];
+          quat_of(m, d, reftype, ref, rq);
+          for (int k = 1; k < 4; ++k) rq[k] = -rq[k];
+          mul_quat(out, rq, q);
+        }
+        break;
+      }
+      case kSensSubtreeCom:
+        for (int k = 0; k < 3; ++k) out[k] = d.subtree_com[3 * obj + k];
+        break;
+      case kSensVelocimeter:
+      case kSensGyro: {
+        Frame<T> f;
+        frame_of(m, d, kObjSite, obj, f);
+        T v[6];
+        object_velocity(m, d, f, true, v);
+        for (int k = 0; k < 3; ++k) out[k] = v[(type == kSensGyro ? 0 : 3) + k];
+        break;
+      }
+      case kSensFrameLinVel:
+      case kSensFrameAngVel: {
+        Frame<T> f;
+        frame_of(m, d, objtype, obj, f);
+        T v[6];
+        object_velocity(m, d, f, false, v);
+        if (ref >= 0) {
+          Frame<T> r;
+          frame_of(m, d, reftype, ref, r);
+          T vr[6], rel[6], arm[3], c[3];
+          object_velocity(m, d, r, false, vr);
+          for (int k = 0; k < 6; ++k) rel[k] = v[k] - vr[k];
+          for (int k = 0; k < 3; ++k) arm[k] = f.pos[k] - r.pos[k];
+          cross3(c, arm, vr);
+          for (int k = 0; k < 3; ++k) rel[3 + k] += c[k];
+          for (int k = 0; k < 3; ++k) {
+            v[k] = r.mat[k] * rel[0] + r.mat[3 + k] * rel[1] + r.mat[6 + k] * rel[2];
+            v[3 + k] = r.mat[k] * rel[3] + r.mat[3 + k] * rel[4] + r.mat[6 + k] * rel[5];
+          }
+        }
+        for (int k = 0; k < 3; ++k) out[k] = v[(type == kSensFrameAngVel ? 0 : 3) + k];
+        break;
+      }
+      case kSensSubtreeLinVel:
+        for (int k = 0; k < 3; ++k) out[k] = d.subtree_linvel[3 * obj + k];
+        break;
+      case kSensSubtreeAngMom:
+        for (int k = 0; k < 3; ++k) out[k] = d.subtree_angmom[3 * obj + k];
+        break;
+      case kSensAccelerometer:
+      case kSensFrameLinAcc:
+      case kSensFrameAngAcc: {
+        Frame<T> f;
+        frame_of(m, d, type == kSensAccelerometer ? int(kObjSite) : objtype, obj, f);
+        T a[6];
+        object_acceleration(m, d, f, type == kSensAccelerometer, a);
+        for (int k = 0; k < 3; ++k) out[k] = a[(type == kSensFrameAngAcc ? 0 : 3) + k];
+        break;
+      }
+      case kSensForce:
+      case kSensTorque: {
+        Frame<T> f;
+        frame_of(m, d, kObjSite, obj, f);
+        const int b = m.site_bodyid[obj];
+        T w[6];
+        transform_spatial(w, d.cfrc_int + 6 * b, true, f.pos, d.subtree_com + 3 * m.body_rootid[b],
+                          f.mat);
+        for (int k = 0; k < 3; ++k) out[k] = w[(type == kSensTorque ? 0 : 3) + k];
+        break;
+      }
+      case kSensClock:
+        out[0] = d.time[0];
+        break;
+      default:
+        break;
+    }
+    // Cutoff: real values clipped to [-cutoff, cutoff], positive ones to cutoff.
+    const T cutoff = m.sensor_cutoff[s];
+    if (cutoff > T(0)) {
+      for (int k = 0; k < m.sensor_dim[s]; ++k) {
+        if (m.sensor_datatype[s] == kDataReal) {
+          out[k] = out[k] < -cutoff ? -cutoff : out[k] > cutoff ? cutoff : out[k];
+        } else if (m.sensor_datatype[s] == kDataPositive && out[k] > cutoff) {
+          out[k] = cutoff;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace myriad::physics
