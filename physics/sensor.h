@@ -11,6 +11,7 @@
 #pragma once
 
 #include "myriad/physics/data.h"
+#include "physics/collision/primitives.h"
 #include "physics/model_view.h"
 #include "physics/spatial.h"
 
@@ -54,6 +55,8 @@ enum SensorDataType : int32_t { kDataReal = 0, kDataPositive = 1 };
 
 namespace sensor_detail {
 
+using collision::detail::mul_mat_t_vec3;  // res = mat' v: a world vector in a frame's axes
+
 // mju_transformSpatial: a spatial motion (force = false) or force vector [rot; lin] given about
 // `from` moved to `to`, then rotated into the frame `rot` (world orientation when null).
 template <class T>
@@ -70,10 +73,8 @@ MYRIAD_HD void transform_spatial(T* res, const T* vec, bool force, const T* to, 
     for (int k = 0; k < 3; ++k) tran[3 + k] = vec[3 + k] - c[k];
   }
   if (rot) {
-    for (int k = 0; k < 3; ++k) {
-      res[k] = rot[k] * tran[0] + rot[3 + k] * tran[1] + rot[6 + k] * tran[2];
-      res[3 + k] = rot[k] * tran[3] + rot[3 + k] * tran[4] + rot[6 + k] * tran[5];
-    }
+    mul_mat_t_vec3(res, rot, tran);
+    mul_mat_t_vec3(res + 3, rot, tran + 3);
   } else {
     for (int k = 0; k < 6; ++k) res[k] = tran[k];
   }
@@ -194,9 +195,7 @@ MYRIAD_HD void subtree_velocity(const ModelView<T>& m, EnvData<T>& d) {
     object_velocity(m, d, f, false, v);
     for (int k = 0; k < 3; ++k) linvel[3 * i + k] = v[3 + k] * m.body_mass[i];
     // angular momentum about the body's com: ximat diag(inertia) ximat' w
-    for (int k = 0; k < 3; ++k)
-      w[k] =
-          d.ximat[9 * i + k] * v[0] + d.ximat[9 * i + 3 + k] * v[1] + d.ximat[9 * i + 6 + k] * v[2];
+    mul_mat_t_vec3(w, d.ximat + 9 * i, v);
     for (int k = 0; k < 3; ++k) w[k] *= m.body_inertia[3 * i + k];
     mul_mat_vec3(iw, d.ximat + 9 * i, w);
     for (int k = 0; k < 3; ++k) angmom[3 * i + k] = iw[k];
@@ -254,9 +253,7 @@ MYRIAD_HD void sensors(const ModelView<T>& m, EnvData<T>& d) {
       case kSensMagnetometer: {
         Frame<T> f;
         frame_of(m, d, kObjSite, obj, f);
-        for (int k = 0; k < 3; ++k)
-          out[k] = f.mat[k] * m.magnetic[0] + f.mat[3 + k] * m.magnetic[1] +
-                   f.mat[6 + k] * m.magnetic[2];
+        mul_mat_t_vec3(out, f.mat, m.magnetic);
         break;
       }
       case kSensJointPos:
@@ -304,8 +301,7 @@ MYRIAD_HD void sensors(const ModelView<T>& m, EnvData<T>& d) {
           frame_of(m, d, reftype, ref, r);
           if (type == kSensFramePos)
             for (int k = 0; k < 3; ++k) v[k] -= r.pos[k];
-          for (int k = 0; k < 3; ++k)
-            out[k] = r.mat[k] * v[0] + r.mat[3 + k] * v[1] + r.mat[6 + k] * v[2];
+          mul_mat_t_vec3(out, r.mat, v);
         }
         break;
       }
@@ -349,10 +345,8 @@ MYRIAD_HD void sensors(const ModelView<T>& m, EnvData<T>& d) {
           for (int k = 0; k < 3; ++k) arm[k] = f.pos[k] - r.pos[k];
           cross3(c, arm, vr);
           for (int k = 0; k < 3; ++k) rel[3 + k] += c[k];
-          for (int k = 0; k < 3; ++k) {
-            v[k] = r.mat[k] * rel[0] + r.mat[3 + k] * rel[1] + r.mat[6 + k] * rel[2];
-            v[3 + k] = r.mat[k] * rel[3] + r.mat[3 + k] * rel[4] + r.mat[6 + k] * rel[5];
-          }
+          mul_mat_t_vec3(v, r.mat, rel);
+          mul_mat_t_vec3(v + 3, r.mat, rel + 3);
         }
         for (int k = 0; k < 3; ++k) out[k] = v[(type == kSensFrameAngVel ? 0 : 3) + k];
         break;
