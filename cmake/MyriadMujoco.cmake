@@ -42,3 +42,22 @@ if(NOT MYRIAD_MUJOCO_VERSION VERSION_EQUAL MYRIAD_MUJOCO_PINNED)
     "pip install mujoco==${MYRIAD_MUJOCO_PINNED} (bash scripts/install-deps.sh does).")
 endif()
 message(STATUS "Myriad links libmujoco ${MYRIAD_MUJOCO_VERSION} (${MYRIAD_MUJOCO_DIR})")
+
+# The mjlab package (robot models: "mjlab:<path>" in an MJCF file names a file in it), found
+# without importing it (it is installed --no-deps). Empty when absent: such models then fail to
+# load with a message naming the package; MYRIAD_MJLAB_DIR at run time overrides it.
+set(MYRIAD_MJLAB_DIR "" CACHE PATH "The mjlab package's folder (default: the venv's)")
+if(NOT MYRIAD_MJLAB_DIR)
+  foreach(py ${MYRIAD_VENV_PYTHON} ${Python_EXECUTABLE})
+    execute_process(
+      COMMAND ${py} -c
+              "import importlib.util as u; print(u.find_spec('mjlab').submodule_search_locations[0])"
+      OUTPUT_VARIABLE _mjlab_dir OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _mjlab_rc
+      ERROR_QUIET)
+    if(_mjlab_rc EQUAL 0)
+      set(MYRIAD_MJLAB_DIR ${_mjlab_dir})
+      break()
+    endif()
+  endforeach()
+endif()
+message(STATUS "mjlab robot models: ${MYRIAD_MJLAB_DIR}")

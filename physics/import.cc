@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +24,7 @@
 #include "physics/model_numbers.h"
 #include "physics/model_view.h"
 #include "physics/mujoco_compat.h"
+#include "physics/scene_edits.h"
 #include "physics/sensor.h"
 
 namespace myriad::physics {
@@ -220,7 +223,37 @@ MjModelHandle::MjModelHandle(const std::string& path) {
   route_mujoco_messages();  // before libmujoco's first call: no MUJOCO_LOG.TXT, no exit()
   MujocoWarningCapture warnings;
   char error[1000] = "";
-  m_ = mj_loadXML(path.c_str(), nullptr, error, sizeof error);
+  // The text with "mjlab:" paths resolved, in the file's own folder so that its other relative
+  // paths (meshes, includes beside it) still resolve against it, under a name no file it
+  // includes or attaches has (the VFS may match names without their folder).
+  const std::filesystem::path absolute = std::filesystem::absolute(path);
+  const std::string name =
+      (absolute.parent_path() / (".myriad-" + absolute.filename().string())).string();
+  const std::string text = with_package_paths(path, file_text(path));
+  mjVFS vfs;
+  mj_defaultVFS(&vfs);
+  const bool exists = std::filesystem::is_regular_file(path);
+  if (exists && vfs_add_text(&vfs, name.c_str(), text.data(), static_cast<int>(text.size())) != 0)
+    throw std::invalid_argument("cannot load MJCF '" + path + "': the virtual file system is full");
+  m_ = mj_loadXML(exists ? name.c_str() : path.c_str(), &vfs, error, sizeof error);
+  // Edits of included elements the file declares (physics/scene_edits.h): applied to the parsed
+  // model, which is compiled again.
+  if (m_ && has_scene_edits(m_)) {
+    std::vector<SceneEdit> edits;
+    std::string malformed;
+    try {
+      edits = scene_edits(m_);
+    } catch (const std::invalid_argument& e) {
+      malformed = e.what();
+    }
+    mj_deleteModel(m_);
+    m_ = nullptr;
+    if (malformed.empty())
+      m_ = compile_with_edits(name, &vfs, edits, error, sizeof error);
+    else
+      std::snprintf(error, sizeof error, "%s", malformed.c_str());
+  }
+  mj_deleteVFS(&vfs);
   const auto nonfinite = [&] { return nonfinite_in_file(path); };
   if (!m_)
     throw std::invalid_argument("cannot load MJCF '" + path +
@@ -334,6 +367,15 @@ Model<double> import_model(const mjModel* m) {
   for (int t = 0; t < m->ntendon; ++t)
     if (m->tendon_actfrclimited[t])
       refuse("tendon actuatorfrcrange (tendon '" + name_of(m, m->name_tendonadr[t]) + "')");
+  for (int j = 0; j < m->njnt; ++j)
+    for (int k = 0; k < mjNPOLY; ++k)
+      if (m->jnt_stiffnesspoly[mjNPOLY * j + k] != 0)
+        refuse("polynomial joint stiffness (joint '" + name_of(m, m->name_jntadr[j]) + "')");
+  for (int i = 0; i < m->nv; ++i)
+    for (int k = 0; k < mjNPOLY; ++k)
+      if (m->dof_dampingpoly[mjNPOLY * i + k] != 0)
+        refuse("polynomial joint damping (joint '" + name_of(m, m->name_jntadr[m->dof_jntid[i]]) +
+               "')");
   if (m->opt.density > 0 || m->opt.viscosity > 0) refuse("fluid forces (density/viscosity)");
   if (m->na > 0) refuse("actuator activation states (na > 0)");
   if (m->nv > 64) refuse("more than 64 degrees of freedom (nv = " + std::to_string(m->nv) + ")");
