@@ -202,6 +202,14 @@ class PhysicsBatchEnv final : public BatchEnv {
       model_ = physics == "myriad" ? physics::load_mjcf_text(name, xml)
                                    : physics::import_model(compiled_->get());
     }
+    // A keyframe as the episodes' start (MJCF-v0's option keyframe: its name in the model).
+    if (auto key = names.find("keyframe"); key != names.end()) {
+      try {
+        physics::use_keyframe(model_, key->second);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(spec_.id + " option keyframe: " + e.what());
+      }
+    }
     prepare_env<Env>(params_, model_, names, 0);
     params_.dt = model_.timestep * frame_skip;
     frame_skip_ = frame_skip;

@@ -151,6 +151,13 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
     std::vector<double> qpos(mm->nq), qvel(mm->nv), ctrl(mm->nu);
     random_state(mm, gen, qpos.data(), qvel.data(), ctrl.data());
     for (auto& v : qvel) v *= 0.3;
+    // The model's keyframes (a robot standing in its home pose, its controls holding it) start
+    // the first trajectories, at most half of them.
+    if (r < mm->nkey && r < o.trajectories / 2) {
+      qpos.assign(mm->key_qpos + r * mm->nq, mm->key_qpos + (r + 1) * mm->nq);
+      qvel.assign(mm->key_qvel + r * mm->nv, mm->key_qvel + (r + 1) * mm->nv);
+      ctrl.assign(mm->key_ctrl + r * mm->nu, mm->key_ctrl + (r + 1) * mm->nu);
+    }
     mjData* rd = mj_makeData(mm);
     for (int k = 0; k < mm->nq; ++k) rd->qpos[k] = e.qpos[k] = static_cast<T>(qpos[k]);
     for (int k = 0; k < mm->nv; ++k) rd->qvel[k] = e.qvel[k] = static_cast<T>(qvel[k]);
@@ -304,10 +311,12 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
     return fixed > 0 ? fixed : std::max(1e-6, 10 * twin);
   };
   const double traj_qpos_tol = traj_tol(twin_qpos), traj_qvel_tol = traj_tol(twin_qvel);
-  char twin_detail[200];
+  const int from_keys = std::min(static_cast<int>(mm->nkey), o.trajectories / 2);
+  char twin_detail[240];
   std::snprintf(twin_detail, sizeof twin_detail,
-                "%slibmujoco against itself nudged one ulp per step: qpos %.2e, qvel %.2e",
+                "%s%slibmujoco against itself nudged one ulp per step: qpos %.2e, qvel %.2e",
                 chaotic && !f32 && fixed <= 0 ? "not judged (chaotic at this length): " : "",
+                from_keys > 0 ? (std::to_string(from_keys) + " from keyframes; ").c_str() : "",
                 twin_qpos, twin_qvel);
   const double set_tol = f32 ? std::floor(0.02 * static_cast<double>(sampled)) : 0;
   const double c_tol = f32 ? 1e-3 : 1e-6;

@@ -327,6 +327,20 @@ Model<double> import_named(const MjModelHandle& handle, const std::string& path)
 
 }  // namespace
 
+void use_keyframe(Model<double>& m, const std::string& key) {
+  for (size_t k = 0; k < m.key_names.size(); ++k)
+    if (m.key_names[k] == key) {
+      for (int i = 0; i < m.nq; ++i) m.qpos_init[i] = m.key_qpos[k * m.nq + i];
+      for (int i = 0; i < m.nv; ++i) m.qvel_init[i] = m.key_qvel[k * m.nv + i];
+      return;
+    }
+  std::string valid;
+  for (const std::string& n : m.key_names) valid += (valid.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("no keyframe '" + key + "' in the model (" +
+                              (valid.empty() ? std::string("it has none") : "valid: " + valid) +
+                              ")");
+}
+
 Model<double> load_mjcf(const std::string& path) { return import_named(MjModelHandle(path), path); }
 
 Model<double> load_mjcf_text(const std::string& name, const std::string& text) {
@@ -347,10 +361,13 @@ Model<double> import_model(const mjModel* m) {
     refuse("equality constraints (" + std::to_string(m->neq) + " in the model)");
   if (m->nmocap > 0) refuse("mocap bodies");
   if (m->opt.integrator == mjINT_IMPLICIT) refuse("the implicit integrator (use Euler or RK4)");
-  if (m->opt.integrator == mjINT_IMPLICITFAST)
-    refuse("the implicitfast integrator (not yet; use Euler or RK4)");
-  if (m->opt.integrator != mjINT_EULER && m->opt.integrator != mjINT_RK4)
-    refuse("integrator " + std::to_string(m->opt.integrator) + " (use Euler or RK4)");
+  if (m->opt.integrator == mjINT_IMPLICIT)
+    refuse("the implicit integrator (use implicitfast, Euler or RK4)");
+  if (m->opt.integrator != mjINT_EULER && m->opt.integrator != mjINT_RK4 &&
+      m->opt.integrator != mjINT_IMPLICITFAST)
+    refuse("integrator " + std::to_string(m->opt.integrator) + " (use Euler, RK4 or implicitfast)");
+  if (m->opt.disableactuator != 0 && m->nu > 0)
+    refuse("disabled actuator groups (option actuatorgroupdisable)");
   if (m->ngravcomp > 0) refuse("gravity compensation (body gravcomp)");
   if (m->opt.enableflags & mjENBL_SLEEP) refuse("sleeping bodies (option flag sleep)");
   if (m->nflex > 0) refuse("flexible bodies (flex, " + std::to_string(m->nflex) + " in the model)");
@@ -401,6 +418,11 @@ Model<double> import_model(const mjModel* m) {
         refuse("joint transmission on a ball or free joint (" + act + ")");
     }
     if (m->actuator_dyntype[u] != mjDYN_NONE) refuse("activation dynamics (" + act + ")");
+    if (m->actuator_damping[u] != 0 || m->actuator_dampingpoly[mjNPOLY * u] != 0 ||
+        m->actuator_dampingpoly[mjNPOLY * u + 1] != 0)
+      refuse("actuator damping (" + act + "; set the joint's damping instead)");
+    if (m->actuator_armature[u] != 0)
+      refuse("actuator armature (" + act + "; set the joint's armature instead)");
     if (m->actuator_gaintype[u] != mjGAIN_FIXED && m->actuator_gaintype[u] != mjGAIN_AFFINE)
       refuse("gain type other than fixed/affine (" + act + ")");
     if (m->actuator_biastype[u] != mjBIAS_NONE && m->actuator_biastype[u] != mjBIAS_AFFINE)
@@ -447,7 +469,17 @@ Model<double> import_model(const mjModel* m) {
 #undef MYRIAD_X
 
   // The custom fields.
-  r.integrator = m->opt.integrator == mjINT_RK4 ? kRK4 : kEuler;
+  r.integrator = m->opt.integrator == mjINT_RK4            ? kRK4
+                 : m->opt.integrator == mjINT_IMPLICITFAST ? kImplicitFast
+                                                           : kEuler;
+  // implicitfast's free bodies solved alone: a free joint alone on a body whose tree has no
+  // other dofs and no mass below it (MuJoCo compares the subtree mass with the body's exactly).
+  r.body_implicit_free.assign(m->nbody, 0);
+  for (int b = 1; b < m->nbody; ++b)
+    if (m->body_jntnum[b] == 1 && m->jnt_type[m->body_jntadr[b]] == mjJNT_FREE &&
+        m->tree_dofnum[m->dof_treeid[m->jnt_dofadr[m->body_jntadr[b]]]] == 6 &&
+        m->body_subtreemass[b] == m->body_mass[b])
+      r.body_implicit_free[b] = 1;
   r.collision = 0;  // MuJoCo 3: explicit and dynamic pairs, merged
   r.gravity_enabled = !(flags & mjDSBL_GRAVITY);
   r.spring_enabled = !(flags & mjDSBL_SPRING);
@@ -467,6 +499,14 @@ Model<double> import_model(const mjModel* m) {
     }
   }
   r.meaninertia = m->stat.meaninertia;
+  r.qpos_init.assign(m->qpos0, m->qpos0 + m->nq);
+  r.qvel_init.assign(m->nv, 0.0);
+  for (int k = 0; k < m->nkey; ++k) {
+    r.key_names.push_back(m->names[m->name_keyadr[k]] ? name_of(m, m->name_keyadr[k])
+                                                      : "#" + std::to_string(k));
+    r.key_qpos.insert(r.key_qpos.end(), m->key_qpos + k * m->nq, m->key_qpos + (k + 1) * m->nq);
+    r.key_qvel.insert(r.key_qvel.end(), m->key_qvel + k * m->nv, m->key_qvel + (k + 1) * m->nv);
+  }
   if (m->opt.solver != mjSOL_NEWTON && !constraints_off)
     r.import_notes.push_back(std::string("the model asks for the ") +
                              (m->opt.solver == mjSOL_PGS ? "PGS" : "CG") +

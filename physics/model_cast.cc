@@ -38,6 +38,9 @@ Model<U> Model<T>::cast() const {
   MYRIAD_MODEL_NAMES(MYRIAD_X)
 #undef MYRIAD_X
   r.import_notes = import_notes;
+  r.key_names = key_names;
+  r.key_qpos = key_qpos;
+  r.key_qvel = key_qvel;
   return r;
 }
 

@@ -566,10 +566,16 @@ MYRIAD_HD void integrate_pos(const ModelView<T>& m, T* qpos, const T* qvel, T h)
   }
 }
 
+// The implicitfast integrator: physics/implicit.h (it uses mat, factor, solve and integrate_pos).
+}  // namespace myriad::physics
+#include "physics/implicit.h"
+namespace myriad::physics {
+
 // mj_Euler: semi-implicit Euler; with joint damping, the damping is implicit
 // (qacc from (M + h diag(damping)) a = qfrc_smooth + qfrc_constraint, as MuJoCo 2.2 does).
 template <class T>
 MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
+  if (m.integrator == kImplicitFast) return implicit_fast(m, d);
   const T h = m.timestep;
   const T* acc = d.qacc;
   if (m.any_damping) {

@@ -2,7 +2,8 @@
 // (PhysicsBatchEnv<MjcfTask>; the env and its reward terms are envs/mjcf/mjcf_task.h). Runs on
 // physics=myriad (CPU in float32 or float64, CUDA in float32) and physics=mujoco (CPU).
 //
-// Text options: xml (path, required), physics ("myriad" or "mujoco"), forward_body (a body
+// Text options: xml (path, required), physics ("myriad" or "mujoco"), keyframe (a key name: the
+// episodes start there), forward_body (a body
 // name), and the ranges healthy_z_range and contact_force_range ("low,high"). Number options:
 // frame_skip (default 1), max_episode_steps (1000), reset_noise_scale (0), precision (32 or 64),
 // and the reward weights of mjcf_task.h (all 0 by default: reward 0).

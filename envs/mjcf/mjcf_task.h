@@ -9,9 +9,10 @@
 // Every weight defaults to 0 (reward 0). terminate_when_unhealthy (0) ends the episode when
 // unhealthy. forward_body (text) names the body; by default the first body after the world.
 // Observation: qpos, then qvel. Actions: the actuators' controls (Box from ctrlrange; an
-// actuator without ctrllimited is unbounded). Episodes start at qpos0 and zero velocity, each
-// coordinate plus U(-reset_noise_scale, reset_noise_scale). Text options: xml (the model file,
-// required), forward_body, and the framework's physics.
+// actuator without ctrllimited is unbounded). Episodes start at qpos0 and zero velocity, or at
+// the keyframe the option keyframe names, each coordinate plus U(-reset_noise_scale,
+// reset_noise_scale). Text options: xml (the model file, required), forward_body, keyframe, and
+// the framework's physics.
 #pragma once
 
 #include <cmath>
@@ -56,7 +57,9 @@ struct MjcfTask {
             range("contact_force_range", &Params::contact_force_range)};
   }
   // Text options that are names, not ranges.
-  static std::vector<std::string> name_option_names() { return {"xml", "forward_body"}; }
+  static std::vector<std::string> name_option_names() {
+    return {"xml", "forward_body", "keyframe"};
+  }
 
   // The model file: the option xml (a path; includes and meshes resolve beside it).
   static std::string model_path(const std::map<std::string, std::string>& names) {
@@ -88,8 +91,9 @@ struct MjcfTask {
   template <class T>
   MYRIAD_HD static void reset(const Params& p, const physics::ModelView<T>& m,
                               physics::EnvData<T>& d, Rng& rng) {
-    locomotion::qpos_uniform_noise(m, d, rng, p.reset_noise_scale);
-    locomotion::qvel_uniform_noise(m, d, rng, p.reset_noise_scale);
+    const float s = p.reset_noise_scale;
+    for (int k = 0; k < m.nq; ++k) d.qpos[k] = m.qpos_init[k] + static_cast<T>(rng.uniform(-s, s));
+    for (int k = 0; k < m.nv; ++k) d.qvel[k] = m.qvel_init[k] + static_cast<T>(rng.uniform(-s, s));
   }
   template <class T>
   MYRIAD_HD static void before_step(const Params& p, const physics::ModelView<T>&,

@@ -27,6 +27,10 @@ Model<double> import_model(const mjModel* m);
 // MjModelHandle, load_mjcf(_text), import_model and the mujoco backend all run it.
 void check_model_numbers(const mjModel* m);
 
+// Makes the keyframe named `key` (unnamed ones are "#<index>") the episodes' start: qpos_init and
+// qvel_init. Throws std::invalid_argument naming the model's keyframes when there is no such key.
+void use_keyframe(Model<double>& m, const std::string& key);
+
 // Compiles an MJCF file with libmujoco and imports it. Errors name the file. The model's
 // import_notes (e.g. a PGS model solved with Newton) go to stderr once per file and process.
 Model<double> load_mjcf(const std::string& path);

@@ -13,7 +13,7 @@
 namespace myriad::physics {
 
 enum JointType : int32_t { kFree = 0, kBall = 1, kSlide = 2, kHinge = 3 };
-enum Integrator : int32_t { kEuler = 0, kRK4 = 1 };
+enum Integrator : int32_t { kEuler = 0, kRK4 = 1, kImplicitFast = 2 };
 enum GainType : int32_t { kGainFixed = 0, kGainAffine = 1 };
 enum BiasType : int32_t { kBiasNone = 0, kBiasAffine = 1 };
 enum TrnType : int32_t { kTrnJoint = 0, kTrnTendon = 3 };  // mjtTrn values
@@ -48,6 +48,10 @@ struct Model {
   // What the importer changed in the model's meaning, to be said once (e.g. a PGS model solved
   // with Newton).
   std::vector<std::string> import_notes;
+  // The model's keyframes (host only): names, and each key's qpos [nq] and qvel [nv] in a row.
+  // use_keyframe (myriad/physics/import.h) makes one the episodes' start (qpos_init, qvel_init).
+  std::vector<std::string> key_names;
+  std::vector<double> key_qpos, key_qvel;
 
   template <class U>
   Model<U> cast() const;

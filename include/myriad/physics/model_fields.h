@@ -162,6 +162,8 @@ constexpr int kNImp = 5;
   X(actuator_biasprm, nu, 3, custom)         /* mjModel's actuator_biasprm[u, 0:3] */ \
   X(qpos0, nq, 1, copy)                      \
   X(qpos_spring, nq, 1, copy)                \
+  X(qpos_init, nq, 1, custom)                /* an episode's start: qpos0 or a keyframe's */ \
+  X(qvel_init, nv, 1, custom)                /* zeros or a keyframe's qvel */ \
   X(jnt_range, njnt, 2, copy)                \
   X(jnt_actfrcrange, njnt, 2, copy)          /* range of the joint's total actuator force */ \
   X(jnt_margin, njnt, 1, copy)               \
@@ -205,7 +207,8 @@ constexpr int kNImp = 5;
   X(actuator_forcelimited, nu, 1, copy)      \
   X(jnt_limited, njnt, 1, copy)              \
   X(jnt_actfrclimited, njnt, 1, copy)        \
-  X(tendon_limited, ntendon, 1, copy)
+  X(tendon_limited, ntendon, 1, copy)         \
+  X(body_implicit_free, nbody, 1, custom)    /* implicitfast solves this free body alone */
 #define MYRIAD_COLLISION_BYTE_ARRAYS(X)
 
 // Names (host only: not in ModelView).
