@@ -400,8 +400,10 @@ Model<double> import_model(const mjModel* m) {
     for (int j = 0; j < m->njnt; ++j)
       if (m->jnt_limited[j] && (m->jnt_type[j] == mjJNT_BALL || m->jnt_type[j] == mjJNT_FREE))
         refuse("ball joint limits (joint '" + name_of(m, m->name_jntadr[j]) + "' is limited)");
-  if (m->opt.cone == mjCONE_ELLIPTIC && !constraints_off && !(flags & mjDSBL_CONTACT))
-    refuse("elliptic friction cones (option cone=\"elliptic\"; use the default pyramidal cone)");
+  if (m->opt.cone == mjCONE_ELLIPTIC)
+    for (int p = 0; p < m->npair; ++p)
+      if (m->pair_solreffriction[mjNREF * p] != 0 || m->pair_solreffriction[mjNREF * p + 1] != 0)
+        refuse("solreffriction on an elliptic cone (contact pair " + std::to_string(p) + ")");
   for (int i = 1; i < m->nbody; ++i)
     if (m->body_jntnum[i] > 1)
       for (int k = 0; k < m->body_jntnum[i]; ++k)

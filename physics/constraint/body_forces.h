@@ -13,12 +13,13 @@ namespace myriad::physics::constraint {
 // mj_contactForce: (efc_force of the contact's rows) => out [6]: (normal, tangent 1, tangent 2)
 // force and (torsional, rolling 1, rolling 2) torque in the contact frame; what the contact's
 // condim lacks is 0. The pyramid's normal force is the sum of its edge forces and component k
-// is mu_k (f(2k-2) - f(2k-1)).
+// is mu_k (f(2k-2) - f(2k-1)); the elliptic cone's rows are the components.
 template <class T>
-MYRIAD_HD void contact_force(const collision::Contact<T>& con, const T* force, T* out) {
+MYRIAD_HD void contact_force(const collision::Contact<T>& con, const T* force, T* out,
+                             bool elliptic) {
   for (int k = 0; k < 6; ++k) out[k] = 0;
-  if (con.dim == 1) {
-    out[0] = force[0];
+  if (con.dim == 1 || elliptic) {
+    for (int k = 0; k < con.dim; ++k) out[k] = force[k];
     return;
   }
   for (int r = 0; r < contact_rows(con.dim); ++r) out[0] += force[r];
@@ -34,14 +35,15 @@ MYRIAD_HD void body_forces(const ModelView<T>& m, EnvData<T>& d) {
   const int nefc = static_cast<int>(d.nefc[0]);
   for (int r = 0; r < nefc;) {
     const int type = static_cast<int>(d.efc_type[r]);
-    if (type != kContactFrictionless && type != kContactPyramidal) {
+    if (type != kContactFrictionless && type != kContactPyramidal && type != kContactElliptic) {
       ++r;
       continue;
     }
     const collision::Contact<T>& c = con[static_cast<int>(d.efc_id[r])];
     T local[6], world[3], spin[3];
-    contact_force(c, d.efc_force + r, local);
-    r += contact_rows(c.dim);
+    const bool elliptic = type == kContactElliptic;
+    contact_force(c, d.efc_force + r, local, elliptic);
+    r += contact_rows(c.dim, elliptic);
     // world = frame' local (the frame's rows are the normal and the tangents); spin, the same for
     // the contact's own torque.
     for (int k = 0; k < 3; ++k) {

@@ -3,8 +3,9 @@
 // stiffness, damping, R and D) and mj_referenceConstraint (reference acceleration). Rows come in
 // MuJoCo's order: friction loss (dofs, then tendons), limits (joints, then tendons), contacts.
 // Supported: hinge and slide limits, fixed tendons' limits and friction loss, dof friction loss,
-// contacts with condim 1, 3, 4 (torsional friction) or 6 (and rolling) on the pyramidal cone; the
-// importer refuses the rest by name (physics/import.cc). MYRIAD_HD; templated on the scalar.
+// contacts with condim 1, 3, 4 (torsional friction) or 6 (and rolling) on the pyramidal or the
+// elliptic cone; the importer refuses the rest by name (physics/import.cc). MYRIAD_HD; templated
+// on the scalar.
 #pragma once
 
 #include <cmath>
@@ -30,8 +31,15 @@ constexpr int32_t kDisableRefSafe = 1 << 12;
 constexpr double kMinImp = 0.0001;
 constexpr double kMaxImp = 0.9999;
 
-// Rows of one contact: 1 for condim 1, 2 (condim - 1) on the pyramidal cone.
-MYRIAD_HD int contact_rows(int condim) { return condim == 1 ? 1 : 2 * (condim - 1); }
+// mjtCone: opt.cone's values.
+constexpr int32_t kConePyramidal = 0;
+constexpr int32_t kConeElliptic = 1;
+
+// Rows of one contact: 1 for condim 1, 2 (condim - 1) on the pyramidal cone, condim on the
+// elliptic one (normal, tangents, torsion, rolling: never more than the pyramid's).
+MYRIAD_HD int contact_rows(int condim, bool elliptic = false) {
+  return condim == 1 ? 1 : (elliptic ? condim : 2 * (condim - 1));
+}
 
 template <class T>
 MYRIAD_HD collision::Contact<T>* contacts_of(const EnvData<T>& d) {
@@ -150,15 +158,21 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T>& d) {
       const int b1 = m.geom_bodyid[con[c].geom1], b2 = m.geom_bodyid[con[c].geom2];
       if (!has_dofs(m, b1) && !has_dofs(m, b2)) continue;
       const int dim = con[c].dim;
-      const RowType type = dim == 1 ? kContactFrictionless : kContactPyramidal;
+      const bool elliptic = m.cone == kConeElliptic && dim > 1;
+      const RowType type =
+          dim == 1 ? kContactFrictionless : (elliptic ? kContactElliptic : kContactPyramidal);
       const int nlin = dim == 1 ? 1 : 3;  // translational frame rows (normal, two tangents)
       // The contact's rows first hold C0..C(dim-1): frame . (J_body2 - J_body1) for the normal
       // and the tangents, then frame . (Jr_body2 - Jr_body1) about the normal (condim 4) and the
-      // tangents (condim 6); they become the pyramid's 2 (dim - 1) edges in place (no per-thread
-      // scratch: dim <= 2 (dim - 1)).
+      // tangents (condim 6). On the elliptic cone they are the rows (unscaled by friction; only
+      // the normal row has the contact's distance and margin); on the pyramidal one they become
+      // the pyramid's 2 (dim - 1) edges in place (no per-thread scratch: dim <= 2 (dim - 1)).
       const int first = nefc;
-      for (int k = 0; k < contact_rows(dim); ++k)
-        add_row(m, d, nefc, type, c, con[c].dist, con[c].includemargin, T(0));
+      for (int k = 0; k < contact_rows(dim, elliptic); ++k) {
+        const bool normal = k == 0 || !elliptic;
+        add_row(m, d, nefc, type, c, normal ? con[c].dist : T(0),
+                normal ? con[c].includemargin : T(0), T(0));
+      }
       T* C = d.efc_J + first * m.nv;
       add_frame_jacobian(m, d, b2, con[c].pos, con[c].frame, nlin, T(1), C);
       add_frame_jacobian(m, d, b1, con[c].pos, con[c].frame, nlin, T(-1), C);
@@ -167,6 +181,7 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T>& d) {
         add_frame_angular(m, d, b2, con[c].frame, dim - 3, T(1), C + 3 * m.nv);
         add_frame_angular(m, d, b1, con[c].frame, dim - 3, T(-1), C + 3 * m.nv);
       }
+      if (elliptic) continue;
       // Pyramid edges: C0 + mu_k C_k and C0 - mu_k C_k for k = 1 .. dim-1, mu_k = friction[k-1]
       // (sliding, sliding, torsional, rolling, rolling).
       for (int i = 0; i < m.nv; ++i) {
@@ -249,6 +264,13 @@ MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T>& d) {
   for (int r = 0; r < nefc; ++r) {
     const int type = static_cast<int>(d.efc_type[r]);
     const int id = static_cast<int>(d.efc_id[r]);
+    // An elliptic contact's rows share the normal row's (its first row's) impedance; the
+    // friction rows have no stiffness.
+    int first = r;
+    if (type == kContactElliptic)
+      while (first > 0 && static_cast<int>(d.efc_type[first - 1]) == kContactElliptic &&
+             static_cast<int>(d.efc_id[first - 1]) == id)
+        --first;
     const T *solref_in, *solimp_in;
     T diag;
     if (type == kFrictionDof) {
@@ -273,12 +295,12 @@ MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T>& d) {
       const int b1 = m.geom_bodyid[con[id].geom1], b2 = m.geom_bodyid[con[id].geom2];
       const T tran = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
       const T mu = con[id].friction[0];
-      diag = type == kContactFrictionless ? tran : tran + mu * mu * tran;
+      diag = type == kContactPyramidal ? tran + mu * mu * tran : tran;
     }
     T solref[kNRef], solimp[kNImp];
     clean_params(m, solref_in, solimp_in, solref, solimp);
     T imp, imp_prime;
-    const T violation = fabs(d.efc_pos[r] - d.efc_margin[r]);
+    const T violation = fabs(d.efc_pos[first] - d.efc_margin[first]);
     const bool friction = type == kFrictionDof || type == kFrictionTendon;
     impedance(solimp, friction ? T(0) : violation, &imp, &imp_prime);
     const T dmax = solimp[1];
@@ -290,7 +312,7 @@ MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T>& d) {
       K = -solref[0] / (dmax * dmax);
       B = -solref[1] / dmax;
     }
-    if (friction) K = 0;
+    if (friction || (type == kContactElliptic && r > first)) K = 0;
     T* kbip = d.efc_KBIP + 4 * r;
     kbip[0] = K;
     kbip[1] = B;
@@ -309,6 +331,18 @@ MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T>& d) {
     const T R = d.efc_R[r] * 2 * mu * mu / m.impratio;
     for (int k = 0; k < nrow; ++k) d.efc_R[r + k] = R;
     r += nrow - 1;
+  }
+  // Elliptic contacts: the first friction row gets the normal row's R / impratio, each further
+  // one the R that gives it the same R mu_k^2 (mu_k its friction coefficient, friction[k - 1]).
+  for (int r = 0; r < nefc; ++r) {
+    if (static_cast<int>(d.efc_type[r]) != kContactElliptic) continue;
+    const collision::Contact<T>& c = con[static_cast<int>(d.efc_id[r])];
+    const T impratio = m.impratio > T(kMinVal) ? m.impratio : T(kMinVal);
+    d.efc_R[r + 1] = d.efc_R[r] / impratio;
+    for (int k = 1; k < c.dim - 1; ++k)
+      d.efc_R[r + k + 1] =
+          d.efc_R[r + 1] * c.friction[0] * c.friction[0] / (c.friction[k] * c.friction[k]);
+    r += c.dim - 1;
   }
   for (int r = 0; r < nefc; ++r) d.efc_D[r] = T(1) / d.efc_R[r];
 }

@@ -9,6 +9,10 @@
 //   equality                        ½ D jar²
 //   frictionloss (dof, tendon)      ½ D jar² while |jar| < R·floss, else floss·|jar| − ½ R floss²
 //   limit, contact (pyramidal, frictionless)    ½ D jar² while jar < 0, else 0
+//   elliptic contact (its dim rows together)    with U = s∘jar (s: mu for the normal row, the
+//       friction coefficients for the others), N = U_0, T = ‖U_1..‖:
+//       0 where N >= mu T (inside the cone), Σ ½ D jar² where mu N + T <= 0 (below its dual),
+//       else ½ Dm (N − mu T)², Dm = D_normal / (mu² (1 + mu²)) (on the cone's surface)
 // and the forces f = −∂s/∂jar, qfrc_constraint = Jᵀf. Each iteration takes the Newton direction
 // −H⁻¹·grad, H = Jᵀ diag(D on rows in the quadratic zone) J + M (dense Cholesky, refactored every
 // iteration where MuJoCo applies rank-1 updates: same matrix, other rounding), then an exact line
@@ -21,9 +25,11 @@
 // of mju_sqrMatTD + mj_addMDense); with constraint islands the cost is scaled by the island's
 // inertia, Σ M_kk over its dofs (SolverOptions::island_inertia), not meaninertia·nv.
 //
-// Elliptic cones are not supported: they are to be refused upstream (a model with
-// opt.cone = elliptic is not imported), and a row of type kContactElliptic that still arrives
-// makes newton_solve return -1 without writing its outputs.
+// Elliptic cones (MuJoCo's mj_constraintUpdate zones and HessianCone): a contact on the cone's
+// surface adds J_cᵀ H_c J_c to H (H_c the dim x dim Hessian of its cost in jar) and no D; the line
+// search decides each contact's zone anew at every step from five sums along the direction. While
+// any row is elliptic the Hessian is assembled and factored in full every iteration (MuJoCo
+// updates the factor and adds the cones by rank-1 updates: the same matrix, other rounding).
 #pragma once
 
 #include <cmath>
@@ -60,6 +66,12 @@ struct Rows {
   const T* R = nullptr;             // [nefc] regularizer
   const T* aref = nullptr;          // [nefc] reference acceleration
   const T* frictionloss = nullptr;  // [nefc] frictionloss rows' floss (read for those only)
+  // Elliptic contacts (rows of type kContactElliptic, a contact's dim rows in a row): cone_dim
+  // holds its dim on its first row (0 on the others), cone the scale of each row: mu =
+  // friction[0] sqrt(R_1 / R_0) for the normal row, friction[k - 1] for row k.
+  const int32_t* cone_dim = nullptr;
+  const T* cone = nullptr;
+  bool has_cones = false;
 };
 
 // mjOption.iterations, tolerance, ls_iterations, ls_tolerance; mjStatistic.meaninertia;
@@ -142,6 +154,53 @@ MYRIAD_HD T row_cost(const Rows<T>& rows, int i, T jar, T* force, bool* quadrati
   return T(0.5) * D * jar * jar;
 }
 
+// The zones of an elliptic contact's cost.
+enum ConeZone : int { kConeTop = 0, kConeBottom = 1, kConeMiddle = 2 };
+
+// Elliptic contact whose first row is i, at jar [nefc] => (its zone; U [dim] = s∘jar, N = U_0,
+// Tn = ‖U_1..U_dim-1‖). MuJoCo's tests, in its order: inside the cone (N >= mu T, or T = 0 and
+// N >= 0), below its dual (mu N + T <= 0, or T = 0 and N < 0), else on its surface.
+template <class T>
+MYRIAD_HD int cone_zone(const Rows<T>& rows, int i, const T* jar, T* U, T* N, T* Tn) {
+  const int dim = rows.cone_dim[i];
+  const T mu = rows.cone[i];
+  T tt = 0;
+  for (int j = 0; j < dim; ++j) U[j] = rows.cone[i + j] * jar[i + j];
+  for (int j = 1; j < dim; ++j) tt += U[j] * U[j];
+  *N = U[0];
+  *Tn = sqrt(tt);
+  if (*N >= mu * *Tn || (*Tn <= T(0) && *N >= T(0))) return kConeTop;
+  if (mu * *N + *Tn <= T(0) || (*Tn <= T(0) && *N < T(0))) return kConeBottom;
+  return kConeMiddle;
+}
+
+// Elliptic contact whose first row is i, at jar [nefc] => (its cost; force [dim] = −∂s/∂jar of
+// its rows; *zone).
+template <class T>
+MYRIAD_HD T cone_cost(const Rows<T>& rows, int i, const T* jar, T* force, int* zone) {
+  const int dim = rows.cone_dim[i];
+  T U[6], N, Tn;
+  *zone = cone_zone(rows, i, jar, U, &N, &Tn);
+  if (*zone == kConeTop) {
+    for (int j = 0; j < dim; ++j) force[j] = 0;
+    return 0;
+  }
+  if (*zone == kConeBottom) {
+    T cost = 0;
+    for (int j = 0; j < dim; ++j) {
+      force[j] = -rows.D[i + j] * jar[i + j];
+      cost += T(0.5) * rows.D[i + j] * jar[i + j] * jar[i + j];
+    }
+    return cost;
+  }
+  const T mu = rows.cone[i];
+  const T Dm = rows.D[i] / (mu * mu * (T(1) + mu * mu));
+  const T NmT = N - mu * Tn;
+  force[0] = -Dm * NmT * mu;
+  for (int j = 1; j < dim; ++j) force[j] = -force[0] / Tn * U[j] * rows.cone[i + j];
+  return T(0.5) * Dm * NmT * NmT;
+}
+
 // (rows, jar [nefc]) => (Σ row costs; force [nefc], qfrc = Jᵀ·force [nv] when given)
 template <class T>
 MYRIAD_HD T constraint_update(const Rows<T>& rows, int nv, const T* jar, T* force, T* qfrc) {
@@ -149,14 +208,24 @@ MYRIAD_HD T constraint_update(const Rows<T>& rows, int nv, const T* jar, T* forc
   if (qfrc)
     for (int k = 0; k < nv; ++k) qfrc[k] = 0;
   for (int i = 0; i < rows.nefc; ++i) {
-    T f;
-    bool quadratic;
-    cost += row_cost(rows, i, jar[i], &f, &quadratic);
-    if (force) force[i] = f;
-    if (qfrc && f != T(0)) {
-      const T* Ji = rows.J + int64_t{i} * nv;
-      for (int k = 0; k < nv; ++k) qfrc[k] += Ji[k] * f;
+    T f[6];
+    int n = 1;
+    if (rows.type[i] == kContactElliptic) {
+      int zone;
+      n = rows.cone_dim[i];
+      cost += cone_cost(rows, i, jar, f, &zone);
+    } else {
+      bool quadratic;
+      cost += row_cost(rows, i, jar[i], f, &quadratic);
     }
+    for (int j = 0; j < n; ++j) {
+      if (force) force[i + j] = f[j];
+      if (qfrc && f[j] != T(0)) {
+        const T* Ji = rows.J + int64_t{i + j} * nv;
+        for (int k = 0; k < nv; ++k) qfrc[k] += Ji[k] * f[j];
+      }
+    }
+    i += n - 1;
   }
   return cost;
 }
@@ -167,6 +236,50 @@ MYRIAD_HD T gauss_cost(int nv, const T* Ma, const T* qfrc_smooth, const T* a, co
   T g = 0;
   for (int k = 0; k < nv; ++k) g += T(0.5) * (Ma[k] - qfrc_smooth[k]) * (a[k] - a_smooth[k]);
   return g;
+}
+
+// (H's lower triangle, rows, jar) => (H += J_cᵀ H_c J_c for each elliptic contact c on its cone's
+// surface; H_c = ∂²s_c/∂jar², MuJoCo's HessianCone: rank dim − 1, zero along the cone's ray).
+template <class T>
+MYRIAD_HD void add_cone_hessians(T* H, int nv, const Rows<T>& rows, const T* jar) {
+  for (int r = 0; r < rows.nefc; ++r) {
+    if (rows.type[r] != kContactElliptic || rows.cone_dim[r] == 0) continue;
+    const int dim = rows.cone_dim[r];
+    T U[6], N, Tn;
+    if (cone_zone(rows, r, jar, U, &N, &Tn) != kConeMiddle) continue;
+    const T mu = rows.cone[r];
+    const T Dm = rows.D[r] / (mu * mu * (T(1) + mu * mu));
+    T Hc[36];
+    Hc[0] = 1;
+    for (int j = 1; j < dim; ++j) Hc[j] = -mu / Tn * U[j];
+    const T c3 = mu * N / (Tn * Tn * Tn);
+    for (int k = 1; k < dim; ++k)
+      for (int j = k; j < dim; ++j) Hc[k * dim + j] = c3 * U[j] * U[k];
+    for (int j = 1; j < dim; ++j) Hc[j * dim + j] += mu * mu - mu * N / Tn;
+    for (int k = 0; k < dim; ++k)
+      for (int j = k; j < dim; ++j) {
+        Hc[k * dim + j] *= Dm * rows.cone[r + k] * rows.cone[r + j];
+        Hc[j * dim + k] = Hc[k * dim + j];
+      }
+    const T* Jc = rows.J + int64_t{r} * nv;
+    for (int i = 0; i < nv; ++i) {
+      T G[6];  // (H_c J_c)[:, i]
+      bool any = false;
+      for (int b = 0; b < dim; ++b) {
+        T g = 0;
+        for (int a = 0; a < dim; ++a) g += Hc[a * dim + b] * Jc[a * nv + i];
+        G[b] = g;
+        any = any || g != T(0);
+      }
+      if (!any) continue;
+      for (int j = 0; j <= i; ++j) {
+        T s = 0;
+        for (int b = 0; b < dim; ++b) s += G[b] * Jc[b * nv + j];
+        H[i * nv + j] += s;
+      }
+    }
+    r += dim - 1;
+  }
 }
 
 // Unit roundoff of T: a Cholesky pivot below kEps·H_jj is rounding noise.
@@ -180,10 +293,21 @@ template <class T>
 MYRIAD_HD void assemble_hessian(T* H, int nv, const T* M, const Rows<T>& rows, const T* jar) {
   for (int i = 0; i < nv; ++i)
     for (int j = 0; j <= i; ++j) H[i * nv + j] = T(0);
+  int cone_rows_left = 0;  // rows left of a bottom-zone elliptic contact (quadratic rows)
   for (int r = 0; r < rows.nefc; ++r) {
-    T f;
+    T f[6];
     bool quadratic;
-    row_cost(rows, r, jar[r], &f, &quadratic);
+    if (rows.type[r] == kContactElliptic) {
+      if (rows.cone_dim[r] > 0) {
+        T U[6], N, Tn;
+        const int zone = cone_zone(rows, r, jar, U, &N, &Tn);
+        cone_rows_left = zone == kConeBottom ? rows.cone_dim[r] : 0;
+      }
+      quadratic = cone_rows_left > 0;
+      if (cone_rows_left > 0) --cone_rows_left;
+    } else {
+      row_cost(rows, r, jar[r], f, &quadratic);
+    }
     if (!quadratic) continue;
     const T* Jr = rows.J + int64_t{r} * nv;
     const T D = rows.D[r];
@@ -195,6 +319,7 @@ MYRIAD_HD void assemble_hessian(T* H, int nv, const T* M, const Rows<T>& rows, c
   }
   for (int i = 0; i < nv; ++i)
     for (int j = 0; j <= i; ++j) H[i * nv + j] += M[i * nv + j];
+  if (rows.has_cones) add_cone_hessians(H, nv, rows, jar);
 }
 
 // One point of the line search: step, cost, first and second derivative along the search.
@@ -209,11 +334,44 @@ struct LineSearch {
   const Rows<T>* rows;
   const T* Jaref;  // [nefc] J·a − aref at the current iterate
   const T* Jv;     // [nefc] J·search
-  const T* quad;   // [nefc, 3] ½D·Jaref², D·Jaref·Jv, ½D·Jv²
-  T gauss[3];      // Gauss cost as a quadratic in alpha
+  // [nefc, 3] ½D·Jaref², D·Jaref·Jv, ½D·Jv²; an elliptic contact's first row holds the sums over
+  // its rows, the next two rows U_0, V_0, ΣU_j², ΣU_jV_j, ΣV_j² (j >= 1) and Dm, with U = s∘Jaref
+  // and V = s∘Jv (line_prepare).
+  const T* quad;
+  T gauss[3];  // Gauss cost as a quadratic in alpha
   int neval;
-  int max_eval;  // mjOption.ls_iterations
+  int max_eval;   // mjOption.ls_iterations
+  T improvement;  // cost(0) − cost(returned step), 0 when it returns 0
 };
+
+// (quad [nefc, 3] of every row) => (each elliptic contact's entries rewritten as LineSearch::quad
+// says: its rows' sums at its first row, then U0, V0, UU, UV, VV, Dm).
+template <class T>
+MYRIAD_HD void line_prepare_cones(const Rows<T>& rows, const T* Jaref, const T* Jv, T* quad) {
+  for (int i = 0; i < rows.nefc; ++i) {
+    if (rows.type[i] != kContactElliptic) continue;
+    const int dim = rows.cone_dim[i];
+    T* q = quad + 3 * i;
+    for (int j = 1; j < dim; ++j)
+      for (int k = 0; k < 3; ++k) q[k] += q[3 * j + k];
+    const T mu = rows.cone[i];
+    T UU = 0, UV = 0, VV = 0;
+    for (int j = 1; j < dim; ++j) {
+      const T u = rows.cone[i + j] * Jaref[i + j], v = rows.cone[i + j] * Jv[i + j];
+      UU += u * u;
+      UV += u * v;
+      VV += v * v;
+    }
+    T* c = q + 3;
+    c[0] = mu * Jaref[i];
+    c[1] = mu * Jv[i];
+    c[2] = UU;
+    c[3] = UV;
+    c[4] = VV;
+    c[5] = rows.D[i] / (mu * mu * (T(1) + mu * mu));
+    i += dim - 1;
+  }
+}
 
 // (line search, alpha) => (cost(a + alpha·search) and its two derivatives). A curvature that is
 // not positive (it is for a nonzero search, M being positive definite, unless it underflows)
@@ -222,7 +380,43 @@ template <class T>
 MYRIAD_HD LinePoint<T> line_eval(LineSearch<T>& ls, T alpha) {
   const Rows<T>& rows = *ls.rows;
   T q0 = ls.gauss[0], q1 = ls.gauss[1], q2 = ls.gauss[2];
+  T cone_cost = 0, cone_d1 = 0, cone_d2 = 0;  // elliptic contacts on their cone's surface
   for (int i = 0; i < rows.nefc; ++i) {
+    if (rows.type[i] == kContactElliptic) {
+      // The contact's zone at alpha, from N = U0 + alpha V0 and T² = UU + alpha (2 UV + alpha VV).
+      const T* q = ls.quad + 3 * i;
+      const T* c = q + 3;  // U0, V0, UU, UV, VV, Dm
+      const T mu = rows.cone[i];
+      const T N = c[0] + alpha * c[1];
+      const T Tsq = c[2] + alpha * (T(2) * c[3] + alpha * c[4]);
+      bool bottom = false;
+      if (Tsq <= T(0)) {
+        bottom = N < T(0);
+      } else {
+        const T Tn = sqrt(Tsq);
+        if (N >= mu * Tn) {
+          // inside the cone: nothing
+        } else if (mu * N + Tn <= T(0)) {
+          bottom = true;
+        } else {
+          const T N1 = c[1];
+          const T T1 = (c[3] + alpha * c[4]) / Tn;
+          const T T2 = c[4] / Tn - (c[3] + alpha * c[4]) * T1 / (Tn * Tn);
+          const T Dm = c[5];
+          const T NmT = N - mu * Tn, N1mT1 = N1 - mu * T1;
+          cone_cost += T(0.5) * Dm * NmT * NmT;
+          cone_d1 += Dm * NmT * N1mT1;
+          cone_d2 += Dm * (N1mT1 * N1mT1 + NmT * (-mu * T2));
+        }
+      }
+      if (bottom) {
+        q0 += q[0];
+        q1 += q[1];
+        q2 += q[2];
+      }
+      i += rows.cone_dim[i] - 1;
+      continue;
+    }
     const T start = ls.Jaref[i], dir = ls.Jv[i];
     const T x = start + alpha * dir;
     const int type = rows.type[i];
@@ -249,9 +443,9 @@ MYRIAD_HD LinePoint<T> line_eval(LineSearch<T>& ls, T alpha) {
   }
   LinePoint<T> p;
   p.alpha = alpha;
-  p.cost = alpha * alpha * q2 + alpha * q1 + q0;
-  p.d1 = T(2) * alpha * q2 + q1;
-  p.d2 = T(2) * q2;
+  p.cost = cone_cost + (alpha * alpha * q2 + alpha * q1 + q0);
+  p.d1 = cone_d1 + (T(2) * alpha * q2 + q1);
+  p.d2 = cone_d2 + T(2) * q2;
   if (!(p.d2 > T(0))) p.d2 = T(kMinVal);
   ++ls.neval;
   return p;
@@ -277,29 +471,32 @@ MYRIAD_HD int update_bracket(LineSearch<T>& ls, LinePoint<T>& p, const LinePoint
   return flag;
 }
 
-// MuJoCo's CGsearch: the step along the search direction that minimizes the 1-D cost, to
-// |derivative| < gtol. One Newton step from 0; then Newton steps while the derivative keeps its
-// sign; then bisection of the bracket with the Newton points of both ends as candidates. Returns
-// 0 when nothing improves the cost.
+// MuJoCo's CGsearch (3.11): the step along the search direction that minimizes the 1-D cost,
+// to |derivative| < gtol. One Newton step from 0 (taken whatever its cost); then Newton steps
+// while the derivative keeps its sign, the bracket's other end starting at 0; then bisection of
+// the bracket with the Newton points of both ends as candidates. Returns 0 when nothing improves
+// the cost; ls.improvement is what the returned step gains.
 template <class T>
 MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol) {
   ls.neval = 0;
+  ls.improvement = 0;
   const LinePoint<T> p0 = line_eval(ls, T(0));
   LinePoint<T> p1 = line_eval(ls, p0.alpha - p0.d1 / p0.d2);
-  if (p0.cost < p1.cost) p1 = p0;
-  if (fabs(p1.d1) < gtol) return p1.alpha;
+  auto done = [&](const LinePoint<T>& p) {
+    ls.improvement = p0.cost - p.cost;
+    return p.alpha;
+  };
+  if (fabs(p1.d1) < gtol) return done(p1);
 
   // One-sided Newton steps until the derivative changes sign.
   const T dir = p1.d1 < 0 ? T(1) : T(-1);
-  LinePoint<T> p2 = p1;
-  bool p2_set = false;
+  LinePoint<T> p2 = p0;
   while (p1.d1 * dir <= -gtol && ls.neval < ls.max_eval) {
     p2 = p1;
-    p2_set = true;
     p1 = line_eval(ls, p1.alpha - p1.d1 / p1.d2);
-    if (fabs(p1.d1) < gtol) return p1.alpha;
+    if (fabs(p1.d1) < gtol) return done(p1);
   }
-  if (ls.neval >= ls.max_eval || !p2_set) return p1.alpha;
+  if (ls.neval >= ls.max_eval) return done(p1);
 
   // Bracketed search between p1 and p2.
   LinePoint<T> p2next = p1;
@@ -308,25 +505,19 @@ MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol) {
     const LinePoint<T> pmid = line_eval(ls, T(0.5) * (p1.alpha + p2.alpha));
     const LinePoint<T> cand[3] = {p1next, p2next, pmid};
     // The converged candidate with the lowest cost, if any.
-    bool found = false;
-    T best_alpha = 0, best_cost = 0;
+    int best = -1;
     MYRIAD_UNROLL
-    for (int i = 0; i < 3; ++i) {
-      if (fabs(cand[i].d1) < gtol && (!found || cand[i].cost < best_cost)) {
-        found = true;
-        best_alpha = cand[i].alpha;
-        best_cost = cand[i].cost;
-      }
-    }
-    if (found) return best_alpha;
+    for (int i = 0; i < 3; ++i)
+      if (fabs(cand[i].d1) < gtol && (best < 0 || cand[i].cost < cand[best].cost)) best = i;
+    if (best >= 0) return done(cand[best]);
     const int b1 = update_bracket(ls, p1, cand, p1next);
     const int b2 = update_bracket(ls, p2, cand, p2next);
     // No bracket end moved: numerical accuracy reached.
-    if (!b1 && !b2) return pmid.alpha;
+    if (!b1 && !b2) return done(pmid);
   }
   // Out of evaluations: the better bracket end, if it improves on 0.
-  if (p1.cost <= p2.cost && p1.cost < p0.cost) return p1.alpha;
-  if (p2.cost <= p1.cost && p2.cost < p0.cost) return p2.alpha;
+  if (p1.cost <= p2.cost && p1.cost < p0.cost) return done(p1);
+  if (p2.cost <= p1.cost && p2.cost < p0.cost) return done(p2);
   return 0;
 }
 
@@ -472,7 +663,9 @@ MYRIAD_HD int newton_begin(NewtonRun<T>& r, const T* qacc_warmstart) {
   const Rows<T>& rows = r.rows;
   r.iter = 0;
   for (int i = 0; i < nefc; ++i)
-    if (rows.type[i] < kEquality || rows.type[i] >= kContactElliptic) return -1;
+    if (rows.type[i] < kEquality || rows.type[i] > kContactElliptic ||
+        (rows.type[i] == kContactElliptic && !rows.has_cones))
+      return -1;
   if (nefc == 0) {
     for (int k = 0; k < nv; ++k) {
       r.qacc[k] = r.qacc_smooth[k];
@@ -555,9 +748,12 @@ MYRIAD_HD int newton_continue(NewtonRun<T>& r) {
     quad[3 * i + 1] = Jv[i] * DJ0;
     quad[3 * i + 2] = T(0.5) * Jv[i] * rows.D[i] * Jv[i];
   }
+  if (rows.has_cones) line_prepare_cones(rows, Jaref, Jv, quad);
   const T alpha = line_search(ls, gtol);
-  // No improvement (or, in float, an overflowed step): keep the current iterate.
-  if (alpha == T(0) || !(fabs(alpha) <= T(1e30))) return kNewtonDone;
+  // No improvement, or one below the tolerance (MuJoCo 3.11 then stops before the step), or, in
+  // float, an overflowed step: keep the current iterate.
+  if (alpha == T(0) || ls.improvement * r.scale < opt.tolerance || !(fabs(alpha) <= T(1e30)))
+    return kNewtonDone;
 
   // Move to the new point and update forces, cost and gradient there.
   for (int k = 0; k < nv; ++k) {
@@ -601,6 +797,11 @@ template <class T>
 MYRIAD_HD bool newton_update(NewtonRun<T>& r) {
   using namespace detail;
   if (r.refactor) return true;
+  if (r.rows.has_cones) {  // the cones' Hessians change with every iterate: assembled anew
+    assemble_hessian(r.hessian(), r.nv, r.M, r.rows, r.Jaref());
+    r.refactor = true;
+    return true;
+  }
   const int nv = r.nv;
   const Rows<T>& rows = r.rows;
   T* quadratic = r.quadratic();

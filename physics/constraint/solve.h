@@ -3,6 +3,7 @@
 // solver (newton.h). Without rows, qacc is qacc_smooth. MYRIAD_HD; templated on the scalar.
 #pragma once
 
+#include "physics/collision/contact.h"
 #include "physics/constraint/newton.h"
 
 namespace myriad::physics::constraint {
@@ -10,9 +11,10 @@ namespace myriad::physics::constraint {
 // mjDSBL_WARMSTART (import.cc checks it against MuJoCo's).
 constexpr int32_t kDisableWarmstart = 1 << 9;
 
-// Scratch per env for solve(): the Newton solver's plus the row types as int32 (one T each).
+// Scratch per env for solve(): the Newton solver's, then the row types and the elliptic
+// contacts' dims as int32 (one T each) and the rows' cone scales (Rows::cone_dim, Rows::cone).
 MYRIAD_HD int64_t solver_scratch_size(int nv, int nefc_max) {
-  return newton_scratch_size(nv, nefc_max) + nefc_max;
+  return newton_scratch_size(nv, nefc_max) + 3 * int64_t{nefc_max};
 }
 
 // (qM [nv, nv], J [nefc, nv]) => (Σ qM_kk over the dofs of every kinematic tree that a row's J
@@ -49,9 +51,28 @@ MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
   for (int i = 0; i < nv; ++i)
     for (int j = 0; j < i; ++j) d.qM[j * nv + i] = d.qM[i * nv + j];
   // The row types as int32, in the scratch past the solver's own (see solver_scratch_size).
-  int32_t* type =
-      reinterpret_cast<int32_t*>(d.solver_scratch + newton_scratch_size(nv, m.nefc_max));
-  for (int r = 0; r < nefc; ++r) type[r] = static_cast<int32_t>(d.efc_type[r]);
+  T* extra = d.solver_scratch + newton_scratch_size(nv, m.nefc_max);
+  int32_t* type = reinterpret_cast<int32_t*>(extra);
+  int32_t* cone_dim = reinterpret_cast<int32_t*>(extra + m.nefc_max);
+  T* cone = extra + 2 * m.nefc_max;
+  bool has_cones = false;
+  const auto* con = reinterpret_cast<const collision::Contact<T>*>(d.contact);
+  for (int r = 0; r < nefc; ++r) {
+    type[r] = static_cast<int32_t>(d.efc_type[r]);
+    cone_dim[r] = 0;
+    cone[r] = 0;
+  }
+  // Elliptic contacts: mu = friction[0] sqrt(R_1 / R_0) on the normal row (MuJoCo's con->mu),
+  // friction[k - 1] on row k.
+  for (int r = 0; r < nefc; ++r) {
+    if (type[r] != kContactElliptic) continue;
+    const collision::Contact<T>& c = con[static_cast<int>(d.efc_id[r])];
+    has_cones = true;
+    cone_dim[r] = c.dim;
+    cone[r] = c.friction[0] * sqrt(d.efc_R[r + 1] / d.efc_R[r]);
+    for (int k = 1; k < c.dim; ++k) cone[r + k] = c.friction[k - 1];
+    r += c.dim - 1;
+  }
   NewtonRun<T> run;
   run.nv = nv;
   run.M = d.qM;
@@ -64,6 +85,9 @@ MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
   run.rows.R = d.efc_R;
   run.rows.aref = d.efc_aref;
   run.rows.frictionloss = d.efc_frictionloss;
+  run.rows.cone_dim = cone_dim;
+  run.rows.cone = cone;
+  run.rows.has_cones = has_cones;
   run.opt.iterations = m.iterations;
   run.opt.tolerance = m.tolerance;
   run.opt.ls_iterations = m.ls_iterations;

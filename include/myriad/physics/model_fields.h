@@ -44,7 +44,7 @@ constexpr int kNImp = 5;
   X(nsensor, 0, copy)                \
   X(nsensordata, 0, copy)            /* sensordata's length */ \
   X(integrator, kEuler, custom)      /* Integrator */ \
-  X(cone, 0, opt)                    /* mjtCone: 0 pyramidal (elliptic is refused) */ \
+  X(cone, 0, opt)                    /* mjtCone: 0 pyramidal, 1 elliptic */ \
   X(iterations, 100, opt)            /* Newton iterations at most */ \
   X(ls_iterations, 50, opt)          /* line-search cost evaluations at most */ \
   X(ncandidate, 0, custom)           /* candidate geom pairs (collision_pairs) */ \
