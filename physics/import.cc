@@ -39,6 +39,7 @@ static_assert(constraint::kDisableConstraint == mjDSBL_CONSTRAINT &&
                   constraint::kDisableContact == mjDSBL_CONTACT &&
                   constraint::kDisableRefSafe == mjDSBL_REFSAFE &&
                   constraint::kDisableWarmstart == mjDSBL_WARMSTART &&
+                  constraint::kDisableIsland == mjDSBL_ISLAND &&
                   collision::kDisableConstraint == mjDSBL_CONSTRAINT &&
                   collision::kDisableContact == mjDSBL_CONTACT &&
                   collision::kDisableFilterParent == mjDSBL_FILTERPARENT &&
@@ -360,7 +361,6 @@ Model<double> import_model(const mjModel* m) {
   if (m->neq > 0 && !constraints_off && !(flags & mjDSBL_EQUALITY))
     refuse("equality constraints (" + std::to_string(m->neq) + " in the model)");
   if (m->nmocap > 0) refuse("mocap bodies");
-  if (m->opt.integrator == mjINT_IMPLICIT) refuse("the implicit integrator (use Euler or RK4)");
   if (m->opt.integrator == mjINT_IMPLICIT)
     refuse("the implicit integrator (use implicitfast, Euler or RK4)");
   if (m->opt.integrator != mjINT_EULER && m->opt.integrator != mjINT_RK4 &&

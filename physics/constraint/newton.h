@@ -471,17 +471,22 @@ MYRIAD_HD int update_bracket(LineSearch<T>& ls, LinePoint<T>& p, const LinePoint
   return flag;
 }
 
-// MuJoCo's CGsearch (3.11): the step along the search direction that minimizes the 1-D cost,
-// to |derivative| < gtol. One Newton step from 0 (taken whatever its cost); then Newton steps
-// while the derivative keeps its sign, the bracket's other end starting at 0; then bisection of
-// the bracket with the Newton points of both ends as candidates. Returns 0 when nothing improves
-// the cost; ls.improvement is what the returned step gains.
+// MuJoCo's CGsearch: the step along the search direction that minimizes the 1-D cost, to
+// |derivative| < gtol. One Newton step from 0; then Newton steps while the derivative keeps its
+// sign; then bisection of the bracket with the Newton points of both ends as candidates. Returns
+// 0 when nothing improves the cost; ls.improvement is what the returned step gains.
+// cone_rules: MuJoCo 3.11's variant as measured on elliptic-cone problems (the first Newton
+// point taken whatever its cost, the bracket's far end starting at 0). Without cones the engine
+// keeps the variant that falls back to 0 and leaves the far end unset until a one-sided step:
+// libmujoco's trajectories on pyramidal problems agree with it to 1e-12 in float64, and float32
+// needs the fallback where rounding makes the Newton point cost more.
 template <class T>
-MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol) {
+MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol, bool cone_rules) {
   ls.neval = 0;
   ls.improvement = 0;
   const LinePoint<T> p0 = line_eval(ls, T(0));
   LinePoint<T> p1 = line_eval(ls, p0.alpha - p0.d1 / p0.d2);
+  if (!cone_rules && p0.cost < p1.cost) p1 = p0;
   auto done = [&](const LinePoint<T>& p) {
     ls.improvement = p0.cost - p.cost;
     return p.alpha;
@@ -491,12 +496,14 @@ MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol) {
   // One-sided Newton steps until the derivative changes sign.
   const T dir = p1.d1 < 0 ? T(1) : T(-1);
   LinePoint<T> p2 = p0;
+  bool p2_set = cone_rules;
   while (p1.d1 * dir <= -gtol && ls.neval < ls.max_eval) {
     p2 = p1;
+    p2_set = true;
     p1 = line_eval(ls, p1.alpha - p1.d1 / p1.d2);
     if (fabs(p1.d1) < gtol) return done(p1);
   }
-  if (ls.neval >= ls.max_eval) return done(p1);
+  if (ls.neval >= ls.max_eval || !p2_set) return done(p1);
 
   // Bracketed search between p1 and p2.
   LinePoint<T> p2next = p1;
@@ -749,10 +756,14 @@ MYRIAD_HD int newton_continue(NewtonRun<T>& r) {
     quad[3 * i + 2] = T(0.5) * Jv[i] * rows.D[i] * Jv[i];
   }
   if (rows.has_cones) line_prepare_cones(rows, Jaref, Jv, quad);
-  const T alpha = line_search(ls, gtol);
-  // No improvement, or one below the tolerance (MuJoCo 3.11 then stops before the step), or, in
-  // float, an overflowed step: keep the current iterate.
-  if (alpha == T(0) || ls.improvement * r.scale < opt.tolerance || !(fabs(alpha) <= T(1e30)))
+  const T alpha = line_search(ls, gtol, rows.has_cones);
+  // No improvement, or, in float, an overflowed step: keep the current iterate. With elliptic
+  // cones also an improvement below the tolerance: MuJoCo 3.11 then stops before the step (its
+  // iteration counts on cone problems match only so; on pyramidal problems, which Newton solves
+  // exactly, the same rule would stop at rounding-level improvements where libmujoco does not,
+  // and its trajectories drift 1e-6 from libmujoco's where they otherwise agree to 1e-12).
+  if (alpha == T(0) || !(fabs(alpha) <= T(1e30)) ||
+      (rows.has_cones && sizeof(T) == 8 && ls.improvement * r.scale < opt.tolerance))
     return kNewtonDone;
 
   // Move to the new point and update forces, cost and gradient there.
@@ -782,8 +793,13 @@ MYRIAD_HD int newton_continue(NewtonRun<T>& r) {
   const T gradient = sqrt(dot(grad, grad, nv)) * r.scale;
   const T improvement_floor = T(16) * kEps<T> * fabs(r.cost) * r.scale;
   const T gradient_floor = T(4) * kEps<T> * sqrt(grad_noise) * r.scale;
-  if (improvement < opt.tolerance || gradient < opt.tolerance) return kNewtonDone;
-  if (improvement < improvement_floor || gradient < gradient_floor) return kNewtonDone;
+  // In float on the elliptic cone the cost cannot show the last digits the solve needs (its
+  // improvements fall into rounding while qacc is still off by ~sqrt(eps)): there only the
+  // gradient, which Newton keeps shrinking quadratically, ends the iterations.
+  const bool by_gradient_only = sizeof(T) == 4 && rows.has_cones;
+  if (!by_gradient_only && (improvement < opt.tolerance || improvement < improvement_floor))
+    return kNewtonDone;
+  if (gradient < opt.tolerance || gradient < gradient_floor) return kNewtonDone;
   r.refactor = false;  // hessian() holds the last factor; newton_update brings it here
   return kNewtonFactor;
 }

@@ -8,8 +8,9 @@
 
 namespace myriad::physics::constraint {
 
-// mjDSBL_WARMSTART (import.cc checks it against MuJoCo's).
+// mjDSBL_WARMSTART, mjDSBL_ISLAND (import.cc checks them against MuJoCo's).
 constexpr int32_t kDisableWarmstart = 1 << 9;
+constexpr int32_t kDisableIsland = 1 << 18;
 
 // Scratch per env for solve(): the Newton solver's, then the row types and the elliptic
 // contacts' dims as int32 (one T each) and the rows' cone scales (Rows::cone_dim, Rows::cone).
@@ -93,7 +94,9 @@ MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
   run.opt.ls_iterations = m.ls_iterations;
   run.opt.ls_tolerance = m.ls_tolerance;
   run.opt.meaninertia = m.meaninertia;
-  run.opt.island_inertia = island_inertia(m, d.qM, d.efc_J, nefc);
+  // Without islands (option flag island) MuJoCo scales the cost by meaninertia nv.
+  run.opt.island_inertia =
+      m.disableflags & kDisableIsland ? T(0) : island_inertia(m, d.qM, d.efc_J, nefc);
   run.scratch = d.solver_scratch;
   run.qacc = d.qacc;
   run.efc_force = d.efc_force;

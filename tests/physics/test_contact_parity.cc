@@ -116,9 +116,53 @@ TEST(ShippedModels, ActuatorTypesParity) {
   }
 }
 
-// Every sensor type the engine computes (physics/sensor.h), on physics/models/sensors.xml: the
-// model has each type at least once, and sensordata agrees with libmujoco's at random states and
-// at states from its trajectories (with contacts), float64 and float32.
+// Elliptic cones (physics/models/elliptic.xml: condim 1, 3, 4, 6, impratio, a pair's friction, a
+// sled pushed along the cone's surface; islands off, as the engine solves every body together):
+// rows, forces and qacc at the model's tolerance and converged, and trajectories, float64 and
+// float32.
+TEST(ShippedModels, EllipticConeParity) {
+  for (bool float32 : {false, true}) {
+    CheckOptions o;
+    o.float32 = float32;
+    o.steps = 400;
+    expect_ok(check_against_mujoco(shipped_model("elliptic"), o), float32);
+  }
+}
+
+// The implicitfast integrator (physics/models/implicitfast.xml: damping, position, velocity,
+// affine-gain and tendon actuators, a tendon across two trees, free bodies solved alone), float64.
+TEST(ShippedModels, ImplicitFastParity) {
+  CheckOptions o;
+  o.steps = 400;
+  expect_ok(check_against_mujoco(shipped_model("implicitfast"), o), false);
+}
+
+// The robot scenes (envs/robots/models/: mjlab's Go1 and G1 with the actuators, armature and
+// collision settings of its velocity tasks; Go1 on elliptic cones with condim 6 feet and
+// impratio 10, both implicitfast), a trajectory from the home keyframe among the others, float64
+// and float32.
+TEST(RobotScenes, Go1AndG1Parity) {
+  const char* src = std::getenv("MYRIAD_SOURCE_DIR");
+  for (const char* robot : {"go1", "g1"})
+    for (bool float32 : {false, true}) {
+      CheckOptions o;
+      o.float32 = float32;
+      o.steps = 200;
+      const auto rows = check_against_mujoco(std::string(src ? src : MYRIAD_SOURCE_DIR_DEFAULT) +
+                                                 "/envs/robots/models/" + robot + ".xml",
+                                             o);
+      SCOPED_TRACE(std::string(robot) + (float32 ? " float32" : " float64"));
+      expect_ok(rows, float32);
+      for (const auto& r : rows)
+        if (r.quantity.rfind("trajectory", 0) == 0)
+          EXPECT_NE(r.detail.find("1 from keyframes"), std::string::npos) << r.detail;
+    }
+}
+
+// Every sensor type the engine computes// Every sensor type the engine computes (physics/sensor.h),
+// on physics/models/sensors.xml: the model has each type at least once, and sensordata agrees with
+// libmujoco's at random states and at states from its trajectories (with contacts), float64 and
+// float32.
 TEST(ShippedModels, SensorParity) {
   const std::string path = shipped_model("sensors");
   char error[1000] = "";

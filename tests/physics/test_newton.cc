@@ -5,7 +5,8 @@
 // mass matrix, smooth force and acceleration and warm start go through newton_solve in double
 // and in float, and qacc, efc_force and qfrc_constraint are compared with libmujoco's, as are the
 // iteration counts; row costs and forces at points off the optimum are compared with
-// mj_constraintUpdate's. Float at tiny friction must stay finite; elliptic rows are refused.
+// mj_constraintUpdate's. Float at tiny friction must stay finite; elliptic rows without their
+// cone data (Rows::cone_dim, cone) are refused.
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
@@ -493,7 +494,7 @@ TEST(Newton, TinyFrictionFloatStaysFinite) {
   EXPECT_GT(max_d, 1e6);
 }
 
-TEST(Newton, EllipticRowIsRefused) {
+TEST(Newton, EllipticRowWithoutConeDataIsRefused) {
   const int nv = 2;
   const double M[4] = {1, 0, 0, 1}, qfrc[2] = {0, -1}, qacc_smooth[2] = {0, -1};
   const double ws[2] = {0, 0};

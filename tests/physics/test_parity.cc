@@ -127,12 +127,23 @@ TEST(Import, UnsupportedFeaturesAreRefusedByName) {
       {"<mujoco><worldbody><body><joint name='shoulder' type='ball' limited='true' range='0 1'/>"
        "<geom size='0.1' contype='0' conaffinity='0'/></body></worldbody></mujoco>",
        "ball joint limits", "shoulder"},
+      {"<mujoco><option integrator='implicit'/><worldbody>" + floor +
+           "<body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>",
+       "implicit integrator", "implicitfast"},
       {"<mujoco><option cone='elliptic'/><worldbody>" + floor +
-           "<body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>",
-       "elliptic", "pyramidal"},
-      {"<mujoco><option integrator='implicitfast'/><worldbody>" + floor +
-           "<body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>",
-       "implicitfast", "Euler or RK4"},
+           "<body name='b'><freejoint/><geom name='ball' size='0.1'/></body></worldbody>"
+           "<contact><pair geom1='floor' geom2='ball' solreffriction='0.02 1'/></contact>"
+           "</mujoco>",
+       "solreffriction on an elliptic cone", "pair 0"},
+      {"<mujoco><worldbody><body><joint name='hip' type='hinge' damping='0.1 0.2 0'/>"
+       "<geom size='0.1'/></body></worldbody></mujoco>",
+       "polynomial joint damping", "hip"},
+      {"<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='0.1'/></body>"
+       "</worldbody><actuator><motor name='m' joint='j' damping='0.5'/></actuator></mujoco>",
+       "actuator damping", "m"},
+      {"<mujoco><worldbody><body><joint name='j' type='hinge'/><geom size='0.1'/></body>"
+       "</worldbody><actuator><motor name='m' joint='j' armature='0.5'/></actuator></mujoco>",
+       "actuator armature", "m"},
       {"<mujoco><worldbody>" + floor +
            "<body name='lifted' gravcomp='1'><freejoint/><geom size='0.1'/></body></worldbody>"
            "</mujoco>",
@@ -173,13 +184,101 @@ TEST(Import, UnsupportedFeaturesAreRefusedByName) {
                          "size='0.1 0.1' contype='0' conaffinity='0'/></body></worldbody>"
                          "</mujoco>"),
             "");
-  for (const char* condim : {"1", "3", "4", "6"})
-    EXPECT_EQ(import_error("<mujoco><worldbody>" + floor +
-                           "<body pos='0 0 0.1'><freejoint/><geom size='0.1' condim='" + condim +
-                           "'/></body></worldbody></mujoco>"),
-              "")
-        << "condim " << condim;
+  for (const char* cone : {"pyramidal", "elliptic"})
+    for (const char* condim : {"1", "3", "4", "6"})
+      EXPECT_EQ(import_error(std::string("<mujoco><option cone='") + cone +
+                             "' integrator='implicitfast'/><worldbody>" + floor +
+                             "<body pos='0 0 0.1'><freejoint/><geom size='0.1' condim='" + condim +
+                             "'/></body></worldbody></mujoco>"),
+                "")
+          << "condim " << condim << " " << cone;
   EXPECT_THROW(load_mjcf(::testing::TempDir() + "/does_not_exist.xml"), std::invalid_argument);
+}
+
+// Scene files (physics/scene_edits.h): "mjlab:" paths resolve in the mjlab package, custom
+// numerics named "myriad:<joint|geom> <attribute> <pattern>" edit the included or attached
+// robot; a malformed edit, a pattern that matches nothing, a missing package file, an unknown
+// keyframe are errors naming what was wrong.
+TEST(Import, SceneEditsPackagePathsAndKeyframes) {
+  const std::string robot = ::testing::TempDir() + "/edit_robot.xml";
+  FILE* f = fopen(robot.c_str(), "w");
+  fputs(
+      "<mujoco><worldbody><body name='base'><joint name='hip_joint' type='hinge'/>"
+      "<geom name='foot_collision' size='0.1'/></body></worldbody></mujoco>",
+      f);
+  fclose(f);
+  const auto scene = [&](const std::string& custom) {
+    return "<mujoco><asset><model name='r' file='" + robot +
+           "'/></asset><worldbody><attach model='r' body='base' prefix=''/></worldbody>"
+           "<custom>" +
+           custom +
+           "</custom><keyframe><key name='home' qpos='0.5'/><key qpos='-0.5'/></keyframe>"
+           "</mujoco>";
+  };
+  const std::string path = ::testing::TempDir() + "/edit_scene.xml";
+  const auto load = [&](const std::string& xml) {
+    FILE* g = fopen(path.c_str(), "w");
+    fputs(xml.c_str(), g);
+    fclose(g);
+    return load_mjcf(path);
+  };
+  const Model<double> m =
+      load(scene("<numeric name='myriad:joint armature .*_joint' data='0.25'/>"
+                 "<numeric name='myriad:geom condim foot_.*' data='6'/>"
+                 "<numeric name='myriad:geom friction foot_collision' data='0.6 0.01'/>"));
+  EXPECT_EQ(m.dof_armature[0], 0.25);
+  EXPECT_EQ(m.geom_condim[0], 6);
+  EXPECT_EQ(m.geom_friction[0], 0.6);
+  EXPECT_EQ(m.geom_friction[1], 0.01);
+  EXPECT_EQ(m.geom_friction[2], 0.0001);  // MuJoCo's default, untouched
+  // Keyframes: the named one, an unnamed one by index, and an unknown name listing the valid.
+  Model<double> k = m;
+  use_keyframe(k, "home");
+  EXPECT_EQ(k.qpos_init[0], 0.5);
+  use_keyframe(k, "#1");
+  EXPECT_EQ(k.qpos_init[0], -0.5);
+  try {
+    use_keyframe(k, "crouch");
+    ADD_FAILURE() << "no error for an unknown keyframe";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("valid: home, #1"), std::string::npos) << e.what();
+  }
+  const struct {
+    std::string custom, expect;
+  } bad[] = {
+      {"<numeric name='myriad:joint stiffnes .*' data='1'/>", "(valid: armature, damping"},
+      {"<numeric name='myriad:body mass base' data='1'/>", "element 'body'"},
+      {"<numeric name='myriad:geom condim nothing_.*' data='3'/>", "no geom name matches"},
+      {"<numeric name='myriad:geom solref foot_collision' data='0.02'/>", "1 values, expected 2"},
+      {"<numeric name='myriad:geom condim foot_collision' data='3.5'/>", "not an integer"},
+      {"<numeric name='myriad:geom condim' data='3'/>", "expected \"myriad:<joint|geom>"},
+  };
+  for (const auto& c : bad) {
+    try {
+      load(scene(c.custom));
+      ADD_FAILURE() << "no error for " << c.custom;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("edit_scene.xml"), std::string::npos) << e.what();
+    }
+  }
+  // "mjlab:" paths: a file the package lacks is named; without the package, how to get it.
+  try {
+    load(
+        "<mujoco><asset><model name='r' file='mjlab:asset_zoo/no_such_robot.xml'/></asset>"
+        "</mujoco>");
+    ADD_FAILURE() << "no error for a missing package file";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_robot.xml"), std::string::npos) << e.what();
+  }
+  setenv("MYRIAD_MJLAB_DIR", "/nonexistent/mjlab", 1);
+  try {
+    load("<mujoco><asset><model name='r' file='mjlab:asset_zoo/robot.xml'/></asset></mujoco>");
+    ADD_FAILURE() << "no error without the package";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("pip install mjlab"), std::string::npos) << e.what();
+  }
+  unsetenv("MYRIAD_MJLAB_DIR");
 }
 
 }  // namespace
