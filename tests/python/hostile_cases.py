@@ -422,6 +422,25 @@ MJCF_MUTATIONS = [
      r"option.*: wind = "),
     ("magnetic_inf", 'gravity="0 0 -9.81"', 'gravity="0 0 -9.81" magnetic="0 inf 0"',
      r"option: magnetic = "),
+    # Files a model names that are not there, and scene edits that do not apply: named.
+    ("mesh_missing", '<worldbody>',
+     '<asset><mesh name="skin" file="no_such_mesh.stl"/></asset><worldbody>',
+     r"no_such_mesh\.stl"),
+    ("include_missing", '<worldbody>', '<include file="no_such_part.xml"/><worldbody>',
+     r"no_such_part\.xml"),
+    ("mjlab_file_missing", '<worldbody>',
+     '<asset><model name="r" file="mjlab:asset_zoo/robots/no_such_robot.xml"/></asset><worldbody>',
+     r"mjlab:asset_zoo/robots/no_such_robot\.xml"),
+    ("scene_edit_matches_nothing", '<worldbody>',
+     '<custom><numeric name="myriad:geom condim no_such_geom" data="3"/></custom><worldbody>',
+     r"myriad:geom condim no_such_geom.*no geom name matches"),
+    ("scene_edit_unknown_attribute", '<worldbody>',
+     '<custom><numeric name="myriad:joint mass hinge" data="3"/></custom><worldbody>',
+     r"joint attribute 'mass' \(valid: armature"),
+    ("implicit_integrator", 'timestep="0.01"', 'timestep="0.01" integrator="implicit"',
+     r"implicit integrator \(use implicitfast"),
+    ("cylinder_colliding", 'type="sphere" size="0.1"', 'type="cylinder" size="0.1 0.1"',
+     r"cylinder collisions \(geom 'bob'"),
     # Reversed ranges: libmujoco's own compile errors, which name the element, reach the user.
     ("ctrlrange_reversed", 'ctrlrange="-1 1"', 'ctrlrange="1 -1"',
      r"invalid control range for actuator[\s\S]*'motor'"),
@@ -457,6 +476,12 @@ def mjcf_number_cases():
                               {"env": {"id": "MJCF-v0", "num_envs": 2, "xml": write(work, t)},
                                "run": {"total_env_steps": 64}}, out=str(work / "run")),
                           expect))
+    for physics in ("myriad", "mujoco"):
+        cases.append(Case(f"mjcf_numbers/make_unknown_keyframe_{physics}",
+                          lambda work, p=physics: myriad.make(
+                              "MJCF-v0", num_envs=2, seed=0, xml=write(work, MJCF_BASE),
+                              physics=p, keyframe="crouch"),
+                          r"keyframe.*no keyframe 'crouch' in the model \(it has none\)"))
     no_actuators = MJCF_BASE[:MJCF_BASE.index("  <actuator>")] + "</mujoco>\n"
     for physics in ("myriad", "mujoco"):
         cases.append(Case(f"mjcf_numbers/train_no_actuators_{physics}",

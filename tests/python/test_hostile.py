@@ -45,4 +45,4 @@ def test_every_hostile_case_is_refused_clearly(category):
     bad = [r for r in results if r["verdict"] != "refused"]
     assert not bad, "\n".join(json.dumps(r) for r in bad[:20])
     assert len(results) >= {"config": 400, "api": 80, "file": 10, "checkpoint": 200,
-                            "mjcf_numbers": 55}[category]
+                            "mjcf_numbers": 75}[category]
