@@ -8,17 +8,22 @@
 set(MYRIAD_MUJOCO_PINNED 3.11.0)
 set(MYRIAD_MUJOCO_DIR "" CACHE PATH "The mujoco wheel's package folder (default: the venv's)")
 
-if(NOT MYRIAD_MUJOCO_DIR)
+# A package's folder as the venv's Python (else the found Python) prints it with `code`; out is
+# left alone when no Python can.
+function(myriad_python_package_dir out code)
   foreach(py ${MYRIAD_VENV_PYTHON} ${Python_EXECUTABLE})
-    execute_process(
-      COMMAND ${py} -c "import mujoco, os; print(os.path.dirname(mujoco.__file__))"
-      OUTPUT_VARIABLE _mj_dir OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _mj_rc
-      ERROR_QUIET)
-    if(_mj_rc EQUAL 0)
-      set(MYRIAD_MUJOCO_DIR ${_mj_dir})
-      break()
+    execute_process(COMMAND ${py} -c "${code}" OUTPUT_VARIABLE _dir
+                    OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc ERROR_QUIET)
+    if(_rc EQUAL 0)
+      set(${out} ${_dir} PARENT_SCOPE)
+      return()
     endif()
   endforeach()
+endfunction()
+
+if(NOT MYRIAD_MUJOCO_DIR)
+  myriad_python_package_dir(MYRIAD_MUJOCO_DIR
+                            "import mujoco, os; print(os.path.dirname(mujoco.__file__))")
 endif()
 file(GLOB _mj_lib "${MYRIAD_MUJOCO_DIR}/libmujoco.so.*")
 if(NOT MYRIAD_MUJOCO_DIR OR NOT _mj_lib OR NOT EXISTS "${MYRIAD_MUJOCO_DIR}/include/mujoco/mujoco.h")
@@ -48,16 +53,8 @@ message(STATUS "Myriad links libmujoco ${MYRIAD_MUJOCO_VERSION} (${MYRIAD_MUJOCO
 # load with a message naming the package; MYRIAD_MJLAB_DIR at run time overrides it.
 set(MYRIAD_MJLAB_DIR "" CACHE PATH "The mjlab package's folder (default: the venv's)")
 if(NOT MYRIAD_MJLAB_DIR)
-  foreach(py ${MYRIAD_VENV_PYTHON} ${Python_EXECUTABLE})
-    execute_process(
-      COMMAND ${py} -c
-              "import importlib.util as u; print(u.find_spec('mjlab').submodule_search_locations[0])"
-      OUTPUT_VARIABLE _mjlab_dir OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _mjlab_rc
-      ERROR_QUIET)
-    if(_mjlab_rc EQUAL 0)
-      set(MYRIAD_MJLAB_DIR ${_mjlab_dir})
-      break()
-    endif()
-  endforeach()
+  myriad_python_package_dir(
+    MYRIAD_MJLAB_DIR
+    "import importlib.util as u; print(u.find_spec('mjlab').submodule_search_locations[0])")
 endif()
 message(STATUS "mjlab robot models: ${MYRIAD_MJLAB_DIR}")
