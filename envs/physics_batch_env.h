@@ -1,11 +1,11 @@
 // PhysicsBatchEnv<Env>: the BatchEnv of a physics env (envs/locomotion/), over the engine
-// (physics=myriad, float32 or float64 on the CPU, float32 on CUDA) or libmujoco
+// (physics=myriad, float32 or float64, on the CPU or CUDA) or libmujoco
 // (physics=mujoco, CPU). Owns the framework's buffers (torch tensors on the env's device) and a
 // runner (envs/physics_runner.h) that owns the physics data; the env logic lives only in Env and
 // the framework's kernels (envs/physics_kernels.h).
 //
 // Options: the env's own (Gymnasium's keyword names; ranges such as healthy_z_range are text
-// "low,high"), plus max_episode_steps, frame_skip, precision (32 or 64; CPU engine only) and the
+// "low,high"), plus max_episode_steps, frame_skip, precision (32 or 64; the engine's) and the
 // text option physics ("myriad" or "mujoco").
 #pragma once
 
@@ -171,10 +171,9 @@ class PhysicsBatchEnv final : public BatchEnv {
         throw std::invalid_argument(spec_.id + " has no range option '" + key +
                                     "' (valid: " + valid_options(spec_) + ")");
     }
-    if (device.is_cuda() && (physics != "myriad" || precision != 32))
-      throw std::invalid_argument(
-          spec_.id + " on CUDA runs physics=myriad in float32 only (got physics=" + physics +
-          ", precision=" + std::to_string(precision) + ")");
+    if (device.is_cuda() && physics != "myriad")
+      throw std::invalid_argument(spec_.id + " on CUDA runs physics=myriad only (got physics=" +
+                                  physics + ")");
     if ((launch == "staged" || launch == "tiled") && physics != "myriad")
       throw std::invalid_argument(spec_.id + " option launch=" + launch +
                                   " needs physics=myriad (got " + physics + ")");
@@ -238,7 +237,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     for (int k = 0; k < nv; ++k) spec_.state_names.push_back("qvel[" + std::to_string(k) + "]");
 
     if (device.is_cuda()) {
-      runner_ = make_cuda_runner<Env>(model_, n, device.index, staged);
+      runner_ = make_cuda_runner<Env>(model_, n, device.index, staged, precision);
     } else {
       const PhysicsSim sim = physics == "mujoco" ? PhysicsSim::kMujoco
                              : precision == 64   ? PhysicsSim::kMyriad64

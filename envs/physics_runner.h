@@ -54,9 +54,9 @@ std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
                                                     const physics::Model<double>& model,
                                                     const mjModel* mj, int64_t n,
                                                     PhysicsLaunch launch);
-// The engine in float32 on GPU `device`.
+// The engine on GPU `device`, in float32 (precision 32) or float64 (64).
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model, int64_t n,
-                                                     int device, bool staged);
+                                                     int device, bool staged, int precision);
 
 }  // namespace myriad::envs

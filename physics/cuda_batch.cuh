@@ -30,6 +30,7 @@ struct CudaBatch<T>::Impl {
   const Model<T>& host_model;
   int64_t n;
   int device;  // GPU ordinal: every allocation, copy and launch is made with it current
+  cudaStream_t stream;  // every copy, memset and synchronous launch of the batch
   ModelView<T> view{};
   BatchView<T> data{};
   std::vector<void*> allocations;
@@ -43,7 +44,8 @@ struct CudaBatch<T>::Impl {
 };
 
 template <class T>
-CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n, int device) : impl_(new Impl{m, n, device}) {
+CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n, int device, void* stream)
+    : impl_(new Impl{m, n, device, static_cast<cudaStream_t>(stream)}) {
   if (impl_->device < 0) check(cudaGetDevice(&impl_->device), "cudaGetDevice");
   const CudaDeviceScope on(impl_->device);
   static_assert(sizeof(EnvData<T>) % sizeof(T*) == 0, "EnvData must hold only pointers");
@@ -53,18 +55,22 @@ CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n, int device) : impl_(new Im
     using Elem = typename std::decay_t<decltype(array)>::value_type;
     const size_t bytes = array.size() * sizeof(Elem);
     void* p = impl_->alloc(bytes);
-    check(cudaMemcpy(p, array.data(), bytes, cudaMemcpyHostToDevice), "copy model");
+    check(cudaMemcpyAsync(p, array.data(), bytes, cudaMemcpyHostToDevice, impl_->stream),
+          "copy model");
     pointer = static_cast<const Elem*>(p);
   });
   EnvData<T> probe{};
   int f = 0;
   for_each_field(probe, m, [&](const char*, T*&, int64_t size) {
     impl_->data.base[f] = static_cast<T*>(impl_->alloc(size * n * sizeof(T)));
-    check(cudaMemset(impl_->data.base[f], 0, size * n * sizeof(T)), "cudaMemset");
+    check(cudaMemsetAsync(impl_->data.base[f], 0, size * n * sizeof(T), impl_->stream),
+          "cudaMemsetAsync");
     impl_->data.size[f] = size;
     ++f;
   });
   if (f != kNumDataFields) throw std::logic_error("EnvData and for_each_field disagree");
+  // The model's host arrays outlive this, but a launch on another stream must see the copies.
+  check(cudaStreamSynchronize(impl_->stream), "CudaBatch setup");
 }
 
 template <class T>
@@ -83,10 +89,12 @@ void CudaBatch<T>::upload(Data<T>& host) {
   int f = 0;
   for_each_field(probe, impl_->host_model, [&](const char* name, T*&, int64_t size) {
     const T* src = host.field(impl_->host_model, name);
-    check(cudaMemcpy(impl_->data.base[f], src, size * impl_->n * sizeof(T), cudaMemcpyHostToDevice),
+    check(cudaMemcpyAsync(impl_->data.base[f], src, size * impl_->n * sizeof(T),
+                          cudaMemcpyHostToDevice, impl_->stream),
           "upload");
     ++f;
   });
+  check(cudaStreamSynchronize(impl_->stream), "upload");
 }
 
 template <class T>
@@ -96,10 +104,12 @@ void CudaBatch<T>::download(Data<T>& host) {
   int f = 0;
   for_each_field(probe, impl_->host_model, [&](const char* name, T*&, int64_t size) {
     T* dst = host.field(impl_->host_model, name);
-    check(cudaMemcpy(dst, impl_->data.base[f], size * impl_->n * sizeof(T), cudaMemcpyDeviceToHost),
+    check(cudaMemcpyAsync(dst, impl_->data.base[f], size * impl_->n * sizeof(T),
+                          cudaMemcpyDeviceToHost, impl_->stream),
           "download");
     ++f;
   });
+  check(cudaStreamSynchronize(impl_->stream), "download");
 }
 
 template <class T>
@@ -116,12 +126,12 @@ template <class T>
 void CudaBatch<T>::forward(bool staged) {
   const DeviceId on{Device::kCuda, impl_->device};
   if (staged)
-    launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, on);
+    launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, on, impl_->stream);
   else
-    launch_forward<Device::kCuda>(impl_->view, impl_->data, impl_->n, on);
-  // Synchronous by contract (bench and tests time it); it waits for this GPU's work only.
+    launch_forward<Device::kCuda>(impl_->view, impl_->data, impl_->n, on, impl_->stream);
+  // Synchronous by contract (bench and tests time it); it waits for the batch's stream only.
   const CudaDeviceScope scope(impl_->device);
-  check(cudaStreamSynchronize(nullptr), "physics.forward");
+  check(cudaStreamSynchronize(impl_->stream), "physics.forward");
 }
 
 template <class T>
@@ -135,9 +145,9 @@ void CudaBatch<T>::step_async(int substeps, bool staged, void* stream) {
 
 template <class T>
 void CudaBatch<T>::step(int substeps, bool staged) {
-  step_async(substeps, staged, nullptr);
+  step_async(substeps, staged, impl_->stream);
   const CudaDeviceScope scope(impl_->device);
-  check(cudaStreamSynchronize(nullptr), "physics.step");
+  check(cudaStreamSynchronize(impl_->stream), "physics.step");
 }
 
 }  // namespace myriad::physics

@@ -14,7 +14,7 @@ struct CudaBatch<T>::Impl {};
 }
 
 template <class T>
-CudaBatch<T>::CudaBatch(const Model<T>&, int64_t, int) {
+CudaBatch<T>::CudaBatch(const Model<T>&, int64_t, int, void*) {
   no_cuda();
 }
 template <class T>

@@ -185,6 +185,7 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
   for (const collision::CollisionPair& p : pairs)
     r.candidate_pairs.insert(r.candidate_pairs.end(), {p.geom1, p.geom2, p.pair});
   r.ncon_max = collision::max_contacts(cm, pairs.data(), n);
+  r.ncon_scratch = collision::pair_scratch(cm, pairs.data(), n);
   r.nefc_max = nefc;
   r.nsolver_scratch = static_cast<int32_t>(constraint::solver_scratch_size(r.nv, nefc));
 }

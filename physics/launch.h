@@ -17,30 +17,42 @@
 
 namespace myriad::physics {
 
+// The fused launches' per-env work: every stage of a forward pass (or of `substeps` steps) in one
+// pass per env. Named functors, so that the CUDA kernels carry "fused" in their names.
+template <class T>
+struct ForwardFused {
+  ModelView<T> m;
+  BatchView<T> b;
+  MYRIAD_HD void operator()(int64_t i) const {
+    EnvData<T> e = b.env(i);
+    physics::forward(m, e);
+  }
+};
+template <class T>
+struct StepFused {
+  ModelView<T> m;
+  BatchView<T> b;
+  int substeps;
+  MYRIAD_HD void operator()(int64_t i) const {
+    EnvData<T> e = b.env(i);
+    for (int s = 0; s < substeps; ++s) physics::step(m, e);
+  }
+};
+
 // mj_forward on n envs.
 template <Device D, class T>
 void launch_forward(const ModelView<T>& m, const BatchView<T>& b, int64_t n, DeviceId device,
                     void* stream = nullptr) {
-  parallel_for(
-      DeviceId{D, device.index}, "physics.forward", n,
-      [m, b] MYRIAD_HD_LAMBDA(int64_t i) {
-        EnvData<T> e = b.env(i);
-        physics::forward(m, e);
-      },
-      stream, /*min_parallel=*/2);
+  parallel_for(DeviceId{D, device.index}, "physics.forward", n, ForwardFused<T>{m, b}, stream,
+               /*min_parallel=*/2);
 }
 
 // `substeps` mj_step on n envs.
 template <Device D, class T>
 void launch_step(const ModelView<T>& m, const BatchView<T>& b, int64_t n, int substeps,
                  DeviceId device, void* stream = nullptr) {
-  parallel_for(
-      DeviceId{D, device.index}, "physics.step", n,
-      [m, b, substeps] MYRIAD_HD_LAMBDA(int64_t i) {
-        EnvData<T> e = b.env(i);
-        for (int s = 0; s < substeps; ++s) physics::step(m, e);
-      },
-      stream, /*min_parallel=*/2);
+  parallel_for(DeviceId{D, device.index}, "physics.step", n, StepFused<T>{m, b, substeps}, stream,
+               /*min_parallel=*/2);
 }
 
 // The named stages of the staged launch.
@@ -85,18 +97,24 @@ struct StageFn {
   }
 };
 
+// Stage S for env i of the batch: the kernel of a staged launch (its CUDA name carries the
+// stage's number in Stage).
+template <Stage S, class T>
+struct StageKernel {
+  BatchView<T> b;
+  StageFn<S, T> stage;
+  MYRIAD_HD void operator()(int64_t i) const {
+    EnvData<T> e = b.env(i);
+    stage(e);
+  }
+};
+
 // Stage S over the batch, as one launch named `name`.
 template <Device D, Stage S, class T>
 void launch_stage(const char* name, const ModelView<T>& m, const BatchView<T>& b, int64_t n,
                   DeviceId device, void* stream, int rk_stage = 0) {
-  const StageFn<S, T> stage{m, rk_stage};
-  parallel_for(
-      DeviceId{D, device.index}, name, n,
-      [b, stage] MYRIAD_HD_LAMBDA(int64_t i) {
-        EnvData<T> e = b.env(i);
-        stage(e);
-      },
-      stream, /*min_parallel=*/2);
+  parallel_for(DeviceId{D, device.index}, name, n, StageKernel<S, T>{b, {m, rk_stage}}, stream,
+               /*min_parallel=*/2);
 }
 
 }  // namespace detail

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "myriad/registry.h"
+#include "myriad/stage_times.h"
 #include "myriad/torch_device.h"
 #include "tools/commands.h"
 
@@ -27,6 +28,7 @@ struct BenchOptions {
   int frame_skip = 0;  // 0: the env's own (MJCF-v0: 1)
   bool float64 = false;
   std::string launch = "auto";  // physics envs on the engine: auto, fused, staged or tiled
+  bool stage_times = false;     // CUDA: a second timed run with events around every launch
 };
 
 // A ring of pre-sampled random action batches, so the timed loop measures the env alone.
@@ -88,6 +90,17 @@ void run_bench(const BenchOptions& o) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double sps = static_cast<double>(o.num_envs) * o.steps / seconds;
+  // Per-stage GPU time, from a second run of the same steps (the events are not free, so the
+  // throughput above is measured without them): milliseconds per env step, by launch name.
+  nlohmann::json stages = nlohmann::json::object();
+  if (o.stage_times && device.is_cuda()) {
+    stage_times_start();
+    for (int64_t t = 0; t < o.steps; ++t) env->step(ring[t % ring.size()]);
+    sync();
+    for (const StageTime& s : stage_times_stop())
+      stages[s.name] = {{"ms_per_step", s.ms / o.steps},
+                        {"launches_per_step", static_cast<double>(s.launches) / o.steps}};
+  }
   // libmujoco computes in float64 only; classic envs step in float32.
   const int precision = physics_env && (o.float64 || o.physics == "mujoco") ? 64 : 32;
   nlohmann::json out = {
@@ -102,11 +115,15 @@ void run_bench(const BenchOptions& o) {
       {"steps", o.steps},
       {"seconds", seconds},
       {"steps_per_second", sps}};
+  if (o.stage_times) out["stages"] = stages;
   if (o.json) {
     std::cout << out.dump() << std::endl;
   } else {
     std::cout << o.env << " x" << o.num_envs << " on " << device_name(device) << ": " << sps / 1e6
               << " M env steps/s (" << o.steps << " steps in " << seconds << " s)\n";
+    for (const auto& [name, t] : stages.items())
+      std::cout << "  " << name << ": " << t["ms_per_step"].get<double>() << " ms per step ("
+                << t["launches_per_step"].get<double>() << " launches)\n";
   }
 }
 
@@ -128,6 +145,8 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", opts->seed, "Seed")->capture_default_str();
   cmd->add_flag("--json", opts->json, "Print one JSON line");
+  cmd->add_flag("--stage-times", opts->stage_times,
+                "CUDA: GPU time per launch name (CUDA events), from a second run of the steps");
   cmd->add_option("--xml", opts->xml, "MJCF file (with --env MJCF-v0)");
   cmd->add_option("--physics", opts->physics,
                   "Physics envs (MJCF-v0, Ant-v5, ...): myriad or mujoco")

@@ -14,6 +14,11 @@
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>  // header-only NVTX 3: no library to link
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
 #endif
 
 namespace myriad {
@@ -53,6 +58,56 @@ class CudaDeviceScope {
 #endif
 
 namespace detail {
+#if defined(__CUDACC__)
+// MYRIAD_CUDA_CHECK=1: every launch waits for its stream and names the stage that faulted (a
+// kernel fault otherwise surfaces at a later, unrelated call). Read once per process.
+inline bool cuda_check_each_stage() {
+  static const bool on = [] {
+    const char* v = std::getenv("MYRIAD_CUDA_CHECK");
+    return v != nullptr && v[0] == '1';
+  }();
+  return on;
+}
+
+// Raises the device's per-thread stack limit to what `kernel` needs, once per (kernel, device),
+// before its first launch: the runtime would otherwise resize the stack lazily inside the launch
+// (a device-wide sync, and an error inside a CUDA graph capture). devices: a bit per ordinal.
+template <class Kernel>
+void reserve_stack(Kernel kernel, std::atomic<uint64_t>& devices, int device) {
+  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+  if (bit != 0 && (devices.load(std::memory_order_acquire) & bit) != 0) return;
+  cudaFuncAttributes attr{};
+  size_t limit = 0;
+  if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess &&
+      cudaDeviceGetLimit(&limit, cudaLimitStackSize) == cudaSuccess &&
+      attr.localSizeBytes > limit) {
+    const cudaError_t err = cudaDeviceSetLimit(cudaLimitStackSize, attr.localSizeBytes);
+    if (err != cudaSuccess)
+      throw std::runtime_error("CUDA: cannot raise the stack limit to " +
+                               std::to_string(attr.localSizeBytes) + " bytes per thread: " +
+                               cudaGetErrorString(err));
+  }
+  devices.fetch_or(bit, std::memory_order_acq_rel);
+}
+#endif
+
+#if defined(__CUDACC__)
+// The launches timed while myriad/stage_times.h's timing is on (core/cuda_probe.cu reads them).
+struct StageEvents {
+  struct Launch {
+    const char* name;
+    cudaEvent_t start, stop;
+  };
+  std::atomic<bool> on{false};
+  std::mutex mutex;
+  std::vector<Launch> launches;
+};
+inline StageEvents& stage_events() {
+  static StageEvents events;
+  return events;
+}
+#endif
+
 template <class Fn>
 void cpu_for(int64_t n, Fn& fn, int64_t min_parallel) {
 #pragma omp parallel for schedule(static) if (n >= min_parallel)
@@ -64,15 +119,38 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
 #if defined(__CUDACC__)
   constexpr int kBlock = 256;
   const int64_t blocks = (n + kBlock - 1) / kBlock;
+  static std::atomic<uint64_t> stack_reserved{0};
+  int device = 0;
+  cudaGetDevice(&device);
+  reserve_stack(parallel_for_kernel<Fn>, stack_reserved, device);
+  StageEvents& timed = stage_events();
+  StageEvents::Launch events{name, nullptr, nullptr};
+  if (timed.on.load(std::memory_order_relaxed) &&
+      cudaEventCreate(&events.start) == cudaSuccess &&
+      cudaEventCreate(&events.stop) == cudaSuccess)
+    cudaEventRecord(events.start, static_cast<cudaStream_t>(stream));
   // An NVTX range named after the launch: Nsight Systems shows the kernel under this name.
   nvtxRangePushA(name);
   parallel_for_kernel<<<static_cast<unsigned>(blocks), kBlock, 0,
                         static_cast<cudaStream_t>(stream)>>>(n, fn);
   nvtxRangePop();
-  const cudaError_t err = cudaGetLastError();
+  if (events.stop != nullptr) {
+    cudaEventRecord(events.stop, static_cast<cudaStream_t>(stream));
+    const std::lock_guard<std::mutex> lock(timed.mutex);
+    timed.launches.push_back(events);
+  }
+  cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
     throw std::runtime_error(std::string("CUDA launch '") + name +
                              "' failed: " + cudaGetErrorString(err));
+  if (cuda_check_each_stage()) {
+    err = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
+    if (err == cudaSuccess) err = cudaGetLastError();
+    if (err != cudaSuccess)
+      throw std::runtime_error(std::string("CUDA stage '") + name +
+                               "' faulted (MYRIAD_CUDA_CHECK=1 waits after every stage): " +
+                               cudaGetErrorString(err));
+  }
 #else
   (void)n, (void)fn, (void)stream;
   throw std::logic_error(std::string("parallel_for '") + name +

@@ -116,19 +116,24 @@ MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionP
 
 // Collides one env's geoms: geom_xpos [ngeom, 3] and geom_xmat [ngeom, 9] are the world poses
 // (mj_kinematics' output), pairs/npair the model's candidate list (collision_pairs). Contacts go
-// to out in libmujoco's order; the first `capacity` are written and the return value is the
-// number found (more than capacity means contacts were dropped, as libmujoco drops those beyond
-// nconmax). A capacity of max_contacts(m, pairs, npair) never drops any.
+// to out in libmujoco's order and the return value is their number. Each pair function writes in
+// place at the end of the list (no stack scratch: a GPU thread's stack stays small), so out needs
+// `room` = max_contacts(m, pairs, npair) + pair_scratch(m, pairs, npair) entries; with less, the
+// pairs that do not fit are skipped and -1 is returned (a caller's error, never the engine's).
 template <class T>
 MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, int npair,
-                      const T* geom_xpos, const T* geom_xmat, Contact<T>* out, int capacity) {
+                      const T* geom_xpos, const T* geom_xmat, Contact<T>* out, int room) {
   int ncon = 0;
-  Contact<T> scratch[kMaxContactsPerPair];
+  bool fits = true;
   for (int ip = 0; ip < npair; ++ip) {
     const CollisionPair& pr = pairs[ip];
     const int g1 = pr.geom1, g2 = pr.geom2;
     const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
     if (max_pair_contacts(type1, type2) == 0) continue;
+    if (ncon + max_pair_raw_contacts(type1, type2) > room) {
+      fits = false;
+      continue;
+    }
     const T* pos1 = geom_xpos + 3 * g1;
     const T* pos2 = geom_xpos + 3 * g2;
     const T* mat1 = geom_xmat + 9 * g1;
@@ -151,16 +156,15 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
       if (dot3(d, n) > detect + rb2) continue;
     }
 
-    int num = collide_primitives(type1, type2, scratch, detect, pos1, mat1, m.geom_size + 3 * g1,
+    Contact<T>* found = out + ncon;
+    int num = collide_primitives(type1, type2, found, detect, pos1, mat1, m.geom_size + 3 * g1,
                                  pos2, mat2, m.geom_size + 3 * g2);
     if (type1 == kBox && type2 == kBox)
-      num = box_box_keep(scratch, num, detect, pos1, mat1, m.geom_size + 3 * g1, pos2, mat2,
+      num = box_box_keep(found, num, detect, pos1, mat1, m.geom_size + 3 * g1, pos2, mat2,
                          m.geom_size + 3 * g2);
 
     for (int i = 0; i < num; ++i, ++ncon) {
-      if (ncon >= capacity) continue;
       Contact<T>& c = out[ncon];
-      c = scratch[i];
       c.dim = prm.condim;
       c.geom1 = g1;
       c.geom2 = g2;
@@ -172,7 +176,7 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
       make_frame(c.frame);
     }
   }
-  return ncon;
+  return fits ? ncon : -1;
 }
 
 }  // namespace myriad::physics::collision

@@ -36,8 +36,6 @@ constexpr double kMinMu = 1e-5;
 constexpr int kMaxBoxBoxContacts = 24;
 // Most of them mj_collideGeoms keeps (collide.h's box_box_keep).
 constexpr int kMaxBoxBoxKept = 8;
-// Scratch a caller passes to one pair function call.
-constexpr int kMaxContactsPerPair = kMaxBoxBoxContacts;
 
 // MuJoCo's name of a geom type ("plane", "box", ...), "unknown" outside the enum.
 MYRIAD_HD const char* geom_type_name(int type) {
@@ -87,6 +85,13 @@ MYRIAD_HD int max_pair_contacts(int type1, int type2) {
   if (type1 == kSphere) return 1;   // sphere-sphere, sphere-capsule, sphere-box
   if (type1 == kCapsule) return 2;  // capsule-capsule, capsule-box
   return kMaxBoxBoxKept;            // box-box
+}
+
+// Most contacts one pair function call writes before mj_collideGeoms thins them: box-box writes
+// up to kMaxBoxBoxContacts and keeps at most kMaxBoxBoxKept; every other pair keeps all it writes.
+MYRIAD_HD int max_pair_raw_contacts(int type1, int type2) {
+  const int kept = max_pair_contacts(type1, type2);
+  return kept == kMaxBoxBoxKept && type1 == type2 ? kMaxBoxBoxContacts : kept;
 }
 
 // One contact (mjContact without the solver's scratch: mu, H, efc_address).

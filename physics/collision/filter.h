@@ -232,4 +232,18 @@ MYRIAD_HD int max_contacts(const CollisionModel<T>& m, const CollisionPair* pair
   return total;
 }
 
+// Contact room past max_contacts() that collide() needs: a pair function writes its contacts in
+// place at the end of the list before they are thinned, so the list needs, past the bound, the
+// most any pair writes beyond what it keeps (16 where a box-box pair is possible, else 0).
+template <class T>
+MYRIAD_HD int pair_scratch(const CollisionModel<T>& m, const CollisionPair* pairs, int n) {
+  int most = 0;
+  for (int i = 0; i < n; ++i) {
+    const int t1 = m.geom_type[pairs[i].geom1], t2 = m.geom_type[pairs[i].geom2];
+    const int extra = max_pair_raw_contacts(t1, t2) - max_pair_contacts(t1, t2);
+    most = extra > most ? extra : most;
+  }
+  return most;
+}
+
 }  // namespace myriad::physics::collision

@@ -85,5 +85,77 @@ INSTANTIATE_TEST_SUITE_P(Envs, CudaAgreement,
                            return s;
                          });
 
+// The physics envs through the env framework, auto-resets included: two batches from the same
+// seed stepped with the same actions, one on the CPU's fused engine and one as `other` says.
+// Each step's rows count as agreeing when every observation is within `tol` (absolute plus
+// relative) and the terminated flags match; the episodes that ended must be there too, so the
+// resets' first observations (keyed by seed, env and episode) are compared as well.
+struct PhysicsAgreement {
+  double rows_close = 0, flags_equal = 0;
+  int64_t episodes_ended = 0;
+};
+PhysicsAgreement physics_agreement(const std::string& id, int precision, DeviceId other,
+                                   const std::string& launch, double tol) {
+  constexpr int64_t kN = 512;
+  constexpr int kSteps = 60;  // with 25-step episodes: every env resets at least twice
+  const EnvOptions options = {{"precision", precision}, {"max_episode_steps", 25}};
+  auto ref = make(id, kN, DeviceId{Device::kCpu, 0}, 5, options, {{"launch", "fused"}});
+  auto dut = make(id, kN, other, 5, options, {{"launch", launch}});
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(13);
+  PhysicsAgreement r;
+  for (int t = 0; t < kSteps; ++t) {
+    const at::Tensor a = random_actions(ref->spec(), kN, gen).clamp(-0.4, 0.4);
+    ref->step(a);
+    dut->step(a.to(dut->buffers().obs.device()));
+    const at::Tensor obs = ref->buffers().obs, dobs = dut->buffers().obs.cpu().to(obs.dtype());
+    const at::Tensor close = ((obs - dobs).abs() <= tol * (1 + obs.abs())).all(1);
+    const at::Tensor same = ref->buffers().terminated.eq(dut->buffers().terminated.cpu());
+    r.rows_close += close.logical_and(same).sum().item<double>() / (kN * kSteps);
+    r.flags_equal += same.sum().item<double>() / (kN * kSteps);
+    r.episodes_ended +=
+        ref->buffers().terminated.logical_or(ref->buffers().truncated).sum().item<int64_t>();
+  }
+  return r;
+}
+
+class PhysicsEnvAgreement : public ::testing::TestWithParam<std::string> {};
+
+// On this machine: the staged launch (the CUDA path's stages, one launch per stage over the
+// batch) against the fused one on the CPU, in both precisions: the same bits.
+TEST_P(PhysicsEnvAgreement, StagedAgreesWithFusedOnTheCpu) {
+  for (int precision : {32, 64}) {
+    const PhysicsAgreement r =
+        physics_agreement(GetParam(), precision, DeviceId{Device::kCpu, 0}, "staged", 0.0);
+    EXPECT_EQ(r.rows_close, 1.0) << "precision " << precision;
+    EXPECT_GE(r.episodes_ended, 2 * 512) << "precision " << precision;
+  }
+}
+
+// On a GPU: CUDA (staged, the default) against the CPU's fused engine. Float64 agrees to
+// rounding (FMA contraction differs between the compilers); float32 rows drift apart where the
+// motion is chaotic (contacts), so most, not all, agree.
+TEST_P(PhysicsEnvAgreement, CudaAgreesWithCpu) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  for (int precision : {32, 64}) {
+    const double tol = precision == 64 ? 1e-6 : 1e-3;
+    const PhysicsAgreement r =
+        physics_agreement(GetParam(), precision, DeviceId{Device::kCuda, 0}, "auto", tol);
+    EXPECT_GT(r.rows_close, precision == 64 ? 0.99 : 0.95) << "precision " << precision;
+    EXPECT_GT(r.flags_equal, 0.99) << "precision " << precision;
+    EXPECT_GE(r.episodes_ended, 2 * 512) << "precision " << precision;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Locomotion, PhysicsEnvAgreement,
+                         ::testing::Values("Hopper-v5", "HalfCheetah-v5", "Walker2d-v5", "Ant-v5",
+                                           "Humanoid-v5", "InvertedPendulum-v5",
+                                           "InvertedDoublePendulum-v5", "Reacher-v5"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& c : s)
+                             if (c == '-') c = '_';
+                           return s;
+                         });
+
 }  // namespace
 }  // namespace myriad::envs

@@ -118,8 +118,9 @@ bool matches_mujoco(const mjModel* m, mjData* d, const std::string& what, int* n
   std::vector<CollisionPair> pairs(npair);
   collision_pairs(v, pairs.data(), npair);
   const int cap = max_contacts(v, pairs.data(), npair);
-  std::vector<Contact<double>> mine(cap + 1);
-  const int n = collide(v, pairs.data(), npair, d->geom_xpos, d->geom_xmat, mine.data(), cap);
+  const int room = cap + pair_scratch(v, pairs.data(), npair);
+  std::vector<Contact<double>> mine(room);
+  const int n = collide(v, pairs.data(), npair, d->geom_xpos, d->geom_xmat, mine.data(), room);
   if (ncon_out) *ncon_out = d->ncon;
   EXPECT_LE(n, cap) << what << ": more contacts than the model's bound";
   std::string why;
@@ -705,7 +706,8 @@ TEST(CollisionScenes, Float32) {
   const int npair = collision_pairs(v, nullptr, 0);
   std::vector<CollisionPair> pairs(npair);
   collision_pairs(v, pairs.data(), npair);
-  std::vector<Contact<float>> con(max_contacts(v, pairs.data(), npair));
+  std::vector<Contact<float>> con(max_contacts(v, pairs.data(), npair) +
+                                  pair_scratch(v, pairs.data(), npair));
   const int n = collide(v, pairs.data(), npair, xpos.data(), xmat.data(), con.data(),
                         static_cast<int>(con.size()));
   ASSERT_EQ(n, md->d->ncon);

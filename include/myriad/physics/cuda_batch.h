@@ -21,14 +21,17 @@ class CudaBatch {
  public:
   // device: the GPU ordinal to allocate and run on (-1: the current device). Every method
   // makes it current while it works and restores the caller's device after.
-  CudaBatch(const Model<T>& m, int64_t num_envs, int device = -1);
+  // stream: the cudaStream_t (as void*; nullptr: the legacy default stream) that every copy,
+  // memset and synchronous launch of this batch uses. The constructor waits for it, so the
+  // zeroed data and the model are ready for launches on any stream after it returns.
+  CudaBatch(const Model<T>& m, int64_t num_envs, int device = -1, void* stream = nullptr);
   ~CudaBatch();
   CudaBatch(const CudaBatch&) = delete;
   CudaBatch& operator=(const CudaBatch&) = delete;
 
   void upload(Data<T>& host);    // host batch -> device (every field)
   void download(Data<T>& host);  // device -> host batch (every field)
-  // Both launch on the legacy default stream of the GPU and wait for it before returning.
+  // Both launch on the batch's stream and wait for it before returning.
   // staged: one kernel per named stage (physics/launch.h; the default); false: one fused kernel
   // per step, for comparison (physics-bench --launch fused).
   void forward(bool staged = true);

@@ -60,7 +60,7 @@ constexpr int64_t kContactWords = 32;
   X(ten_velocity, ntendon, env)                                             \
   /* constraints (physics/constraint/) */                                   \
   X(ncon, 1, internal)              /* contacts this step */                \
-  X(contact, ncon_max * kContactWords, internal) /* collision::Contact<T> */\
+  X(contact, (ncon_max + ncon_scratch) * kContactWords, internal) /* collision::Contact<T> */\
   X(nefc, 1, internal)              /* constraint rows this step */         \
   X(efc_type, nefc_max, internal)   /* constraint::RowType */               \
   X(efc_id, nefc_max, internal)     /* dof, joint or contact of the row */  \
@@ -106,7 +106,7 @@ void for_each_field(EnvData<T>& d, const Model<T>& m, F&& f) {
   const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom,
                 ntendon = m.ntendon;
   const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch,
-                nsensordata = m.nsensordata;
+                nsensordata = m.nsensordata, ncon_scratch = m.ncon_scratch;
 #define MYRIAD_X(name, size, kind) f(#name, d.name, size);
   MYRIAD_DATA_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
@@ -119,8 +119,8 @@ MYRIAD_HD void for_each_env_field(EnvData<T>& d, const M& m, F&& f) {
   const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom,
                 ntendon = m.ntendon;
   const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch,
-                nsensordata = m.nsensordata;
-  (void)ncon_max, (void)nefc_max, (void)nsolver_scratch, (void)nsensordata;
+                nsensordata = m.nsensordata, ncon_scratch = m.ncon_scratch;
+  (void)ncon_max, (void)nefc_max, (void)nsolver_scratch, (void)nsensordata, (void)ncon_scratch;
 #define MYRIAD_ENV_FIELD_env(name, size) f(d.name, size);
 #define MYRIAD_ENV_FIELD_internal(name, size)
 #define MYRIAD_X(name, size, kind) MYRIAD_ENV_FIELD_##kind(name, size)

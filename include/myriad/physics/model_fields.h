@@ -49,6 +49,7 @@ constexpr int kNImp = 5;
   X(ls_iterations, 50, opt)          /* line-search cost evaluations at most */ \
   X(ncandidate, 0, custom)           /* candidate geom pairs (collision_pairs) */ \
   X(ncon_max, 0, custom)             /* most contacts one env can have */ \
+  X(ncon_scratch, 0, custom)         /* contact room past ncon_max a pair function uses */ \
   X(nefc_max, 0, custom)             /* most constraint rows one env can have */ \
   X(nsolver_scratch, 0, custom)      /* scratch the Newton solver needs per env */
 #define MYRIAD_COLLISION_INT_SCALARS(X) \

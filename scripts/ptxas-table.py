@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The ptxas table: registers, stack, spills, shared memory and occupancy of every CUDA kernel.
+
+Compiles each CUDA translation unit of the build for one architecture (sm_90: H100/H200) with
+`-Xptxas -v`, the flags CMake gives it (CMakeLists.txt's myriad_cuda_library, Release, and
+--fmad=false for the float64 engine), and reads what ptxas reports per entry function. No GPU
+is needed, only nvcc. Occupancy is the theoretical one at the launch's block size (256 threads,
+include/myriad/parallel_for.h) from the architecture's limits, not a measurement.
+
+The budget (issue 31) for a kernel of the default CUDA path: no spills, at most 1 KiB of stack
+and at most 128 registers. Kernels kept only as an option carry "Fused" in their name and are
+listed but not judged.
+
+    python3 scripts/ptxas-table.py                  # the table on stdout
+    python3 scripts/ptxas-table.py --write docs/benchmarks.md   # replaces its section there
+    python3 scripts/ptxas-table.py --check          # exit 1 when a default-path kernel is over
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# (source, extra nvcc options, what it holds); the options mirror the CMake targets'.
+UNITS = [
+    ("physics/cuda_batch_f32.cu", [], "engine, float32"),
+    ("physics/cuda_batch_f64.cu", ["--fmad=false"], "engine, float64"),
+    ("envs/locomotion/runners_cuda.cu", [], "physics envs (float32)"),
+    ("envs/backend_cuda.cu", [], "classic and multi-agent envs"),
+    ("core/cuda_probe.cu", [], "device probe"),
+]
+FLAGS = ["-std=c++17", "-O3", "-DNDEBUG", "--extended-lambda", "--expt-relaxed-constexpr",
+         "-I", os.path.join(ROOT, "include"), "-I", ROOT, "-Xptxas", "-v"]
+# sm_90 limits (CUDA C Programming Guide, compute capability 9.0).
+SM = {"regs": 65536, "threads": 2048, "blocks": 32, "warps": 64, "smem": 228 * 1024,
+      "smem_reserved": 1024, "reg_unit": 256}
+BLOCK = 256
+BUDGET = {"regs": 128, "stack": 1024}
+BEGIN, END = "<!-- ptxas-table:begin -->", "<!-- ptxas-table:end -->"
+
+
+def stage_names():
+    """Stage enum of physics/launch.h, in order: StageKernel's template argument is an index."""
+    text = open(os.path.join(ROOT, "physics/launch.h")).read()
+    body = re.search(r"enum class Stage \{([^}]*)\}", text).group(1)
+    names = [n.strip() for n in body.split(",") if n.strip()]
+    return [re.sub(r"(?<!^)([A-Z])", r"_\1", n[1:]).lower() for n in names]
+
+
+def compile_unit(nvcc, arch, unit):
+    src, extra, _ = unit
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [nvcc, *FLAGS, f"-arch={arch}", *extra, "-c", os.path.join(ROOT, src), "-o",
+               os.path.join(tmp, "unit.o")]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"nvcc failed on {src}:\n{proc.stderr[-4000:]}")
+    return proc.stderr
+
+
+def parse(ptxas_output):
+    """Entry functions (kernels) with their properties, from `ptxas -v` output."""
+    entries, props, current = set(), {}, None
+    for line in ptxas_output.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            entries.add(m.group(1))
+            continue
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            current = props.setdefault(m.group(1), {"stack": 0, "spill_st": 0, "spill_ld": 0,
+                                                    "regs": 0, "smem": 0})
+            continue
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads",
+                      line)
+        if m and current is not None:
+            current.update(stack=int(m.group(1)), spill_st=int(m.group(2)),
+                           spill_ld=int(m.group(3)))
+            continue
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current is not None:
+            current["regs"] = int(m.group(1))
+            s = re.search(r"(\d+) bytes smem", line)
+            current["smem"] = int(s.group(1)) if s else 0
+            c = re.search(r"(\d+) bytes cumulative stack size", line)
+            if c:  # the frame plus what called functions (not inlined) need
+                current["stack"] = max(current["stack"], int(c.group(1)))
+    # Kernels, and the device functions ptxas kept out of line (their stack and spills count
+    # in the kernels that call them; ptxas does not say which).
+    for name, p in props.items():
+        p["kernel"] = name in entries
+    return {n: p for n, p in props.items()
+            if p["kernel"] or p["stack"] or p["spill_st"] or p["spill_ld"]}
+
+
+def demangle(names):
+    proc = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True)
+    return proc.stdout.splitlines() if proc.returncode == 0 else list(names)
+
+
+def label(demangled, stages):
+    """A short name: the functor a parallel_for_kernel runs, with its stage and precision."""
+    s = demangled
+    inner = re.match(r"void myriad::parallel_for_kernel<(.*)>\(long, \1\)$", s)
+    s = inner.group(1) if inner else s
+    prec = " f64" if re.search(r"\bdouble\b", s) else (" f32" if re.search(r"\bfloat\b", s) else "")
+    m = re.search(r"StageKernel<\(myriad::physics::Stage\)(\d+), (float|double)>", s)
+    if m:
+        return f"physics.{stages[int(m.group(1))]}{prec}"
+    m = re.search(r"myriad::physics::(\w+Fused)<", s)
+    if m:
+        return f"physics.{m.group(1)}{prec}"
+    m = re.search(r"myriad::envs::(Physics\w+)<myriad::envs::PhysicsView<myriad::envs::(\w+),", s)
+    if m:
+        return f"{m.group(2)}.{m.group(1)}{prec}"
+    # A lambda: the function that holds it names it (env launches, runners' state copies).
+    m = re.search(r"myriad::(?:envs::)?(?:SimRunner<[^>]*myriad::envs::(\w+)[^>]*>::)?"
+                  r"(\w+)<\(myriad::Device\)1, myriad::envs::(\w+)>", s)
+    if m:
+        return f"{m.group(3)}.{m.group(2)}"
+    m = re.search(r"SimRunner<\(myriad::Device\)1, myriad::envs::(\w+), .*?>::(\w+)\(", s)
+    if m:
+        return f"{m.group(1)}.{m.group(2)}{prec}"
+    s = re.sub(r"myriad::|envs::|physics::|\(myriad::Device\)1, |\(Device\)1, ", "", s)
+    return s[:90] + ("..." if len(s) > 90 else "")
+
+
+def occupancy(regs, smem):
+    """Theoretical occupancy (active warps / 64) at BLOCK threads per block on sm_90."""
+    warps_per_block = BLOCK // 32
+    reg_per_warp = -(-max(regs, 1) * 32 // SM["reg_unit"]) * SM["reg_unit"]
+    blocks_regs = (SM["regs"] // reg_per_warp) // warps_per_block
+    blocks_smem = SM["smem"] // (smem + SM["smem_reserved"]) if smem else SM["blocks"]
+    blocks = min(blocks_regs, blocks_smem, SM["blocks"], SM["threads"] // BLOCK)
+    return blocks * warps_per_block / SM["warps"]
+
+
+def verdict(name, p):
+    if "Fused" in name:
+        return "option (not judged)"
+    over = []
+    if p["spill_st"] or p["spill_ld"]:
+        over.append("spills")
+    if p["stack"] > BUDGET["stack"]:
+        over.append("stack")
+    if p["regs"] > BUDGET["regs"]:
+        over.append("registers")
+    return "OVER: " + ", ".join(over) if over else "ok"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--nvcc", default=os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--write", help="a Markdown file whose ptxas-table section is replaced")
+    ap.add_argument("--check", action="store_true", help="exit 1 if a default-path kernel is over")
+    a = ap.parse_args()
+    if not os.path.exists(a.nvcc):
+        raise SystemExit(f"nvcc not found at {a.nvcc} (set NVCC or --nvcc)")
+    stages = stage_names()
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        outputs = list(pool.map(lambda u: compile_unit(a.nvcc, a.arch, u), UNITS))
+    rows = []
+    for unit, out in zip(UNITS, outputs):
+        kernels = parse(out)
+        names = sorted(kernels)
+        for mangled, pretty in zip(names, demangle(names)):
+            p = kernels[mangled]
+            name = label(pretty, stages)
+            if not p["kernel"]:
+                name += " (device function)"
+            rows.append((unit[0], name, p, occupancy(p["regs"], p["smem"]), verdict(name, p)))
+    # One line per distinct (unit, label, numbers): the envs' kernels repeat per env type.
+    lines = [f"`{a.arch}`, {BLOCK} threads per block; budget for the default path: no spills, "
+             f"stack at most {BUDGET['stack']} B, at most {BUDGET['regs']} registers. Generated "
+             f"by `python3 scripts/ptxas-table.py --write docs/benchmarks.md`.", "",
+             "| unit | kernel | registers | stack (B) | spill st/ld (B) | smem (B) | occupancy | "
+             "budget |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    seen = set()
+    for src, name, p, occ, v in sorted(rows, key=lambda r: (r[0], r[1])):
+        key = (src, name, p["regs"], p["stack"])
+        if key in seen:
+            continue
+        seen.add(key)
+        lines.append(f"| {src} | {name} | {p['regs']} | {p['stack']} | {p['spill_st']}/"
+                     f"{p['spill_ld']} | {p['smem']} | {occ:.0%} | {v} |")
+    over = [r for r in rows if r[4].startswith("OVER")]
+    lines += ["", f"{len(rows)} kernels; default path over budget: {len(over)}."]
+    table = "\n".join(lines)
+    print(table)
+    if a.write:
+        text = open(a.write).read() if os.path.exists(a.write) else ""
+        block = f"{BEGIN}\n{table}\n{END}"
+        if BEGIN in text and END in text:
+            text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+        else:
+            text += ("\n" if text else "") + block + "\n"
+        open(a.write, "w").write(text)
+    return 1 if a.check and over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
