@@ -5,8 +5,9 @@
 // the framework's kernels (envs/physics_kernels.h).
 //
 // Options: the env's own (Gymnasium's keyword names; ranges such as healthy_z_range are text
-// "low,high"), plus max_episode_steps, frame_skip, precision (32 or 64; the engine's) and the
-// text option physics ("myriad" or "mujoco").
+// "low,high"), plus max_episode_steps, frame_skip, precision (32 or 64; the engine's),
+// cuda_graph (1, the default: on CUDA the staged env step replays as one CUDA graph; 0: plain
+// launches) and the text options physics ("myriad" or "mujoco") and launch.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -97,11 +98,11 @@ class PhysicsBatchEnv final : public BatchEnv {
   using Params = typename Env::Params;
 
   // Every option the env takes besides max_episode_steps: its own (numbers, ranges, names),
-  // then the sim's (frame_skip, precision, physics, launch).
+  // then the sim's (frame_skip, precision, physics, launch, cuda_graph).
   static std::vector<std::string> all_option_names() {
     std::vector<std::string> names = locomotion::option_names(Env::options());
     for (const auto& name : name_option_names<Env>(0)) names.push_back(name);
-    for (const char* common : {"frame_skip", "precision", "physics", "launch"})
+    for (const char* common : {"frame_skip", "precision", "physics", "launch", "cuda_graph"})
       names.push_back(common);
     return names;
   }
@@ -117,6 +118,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     spec_.option_names = all_option_names();
     spec_.physics_env = true;
     int precision = 32;
+    bool cuda_graph = true;
     int frame_skip = Env::kFrameSkip;
     std::string physics = "myriad";
     std::string launch = "auto";
@@ -135,6 +137,11 @@ class PhysicsBatchEnv final : public BatchEnv {
           throw std::invalid_argument(spec_.id + " option precision must be 32 or 64, got " +
                                       std::to_string(value));
         precision = static_cast<int>(value);
+      } else if (key == "cuda_graph") {
+        if (value != 0 && value != 1)
+          throw std::invalid_argument(spec_.id + " option cuda_graph must be 0 or 1, got " +
+                                      std::to_string(value));
+        cuda_graph = value == 1;
       } else if (!locomotion::set_number_option(env_options, spec_.id, params_, key, value)) {
         throw std::invalid_argument(spec_.id + " has no number option '" + key +
                                     "' (valid: " + valid_options(spec_) + ")");
@@ -237,7 +244,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     for (int k = 0; k < nv; ++k) spec_.state_names.push_back("qvel[" + std::to_string(k) + "]");
 
     if (device.is_cuda()) {
-      runner_ = make_cuda_runner<Env>(model_, n, device.index, staged, precision);
+      runner_ = make_cuda_runner<Env>(model_, n, device.index, staged, precision, cuda_graph);
     } else {
       const PhysicsSim sim = physics == "mujoco" ? PhysicsSim::kMujoco
                              : precision == 64   ? PhysicsSim::kMyriad64
@@ -323,9 +330,12 @@ class PhysicsBatchEnv final : public BatchEnv {
                                     " twice");
       seen[p[r]] = true;
     }
+    at::Tensor written = at::zeros({n_}, at::TensorOptions().dtype(at::kByte));
+    written.index_fill_(0, ids, 1);
     ids = ids.to(torch_device(device_));
+    written = written.to(torch_device(device_));
     runner_->write_state(frame(nullptr), params_, s.data_ptr<double>(), ids.data_ptr<int64_t>(),
-                         rows, stream());
+                         rows, written.data_ptr<uint8_t>(), stream());
   }
 
   int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }

@@ -84,17 +84,32 @@ MYRIAD_HD bool physics_state_ok(const physics::ModelView<T>& m, const physics::E
 // A new episode in env i: the sim's reset state, the env's initial qpos and qvel from the
 // (seed, env, episode) stream, mj_forward, and the first observation. cfrc_ext reads zero until
 // the first step, as after Gymnasium's reset (mj_resetData, then mj_forward, which leaves it).
+// In two halves around the forward pass, so that a staged launch runs the forward pass as its
+// stages over the envs that reset (envs/physics_launch.inl) and the halves stay light:
+//   physics_episode_state:   (seed, env, episode) => the sim's reset state, initial qpos, qvel
+//   the sim's forward pass
+//   physics_episode_observe: => cfrc_ext zero, counters, the first observation
 template <class Env, class Sim>
-MYRIAD_HD void physics_start_episode(const PhysicsView<Env, Sim>& v, int64_t i) {
+MYRIAD_HD void physics_episode_state(const PhysicsView<Env, Sim>& v, int64_t i) {
   auto d = v.sim.env(i);
   v.sim.clear(d, i);
   Rng rng(v.f.seed, static_cast<uint32_t>(i), static_cast<uint32_t>(v.f.episode[i]), 0u);
   Env::reset(v.params, v.sim.model, d, rng);
-  v.sim.forward(d, i);
+}
+template <class Env, class Sim>
+MYRIAD_HD void physics_episode_observe(const PhysicsView<Env, Sim>& v, int64_t i) {
+  auto d = v.sim.env(i);
   for (int k = 0; k < 6 * v.sim.model.nbody; ++k) d.cfrc_ext[k] = 0;
   v.f.elapsed[i] = 0;
   v.f.running_return[i] = 0.0f;
   Env::observe(v.params, v.sim.model, d, v.f.obs + i * v.f.obs_dim);
+}
+template <class Env, class Sim>
+MYRIAD_HD void physics_start_episode(const PhysicsView<Env, Sim>& v, int64_t i) {
+  physics_episode_state(v, i);
+  auto d = v.sim.env(i);
+  v.sim.forward(d, i);
+  physics_episode_observe(v, i);
 }
 
 template <class Env, class Sim>
@@ -109,7 +124,7 @@ MYRIAD_HD void physics_reset_one(const PhysicsView<Env, Sim>& v, int64_t i) {
 //   physics_pre_step_one:  (state, action) => before, ctrl
 //   the sim's frame_skip substeps
 //   physics_post_step_one: (state, action, before) => reward, flags, obs; where the episode
-//     ended, final_obs, statistics and a same-step reset.
+//     ended, final_obs, statistics and (reset_now; else the caller's launches) a same-step reset.
 // A diverged state (non-finite or beyond 1e10, or one the sim had to reset) is never observed or
 // rewarded: the episode is cut (truncated, reward 0, counted in diverged) and final_obs keeps
 // the last sane observation.
@@ -128,7 +143,7 @@ MYRIAD_HD void physics_pre_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
 
 template <class Env, class Sim>
 MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
-                                     const typename Sim::Scalar* before) {
+                                     const typename Sim::Scalar* before, bool reset_now = true) {
   const auto& m = v.sim.model;
   const PhysicsFrame& f = v.f;
   auto d = v.sim.env(i);
@@ -157,7 +172,7 @@ MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
     f.episode_return[i] = f.running_return[i];
     f.episode_length[i] = t;
     f.episode[i] += 1;
-    physics_start_episode(v, i);
+    if (reset_now) physics_start_episode(v, i);
   }
 }
 
@@ -185,20 +200,27 @@ MYRIAD_HD void physics_read_state_one(const PhysicsView<Env, Sim>& v, double* st
 // Writes row r of `state` into env ids[r], then mj_forward (with cfrc_ext) and the observation,
 // as Gymnasium's set_state does. The warm start is cleared, so a state alone determines the
 // next step. ids are distinct and in range (checked by the caller).
+// physics_write_state_row is the write alone (a staged launch runs the forward pass by stages).
 template <class Env, class Sim>
-MYRIAD_HD void physics_write_state_one(const PhysicsView<Env, Sim>& v, const double* state,
+MYRIAD_HD void physics_write_state_row(const PhysicsView<Env, Sim>& v, const double* state,
                                        const int64_t* ids, int64_t r) {
   using T = typename Sim::Scalar;
   const auto& m = v.sim.model;
-  const int64_t i = ids[r];
-  auto d = v.sim.env(i);
+  auto d = v.sim.env(ids[r]);
   const double* row = state + r * (1 + m.nq + m.nv);
   d.time[0] = static_cast<T>(row[0]);
   for (int k = 0; k < m.nq; ++k) d.qpos[k] = static_cast<T>(row[1 + k]);
   for (int k = 0; k < m.nv; ++k) d.qvel[k] = static_cast<T>(row[1 + m.nq + k]);
   for (int k = 0; k < m.nv; ++k) d.qacc_warmstart[k] = 0;
+}
+template <class Env, class Sim>
+MYRIAD_HD void physics_write_state_one(const PhysicsView<Env, Sim>& v, const double* state,
+                                       const int64_t* ids, int64_t r) {
+  physics_write_state_row(v, state, ids, r);
+  const int64_t i = ids[r];
+  auto d = v.sim.env(i);
   v.sim.forward(d, i);
-  Env::observe(v.params, m, d, v.f.obs + i * v.f.obs_dim);
+  Env::observe(v.params, v.sim.model, d, v.f.obs + i * v.f.obs_dim);
 }
 
 // Snapshots, for exact resume: every field of kind `env` (myriad/physics/data.h: the state, the

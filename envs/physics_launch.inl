@@ -8,6 +8,7 @@
 #include "envs/physics_kernels.h"
 #include "envs/physics_runner.h"
 #include "myriad/parallel_for.h"
+#include "physics/launch.h"
 
 namespace myriad::envs {
 
@@ -28,7 +29,28 @@ template <class View, class Scalar, int kWidth>
 struct PhysicsPostStep {
   View v;
   Scalar* before;
-  MYRIAD_HD void operator()(int64_t i) const { physics_post_step_one(v, i, before + i * kWidth); }
+  bool reset_now;  // false: the auto-reset runs in launches of its own (PhysicsEpisode*)
+  MYRIAD_HD void operator()(int64_t i) const {
+    physics_post_step_one(v, i, before + i * kWidth, reset_now);
+  }
+};
+// The halves of a new episode around its forward pass (physics_episode_state, _observe), for
+// the envs `only` keeps: those that ended this step, or all of them at reset().
+template <class View>
+struct PhysicsEpisodeState {
+  View v;
+  physics::EnvMask only;
+  MYRIAD_HD void operator()(int64_t i) const {
+    if (!only.skips(i)) physics_episode_state(v, i);
+  }
+};
+template <class View>
+struct PhysicsEpisodeObserve {
+  View v;
+  physics::EnvMask only;
+  MYRIAD_HD void operator()(int64_t i) const {
+    if (!only.skips(i)) physics_episode_observe(v, i);
+  }
 };
 template <class View>
 struct PhysicsReset {
@@ -44,6 +66,7 @@ class SimRunner : public PhysicsRunner<Env> {
 
   void reset(const PhysicsFrame& f, const Params& p, void* stream) override {
     const View v{f, p, sim_};
+    if (reset_launch_) return start_episodes(v, physics::EnvMask{}, stream);
     parallel_for(device_, "physics_env.reset", f.n, PhysicsReset<View>{v}, stream, 2);
   }
   // Fused: one pass per env through the whole env step (on the CPU an env's data stays in
@@ -61,7 +84,10 @@ class SimRunner : public PhysicsRunner<Env> {
                  PhysicsPreStep<View, Scalar, kWidth>{v, before_}, stream, 2);
     step_substeps_staged(f.frame_skip, stream);
     parallel_for(device_, "physics_env.post_step", f.n,
-                 PhysicsPostStep<View, Scalar, kWidth>{v, before_}, stream, 2);
+                 PhysicsPostStep<View, Scalar, kWidth>{v, before_, !reset_launch_}, stream, 2);
+    // Auto-reset in launches of its own over the envs that ended (their flags are the mask), so
+    // the post-step kernel carries no forward pass.
+    if (reset_launch_) start_episodes(v, physics::EnvMask{f.terminated, f.truncated}, stream);
   }
   void read_state(const PhysicsFrame& f, const Params& p, double* state, void* stream) override {
     const View v{f, p, sim_};
@@ -71,8 +97,25 @@ class SimRunner : public PhysicsRunner<Env> {
         1 << 30);
   }
   void write_state(const PhysicsFrame& f, const Params& p, const double* state, const int64_t* ids,
-                   int64_t rows, void* stream) override {
+                   int64_t rows, const uint8_t* written, void* stream) override {
     const View v{f, p, sim_};
+    if (reset_launch_) {  // as the auto-reset: the forward pass by stages over the written envs
+      parallel_for(
+          device_, "physics_env.write_rows", rows,
+          [v, state, ids] MYRIAD_HD_LAMBDA(int64_t r) { physics_write_state_row(v, state, ids, r); },
+          stream, 2);
+      const physics::EnvMask only{written, nullptr};
+      forward_staged(only, stream);
+      parallel_for(
+          device_, "physics_env.observe_written", f.n,
+          [v, only] MYRIAD_HD_LAMBDA(int64_t i) {
+            if (only.skips(i)) return;
+            auto d = v.sim.env(i);
+            Env::observe(v.params, v.sim.model, d, v.f.obs + i * v.f.obs_dim);
+          },
+          stream, 2);
+      return;
+    }
     parallel_for(
         device_, "physics_env.write_state", rows,
         [v, state, ids] MYRIAD_HD_LAMBDA(int64_t r) { physics_write_state_one(v, state, ids, r); },
@@ -109,9 +152,24 @@ class SimRunner : public PhysicsRunner<Env> {
   virtual void step_substeps_staged(int /*substeps*/, void* /*stream*/) {
     throw std::logic_error("physics env runner: this sim has no staged step");
   }
+  // The forward pass of the envs `only` keeps, one launch per stage on `stream`. A runner that
+  // sets reset_launch_ overrides it.
+  virtual void forward_staged(physics::EnvMask /*only*/, void* /*stream*/) {
+    throw std::logic_error("physics env runner: this sim has no staged forward pass");
+  }
+  // New episodes in the envs `only` keeps: the state, the forward pass by stages, the first
+  // observation (three launch groups instead of a kernel that inlines a forward pass).
+  void start_episodes(const View& v, physics::EnvMask only, void* stream) {
+    parallel_for(device_, "physics_env.episode_state", v.f.n, PhysicsEpisodeState<View>{v, only},
+                 stream, 2);
+    forward_staged(only, stream);
+    parallel_for(device_, "physics_env.episode_observe", v.f.n,
+                 PhysicsEpisodeObserve<View>{v, only}, stream, 2);
+  }
   Sim sim_{};
   DeviceId device_;
   bool staged_ = false;
+  bool reset_launch_ = false;  // staged auto-reset (start_episodes), set with staged_
   Scalar* before_ = nullptr;
 };
 

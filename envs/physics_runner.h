@@ -30,9 +30,10 @@ class PhysicsRunner {
   // state [N, 1 + nq + nv] float64 on the runner's device: (time, qpos, qvel) per env.
   virtual void read_state(const PhysicsFrame& f, const Params& p, double* state, void* stream) = 0;
   // Writes rows [rows, 1 + nq + nv] into envs ids [rows] (distinct, in range), then runs the
-  // forward pass and observes them.
+  // forward pass and observes them. written [N]: 1 for the envs in ids, on the runner's device.
   virtual void write_state(const PhysicsFrame& f, const Params& p, const double* state,
-                           const int64_t* ids, int64_t rows, void* stream) = 0;
+                           const int64_t* ids, int64_t rows, const uint8_t* written,
+                           void* stream) = 0;
   // Snapshots [N, snapshot_width()] float64 on the runner's device (envs/physics_kernels.h): what
   // continues every env exactly where it was.
   virtual int64_t snapshot_width() const = 0;
@@ -54,9 +55,11 @@ std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
                                                     const physics::Model<double>& model,
                                                     const mjModel* mj, int64_t n,
                                                     PhysicsLaunch launch);
-// The engine on GPU `device`, in float32 (precision 32) or float64 (64).
+// The engine on GPU `device`, in float32 (precision 32) or float64 (64); graph: the staged env
+// step captured once as a CUDA graph and replayed (envs/locomotion/runners_cuda.cu).
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model, int64_t n,
-                                                     int device, bool staged, int precision);
+                                                     int device, bool staged, int precision,
+                                                     bool graph);
 
 }  // namespace myriad::envs

@@ -145,7 +145,16 @@ Comm::Comm(const RankInfo& info, std::chrono::milliseconds timeout, const torch:
       });
 }
 
-Comm::~Comm() = default;
+// Shut down before the backend is released: ProcessGroupNCCL destroys its communicators there
+// (and warns, or can hang at exit, when a group is dropped without it); Gloo's does nothing.
+// A failing shutdown (a peer already gone) must not throw from a destructor.
+Comm::~Comm() {
+  if (impl_ == nullptr || !impl_->backend) return;
+  try {
+    impl_->backend->shutdown();
+  } catch (const std::exception&) {
+  }
+}
 
 void Comm::run(const std::string& what, int64_t bytes, const std::function<void()>& collective) {
   const auto start = std::chrono::steady_clock::now();

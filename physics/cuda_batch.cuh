@@ -144,6 +144,13 @@ void CudaBatch<T>::step_async(int substeps, bool staged, void* stream) {
 }
 
 template <class T>
+void CudaBatch<T>::forward_async(void* stream, const uint8_t* only_a, const uint8_t* only_b) {
+  launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n,
+                                       DeviceId{Device::kCuda, impl_->device}, stream,
+                                       EnvMask{only_a, only_b});
+}
+
+template <class T>
 void CudaBatch<T>::step(int substeps, bool staged) {
   step_async(substeps, staged, impl_->stream);
   const CudaDeviceScope scope(impl_->device);

@@ -36,6 +36,10 @@ void CudaBatch<T>::step(int, bool) {
   no_cuda();
 }
 template <class T>
+void CudaBatch<T>::forward_async(void*, const uint8_t*, const uint8_t*) {
+  no_cuda();
+}
+template <class T>
 void CudaBatch<T>::step_async(int, bool, void*) {
   no_cuda();
 }

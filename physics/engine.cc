@@ -27,6 +27,12 @@ void step_staged(const Model<T>& m, Data<T>& d, int substeps) {
 }
 
 template <class T>
+void forward_staged(const Model<T>& m, Data<T>& d, const uint8_t* only_a, const uint8_t* only_b) {
+  launch_forward_staged<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(),
+                                      {Device::kCpu, 0}, nullptr, EnvMask{only_a, only_b});
+}
+
+template <class T>
 void step_tiled(const Model<T>& m, Data<T>& d, int substeps) {
   launch_step_tiled(view_of(m), batch_view(m, d), d.num_envs(), substeps);
 }
@@ -62,6 +68,8 @@ template void step(const Model<float>&, Data<float>&, int);
 template void step(const Model<double>&, Data<double>&, int);
 template void step_staged(const Model<float>&, Data<float>&, int);
 template void step_staged(const Model<double>&, Data<double>&, int);
+template void forward_staged(const Model<float>&, Data<float>&, const uint8_t*, const uint8_t*);
+template void forward_staged(const Model<double>&, Data<double>&, const uint8_t*, const uint8_t*);
 template void step_tiled(const Model<float>&, Data<float>&, int);
 template void step_tiled(const Model<double>&, Data<double>&, int);
 template void reset_data(const Model<float>&, Data<float>&);

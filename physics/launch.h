@@ -17,6 +17,17 @@
 
 namespace myriad::physics {
 
+// Which envs a launch works on: every env (a == nullptr), or those whose a[i] or b[i] is set
+// (the physics envs' terminated and truncated flags: the auto-reset's forward pass). The other
+// envs' threads return at once, so a masked launch costs what its envs cost.
+struct EnvMask {
+  const uint8_t* a = nullptr;
+  const uint8_t* b = nullptr;
+  MYRIAD_HD bool skips(int64_t i) const {
+    return a != nullptr && !(a[i] != 0 || (b != nullptr && b[i] != 0));
+  }
+};
+
 // The fused launches' per-env work: every stage of a forward pass (or of `substeps` steps) in one
 // pass per env. Named functors, so that the CUDA kernels carry "fused" in their names.
 template <class T>
@@ -103,35 +114,39 @@ template <Stage S, class T>
 struct StageKernel {
   BatchView<T> b;
   StageFn<S, T> stage;
+  EnvMask only;
   MYRIAD_HD void operator()(int64_t i) const {
+    if (only.skips(i)) return;
     EnvData<T> e = b.env(i);
     stage(e);
   }
 };
 
-// Stage S over the batch, as one launch named `name`.
+// Stage S over the batch (the envs `only` keeps), as one launch named `name`.
 template <Device D, Stage S, class T>
 void launch_stage(const char* name, const ModelView<T>& m, const BatchView<T>& b, int64_t n,
-                  DeviceId device, void* stream, int rk_stage = 0) {
-  parallel_for(DeviceId{D, device.index}, name, n, StageKernel<S, T>{b, {m, rk_stage}}, stream,
-               /*min_parallel=*/2);
+                  DeviceId device, void* stream, int rk_stage = 0, EnvMask only = {}) {
+  parallel_for(DeviceId{D, device.index}, name, n, StageKernel<S, T>{b, {m, rk_stage}, only},
+               stream, /*min_parallel=*/2);
 }
 
 }  // namespace detail
 
-// mj_forward on n envs, stage by stage (pipeline.h's forward, in its order).
+// mj_forward on n envs (those `only` keeps), stage by stage (pipeline.h's forward, in its order).
 template <Device D, class T>
 void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t n, DeviceId device,
-                           void* stream = nullptr) {
+                           void* stream = nullptr, EnvMask only = {}) {
   using detail::launch_stage;
-  launch_stage<D, Stage::kPosition>("physics.position", m, b, n, device, stream);
-  launch_stage<D, Stage::kCollision>("physics.collision", m, b, n, device, stream);
-  launch_stage<D, Stage::kConstraintRows>("physics.constraint_rows", m, b, n, device, stream);
-  launch_stage<D, Stage::kVelocity>("physics.velocity", m, b, n, device, stream);
-  launch_stage<D, Stage::kActuation>("physics.actuation", m, b, n, device, stream);
-  launch_stage<D, Stage::kAcceleration>("physics.acceleration", m, b, n, device, stream);
-  launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, b, n, device, stream);
-  launch_stage<D, Stage::kBodyForces>("physics.body_forces", m, b, n, device, stream);
+  launch_stage<D, Stage::kPosition>("physics.position", m, b, n, device, stream, 0, only);
+  launch_stage<D, Stage::kCollision>("physics.collision", m, b, n, device, stream, 0, only);
+  launch_stage<D, Stage::kConstraintRows>("physics.constraint_rows", m, b, n, device, stream, 0,
+                                          only);
+  launch_stage<D, Stage::kVelocity>("physics.velocity", m, b, n, device, stream, 0, only);
+  launch_stage<D, Stage::kActuation>("physics.actuation", m, b, n, device, stream, 0, only);
+  launch_stage<D, Stage::kAcceleration>("physics.acceleration", m, b, n, device, stream, 0, only);
+  launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, b, n, device, stream, 0,
+                                           only);
+  launch_stage<D, Stage::kBodyForces>("physics.body_forces", m, b, n, device, stream, 0, only);
 }
 
 // `substeps` mj_step on n envs, stage by stage: forward's stages, then the integrator's

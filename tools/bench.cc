@@ -29,6 +29,7 @@ struct BenchOptions {
   bool float64 = false;
   std::string launch = "auto";  // physics envs on the engine: auto, fused, staged or tiled
   bool stage_times = false;     // CUDA: a second timed run with events around every launch
+  bool no_cuda_graph = false;   // physics envs on CUDA: plain launches instead of the graph
 };
 
 // A ring of pre-sampled random action batches, so the timed loop measures the env alone.
@@ -68,10 +69,11 @@ void run_bench(const BenchOptions& o) {
     if (o.launch != "auto") text["launch"] = o.launch;
     options = {{"precision", o.float64 ? 64 : 32}};
     if (o.frame_skip > 0) options["frame_skip"] = o.frame_skip;
+    if (o.no_cuda_graph) options["cuda_graph"] = 0;
   } else if (!o.xml.empty() || o.physics != "myriad" || o.frame_skip > 0 || o.float64 ||
-             o.launch != "auto") {
+             o.launch != "auto" || o.no_cuda_graph) {
     throw std::invalid_argument(
-        "--xml, --physics, --frame-skip, --float64 and --launch apply to physics "
+        "--xml, --physics, --frame-skip, --float64, --launch and --no-cuda-graph apply to physics "
         "envs (MJCF-v0, Ant-v5, ...), not to '" +
         o.env + "'");
   }
@@ -112,6 +114,7 @@ void run_bench(const BenchOptions& o) {
       {"physics", physics_env ? o.physics : ""},
       {"precision", precision},
       {"launch", physics_env ? o.launch : ""},
+      {"cuda_graph", physics_env && device.is_cuda() && !o.no_cuda_graph},
       {"steps", o.steps},
       {"seconds", seconds},
       {"steps_per_second", sps}};
@@ -145,6 +148,8 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", opts->seed, "Seed")->capture_default_str();
   cmd->add_flag("--json", opts->json, "Print one JSON line");
+  cmd->add_flag("--no-cuda-graph", opts->no_cuda_graph,
+                "Physics envs on CUDA: plain launches, not the env step's CUDA graph");
   cmd->add_flag("--stage-times", opts->stage_times,
                 "CUDA: GPU time per launch name (CUDA events), from a second run of the steps");
   cmd->add_option("--xml", opts->xml, "MJCF file (with --env MJCF-v0)");

@@ -32,10 +32,15 @@ class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
     this->sim_.model = physics::view_of(model_);
     this->sim_.data = physics::batch_view(model_, data_);
     this->staged_ = launch != PhysicsLaunch::kFused;
+    // Staged: the CUDA path's shape, its auto-reset included (the CPU tests check its bits).
+    this->reset_launch_ = launch == PhysicsLaunch::kStaged;
     this->before_ = before_store_.data();
   }
 
  private:
+  void forward_staged(physics::EnvMask only, void*) override {
+    physics::forward_staged(model_, data_, only.a, only.b);
+  }
   void step_substeps_staged(int substeps, void*) override {
     if (tiled_) {
       physics::step_tiled(model_, data_, substeps);

@@ -2,6 +2,7 @@
 // in the GPU's memory (physics::CudaBatch), for every env of envs/locomotion/env_list.h.
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -14,53 +15,151 @@
 namespace myriad::envs {
 namespace {
 
+// Two frames that point at the same buffers with the same sizes (a captured graph's arguments).
+bool same_frame(const PhysicsFrame& a, const PhysicsFrame& b) {
+  return a.n == b.n && a.seed == b.seed && a.max_steps == b.max_steps &&
+         a.frame_skip == b.frame_skip && a.obs_dim == b.obs_dim && a.action_dim == b.action_dim &&
+         a.action == b.action && a.obs == b.obs && a.final_obs == b.final_obs &&
+         a.reward == b.reward && a.terminated == b.terminated && a.truncated == b.truncated &&
+         a.elapsed == b.elapsed && a.episode == b.episode &&
+         a.running_return == b.running_return && a.episode_return == b.episode_return &&
+         a.episode_length == b.episode_length && a.diverged == b.diverged && a.info == b.info;
+}
+
 template <class Env, class T>
 class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
+  using Base = SimRunner<Device::kCuda, Env, MyriadSim<T>>;
+
  public:
-  CudaRunner(const physics::Model<double>& model, int64_t n, int device, bool staged)
-      : SimRunner<Device::kCuda, Env, MyriadSim<T>>(DeviceId{Device::kCuda, device}),
+  CudaRunner(const physics::Model<double>& model, int64_t n, int device, bool staged, bool graph)
+      : Base(DeviceId{Device::kCuda, device}),
         model_(model.cast<T>()),
-        batch_(model_, n, device) {
+        batch_(model_, n, device),
+        device_(device),
+        // MYRIAD_CUDA_CHECK=1 waits after every launch, which a graph cannot: no graph then.
+        use_graph_(staged && graph && !detail::cuda_check_each_stage()) {
     this->sim_.model = batch_.device_model();
     this->sim_.data = batch_.device_data();
     this->staged_ = staged;
+    this->reset_launch_ = staged;
+    const CudaDeviceScope on(device);
     if (staged) {
-      const CudaDeviceScope on(device);
-      const size_t bytes = sizeof(T) * static_cast<size_t>(n) * kBeforeWidth<Env>;
-      void* p = nullptr;
-      if (cudaMalloc(&p, bytes) != cudaSuccess)
-        throw std::runtime_error("physics env on cuda:" + std::to_string(device) +
-                                 ": cudaMalloc of " + std::to_string(bytes) + " bytes failed");
-      before_store_.reset(static_cast<T*>(p));
+      before_store_.reset(static_cast<T*>(
+          device_alloc(sizeof(T) * static_cast<size_t>(n) * kBeforeWidth<Env>, "before")));
       this->before_ = before_store_.get();
     }
+    if (use_graph_) {
+      actions_.reset(static_cast<float*>(
+          device_alloc(sizeof(float) * static_cast<size_t>(n) * model_.nu + 1, "actions")));
+      if (cudaStreamCreateWithFlags(&capture_stream_, cudaStreamNonBlocking) != cudaSuccess)
+        throw std::runtime_error("physics env on cuda:" + std::to_string(device) +
+                                 ": cannot create the graph's capture stream");
+    }
+  }
+  ~CudaRunner() override {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+    if (capture_stream_ != nullptr) cudaStreamDestroy(capture_stream_);
+  }
+
+  // The env step as one CUDA graph: pre-step, every substep's stages, post-step and the
+  // auto-reset's launches, captured once (at the second step: the first runs plainly, so each
+  // kernel's stack is reserved outside a capture) and replayed on the caller's stream, the
+  // actions copied first into a buffer the graph reads. Frames that point elsewhere are captured
+  // anew. A failed capture falls back to plain launches, with a warning, for good.
+  void step(const PhysicsFrame& f, const Params& p, void* stream) override {
+    if (!use_graph_ || graph_failed_ || myriad::detail::stage_events().on) return Base::step(f, p, stream);
+    const CudaDeviceScope on(device_);
+    const auto s = static_cast<cudaStream_t>(stream);
+    PhysicsFrame g = f;
+    g.action = actions_.get();
+    const size_t bytes = sizeof(float) * static_cast<size_t>(f.n) * f.action_dim;
+    if (cudaMemcpyAsync(actions_.get(), f.action, bytes, cudaMemcpyDeviceToDevice, s) !=
+        cudaSuccess)
+      throw std::runtime_error(std::string(Env::kId) + " on cuda: copying the actions failed: " +
+                               cudaGetErrorString(cudaGetLastError()));
+    if (exec_ == nullptr || !same_frame(g, captured_)) {
+      if (plain_steps_++ == 0) return Base::step(g, p, stream);
+      capture(g, p);
+      if (graph_failed_) return Base::step(g, p, stream);
+    }
+    const cudaError_t err = cudaGraphLaunch(exec_, s);
+    if (err != cudaSuccess)
+      throw std::runtime_error(std::string(Env::kId) + " on cuda: graph launch failed: " +
+                               cudaGetErrorString(err));
   }
 
  private:
   struct CudaFree {
-    void operator()(T* p) const { cudaFree(p); }
+    void operator()(void* p) const { cudaFree(p); }
   };
+  void* device_alloc(size_t bytes, const char* what) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess)
+      throw std::runtime_error("physics env on cuda:" + std::to_string(device_) + ": cudaMalloc of " +
+                               std::to_string(bytes) + " bytes (" + what + ") failed");
+    return p;
+  }
+  void capture(const PhysicsFrame& g, const Params& p) {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+    exec_ = nullptr;
+    std::string why;
+    cudaError_t err = cudaStreamBeginCapture(capture_stream_, cudaStreamCaptureModeThreadLocal);
+    if (err == cudaSuccess) {
+      try {
+        Base::step(g, p, capture_stream_);
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+      cudaGraph_t graph = nullptr;
+      err = cudaStreamEndCapture(capture_stream_, &graph);
+      if (err == cudaSuccess && why.empty()) err = cudaGraphInstantiate(&exec_, graph, 0);
+      if (graph != nullptr) cudaGraphDestroy(graph);
+    }
+    if (err != cudaSuccess || !why.empty() || exec_ == nullptr) {
+      if (why.empty()) why = cudaGetErrorString(err);
+      cudaGetLastError();  // a failed capture leaves its error: clear it
+      graph_failed_ = true;
+      exec_ = nullptr;
+      std::fprintf(stderr, "myriad: %s on cuda: the env step's CUDA graph failed (%s); stepping "
+                   "with plain launches\n", Env::kId, why.c_str());
+      return;
+    }
+    captured_ = g;
+  }
   void step_substeps_staged(int substeps, void* stream) override {
     batch_.step_async(substeps, /*staged=*/true, stream);
+  }
+  void forward_staged(physics::EnvMask only, void* stream) override {
+    batch_.forward_async(stream, only.a, only.b);
   }
 
   physics::Model<T> model_;
   physics::CudaBatch<T> batch_;
-  std::unique_ptr<T, CudaFree> before_store_;  // the staged step's `before` values
+  int device_;
+  bool use_graph_;
+  std::unique_ptr<T, CudaFree> before_store_;     // the staged step's `before` values
+  std::unique_ptr<float, CudaFree> actions_;      // [N, nu]: what the graph reads
+  cudaStream_t capture_stream_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+  PhysicsFrame captured_{};
+  int64_t plain_steps_ = 0;
+  bool graph_failed_ = false;
 };
 
 }  // namespace
 
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model, int64_t n,
-                                                     int device, bool staged, int precision) {
-  if (precision == 64) return std::make_unique<CudaRunner<Env, double>>(model, n, device, staged);
-  return std::make_unique<CudaRunner<Env, float>>(model, n, device, staged);
+                                                     int device, bool staged, int precision,
+                                                     bool graph) {
+  if (precision == 64)
+    return std::make_unique<CudaRunner<Env, double>>(model, n, device, staged, graph);
+  return std::make_unique<CudaRunner<Env, float>>(model, n, device, staged, graph);
 }
 
 #define MYRIAD_X(Env)                                                 \
   template std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner<Env>( \
-      const physics::Model<double>&, int64_t, int, bool, int);
+      const physics::Model<double>&, int64_t, int, bool, int, bool);
 MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)
 #undef MYRIAD_X
 

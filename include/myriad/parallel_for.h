@@ -123,9 +123,15 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
   int device = 0;
   cudaGetDevice(&device);
   reserve_stack(parallel_for_kernel<Fn>, stack_reserved, device);
+  // Neither the timing events nor the check's wait belong in a CUDA graph being captured.
+  const bool check = cuda_check_each_stage();
   StageEvents& timed = stage_events();
+  const bool timing = timed.on.load(std::memory_order_relaxed);
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (check || timing) cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capturing);
+  const bool plain = capturing == cudaStreamCaptureStatusNone;
   StageEvents::Launch events{name, nullptr, nullptr};
-  if (timed.on.load(std::memory_order_relaxed) &&
+  if (timing && plain &&
       cudaEventCreate(&events.start) == cudaSuccess &&
       cudaEventCreate(&events.stop) == cudaSuccess)
     cudaEventRecord(events.start, static_cast<cudaStream_t>(stream));
@@ -143,7 +149,7 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
   if (err != cudaSuccess)
     throw std::runtime_error(std::string("CUDA launch '") + name +
                              "' failed: " + cudaGetErrorString(err));
-  if (cuda_check_each_stage()) {
+  if (check && plain) {
     err = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
     if (err == cudaSuccess) err = cudaGetLastError();
     if (err != cudaSuccess)

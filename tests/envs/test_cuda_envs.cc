@@ -104,6 +104,12 @@ PhysicsAgreement physics_agreement(const std::string& id, int precision, DeviceI
   auto gen = at::make_generator<at::CPUGeneratorImpl>(13);
   PhysicsAgreement r;
   for (int t = 0; t < kSteps; ++t) {
+    if (t == 30) {  // set_state on some envs: the state written, its forward pass, its obs
+      const at::Tensor ids = at::arange(0, kN, 7, at::TensorOptions().dtype(at::kLong));
+      const at::Tensor rows = ref->get_state().index_select(0, ids).roll(1, 0);
+      ref->set_state(rows, ids);
+      dut->set_state(rows.to(dut->buffers().obs.device()), ids.to(dut->buffers().obs.device()));
+    }
     const at::Tensor a = random_actions(ref->spec(), kN, gen).clamp(-0.4, 0.4);
     ref->step(a);
     dut->step(a.to(dut->buffers().obs.device()));

@@ -611,6 +611,37 @@ TEST(CollisionScenes, BoxBoxRepeatedContactsRemoved) {
   EXPECT_GT(raw_total, kept_total);  // the removal was exercised
 }
 
+// Pair functions write in place at the end of the contact list: a model with a box-box pair
+// needs 16 entries past its bound (24 written, 8 kept), any other none; with less room than
+// that, collide() says so (-1) instead of writing past the list.
+TEST(CollisionScenes, ContactRoomForThePairFunctions) {
+  auto boxes = load(R"(<mujoco><worldbody><geom type="plane" size="0 0 1"/>
+    <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+    <body pos="0 0 0.299"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+  </worldbody></mujoco>)");
+  auto balls = load(R"(<mujoco><worldbody><geom type="plane" size="0 0 1"/>
+    <body pos="0 0 0.09"><freejoint/><geom type="sphere" size="0.1"/></body>
+    <body pos="0 0 0.3"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+  </worldbody></mujoco>)");
+  ASSERT_TRUE(boxes && balls);
+  for (auto* md : {boxes.get(), balls.get()}) {
+    mj_kinematics(md->m, md->d);
+    const CollisionModel<double> v = view(md->m);
+    CollisionPair pairs[8];
+    const int npair = collision_pairs(v, pairs, 8);
+    const int bound = max_contacts(v, pairs, npair), extra = pair_scratch(v, pairs, npair);
+    EXPECT_EQ(extra, md == boxes.get() ? kMaxBoxBoxContacts - kMaxBoxBoxKept : 0);
+    std::vector<Contact<double>> con(bound + extra);
+    const int n = collide(v, pairs, npair, md->d->geom_xpos, md->d->geom_xmat, con.data(),
+                          bound + extra);
+    EXPECT_GT(n, 0);
+    EXPECT_LE(n, bound);
+    if (extra > 0)
+      EXPECT_EQ(collide(v, pairs, npair, md->d->geom_xpos, md->d->geom_xmat, con.data(), bound),
+                -1);
+  }
+}
+
 // Many bodies with several geoms each: the contact order (body pairs by signature, geoms by
 // index, explicit pairs merged) and the contact bound.
 TEST(CollisionScenes, ClusterOrderAndBound) {

@@ -308,6 +308,45 @@ TEST_P(GymModel, StagedStepGivesTheFusedBits) {
   expect_staged_equals_fused<float>(gym_model(GetParam()));
 }
 
+// The staged forward pass masked to some envs (the staged auto-reset's): those envs get
+// forward()'s bits, the others keep every field as it was.
+template <class T>
+void expect_masked_forward(const std::string& path) {
+  const Model<T> m = load_mjcf(path).template cast<T>();
+  constexpr int kEnvs = 6;
+  Data<T> full(m, kEnvs), masked(m, kEnvs), before(m, kEnvs);
+  for (Data<T>* d : {&full, &masked}) reset_data(m, *d);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < kEnvs; ++i) {
+    EnvData<T> a = full.env(m, i), b = masked.env(m, i);
+    for (int k = 0; k < m.nq; ++k) a.qpos[k] = b.qpos[k] = a.qpos[k] + T(0.1 * u(rng));
+    for (int k = 0; k < m.nv; ++k) a.qvel[k] = b.qvel[k] = T(0.5 * u(rng));
+  }
+  step(m, full, 2);  // internals that are not zero, for "untouched" to mean something
+  step(m, masked, 2);
+  before = masked;
+  const uint8_t terminated[kEnvs] = {0, 1, 0, 0, 0, 1}, truncated[kEnvs] = {0, 0, 0, 1, 0, 0};
+  forward(m, full);
+  forward_staged(m, masked, terminated, truncated);
+  EnvData<T> probe{};
+  for_each_field(probe, m, [&](const char* name, T*&, int64_t size) {
+    for (int i = 0; i < kEnvs; ++i) {
+      const bool kept = terminated[i] || truncated[i];
+      const T* want = (kept ? full : before).field(m, name) + i * size;
+      const T* got = masked.field(m, name) + i * size;
+      EXPECT_EQ(std::memcmp(want, got, static_cast<size_t>(size) * sizeof(T)), 0)
+          << path << ": env " << i << (kept ? " (masked in)" : " (masked out)") << ", field "
+          << name;
+    }
+  });
+}
+
+TEST_P(GymModel, MaskedStagedForwardTouchesOnlyItsEnvs) {
+  expect_masked_forward<double>(gym_model(GetParam()));
+  expect_masked_forward<float>(gym_model(GetParam()));
+}
+
 TEST(ShippedModels, Float32Finite10kStepsUnderRandomControls) {
   for (const char* name :
        {"pendulum", "cartpole", "double_pendulum", "hopper_chain", "free_body", "quadruped",

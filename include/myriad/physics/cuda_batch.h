@@ -39,6 +39,10 @@ class CudaBatch {
   // The same step launched on `stream` (a cudaStream_t; nullptr: the legacy default stream)
   // without waiting: for a step between other launches on that stream (the physics envs).
   void step_async(int substeps, bool staged, void* stream);
+  // forward(staged=true) on `stream` without waiting, over the envs where only_a[i] or only_b[i]
+  // (device pointers) is set, or every env when only_a is null: the auto-reset's forward pass.
+  void forward_async(void* stream, const uint8_t* only_a = nullptr,
+                     const uint8_t* only_b = nullptr);
 
   // The device copies, for launches that run the engine inside other per-env work (the physics
   // envs, envs/physics_kernels.h): pointers into this GPU's memory, valid while this lives.

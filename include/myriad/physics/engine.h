@@ -2,6 +2,8 @@
 // stages are MYRIAD_HD code in physics/pipeline.h).
 #pragma once
 
+#include <cstdint>
+
 #include "myriad/physics/data.h"
 #include "myriad/physics/model.h"
 
@@ -20,6 +22,12 @@ void step(const Model<T>& m, Data<T>& d, int substeps = 1);
 // step keeps each env's data in cache. For tests and physics-bench --staged.
 template <class T>
 void step_staged(const Model<T>& m, Data<T>& d, int substeps = 1);
+
+// forward(), launched stage by stage, over the envs where only_a[i] or only_b[i] is set (every
+// env when only_a is null): the staged auto-reset's forward pass (envs/physics_launch.inl).
+template <class T>
+void forward_staged(const Model<T>& m, Data<T>& d, const uint8_t* only_a = nullptr,
+                    const uint8_t* only_b = nullptr);
 
 // The same steps with envs in tiles of 8: the smooth stages run once per tile with one env per
 // SIMD lane, the constraint stages per env (physics/tile.h). The same bits as step(). For tests
