@@ -184,9 +184,10 @@ class PhysicsBatchEnv final : public BatchEnv {
     if ((launch == "staged" || launch == "tiled") && physics != "myriad")
       throw std::invalid_argument(spec_.id + " option launch=" + launch +
                                   " needs physics=myriad (got " + physics + ")");
-    if (launch == "tiled" && device.is_cuda())
-      throw std::invalid_argument(
-          spec_.id + " option launch=tiled runs on the CPU only (CUDA: " + "fused or staged)");
+    if ((launch == "tiled" || launch == "fused") && device.is_cuda())
+      throw std::invalid_argument(spec_.id + " option launch=" + launch +
+                                  " runs on the CPU only (CUDA runs staged: a kernel per stage, "
+                                  "the env step replayed as one CUDA graph)");
     // auto: staged on CUDA (a kernel per stage, each at its own occupancy), tiled on the CPU (the
     // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused).
     const bool staged = launch == "staged" || (launch == "auto" && device.is_cuda());

@@ -124,7 +124,7 @@ MYRIAD_HD void physics_reset_one(const PhysicsView<Env, Sim>& v, int64_t i) {
 //   physics_pre_step_one:  (state, action) => before, ctrl
 //   the sim's frame_skip substeps
 //   physics_post_step_one: (state, action, before) => reward, flags, obs; where the episode
-//     ended, final_obs, statistics and (reset_now; else the caller's launches) a same-step reset.
+//     ended, final_obs, statistics and (kResetNow; else the caller's launches) a same-step reset.
 // A diverged state (non-finite or beyond 1e10, or one the sim had to reset) is never observed or
 // rewarded: the episode is cut (truncated, reward 0, counted in diverged) and final_obs keeps
 // the last sane observation.
@@ -141,9 +141,9 @@ MYRIAD_HD void physics_pre_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
   for (int u = 0; u < v.sim.model.nu; ++u) d.ctrl[u] = static_cast<T>(action[u]);
 }
 
-template <class Env, class Sim>
+template <class Env, class Sim, bool kResetNow = true>
 MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
-                                     const typename Sim::Scalar* before, bool reset_now = true) {
+                                     const typename Sim::Scalar* before) {
   const auto& m = v.sim.model;
   const PhysicsFrame& f = v.f;
   auto d = v.sim.env(i);
@@ -172,7 +172,7 @@ MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
     f.episode_return[i] = f.running_return[i];
     f.episode_length[i] = t;
     f.episode[i] += 1;
-    if (reset_now) physics_start_episode(v, i);
+    if constexpr (kResetNow) physics_start_episode(v, i);
   }
 }
 

@@ -25,13 +25,14 @@ struct PhysicsPreStep {
   Scalar* before;
   MYRIAD_HD void operator()(int64_t i) const { physics_pre_step_one(v, i, before + i * kWidth); }
 };
-template <class View, class Scalar, int kWidth>
+// kResetNow false: the auto-reset runs in launches of its own (PhysicsEpisode*), and the kernel
+// holds no forward pass.
+template <class Env, class Sim, int kWidth, bool kResetNow>
 struct PhysicsPostStep {
-  View v;
-  Scalar* before;
-  bool reset_now;  // false: the auto-reset runs in launches of its own (PhysicsEpisode*)
+  PhysicsView<Env, Sim> v;
+  typename Sim::Scalar* before;
   MYRIAD_HD void operator()(int64_t i) const {
-    physics_post_step_one(v, i, before + i * kWidth, reset_now);
+    physics_post_step_one<Env, Sim, kResetNow>(v, i, before + i * kWidth);
   }
 };
 // The halves of a new episode around its forward pass (physics_episode_state, _observe), for
@@ -52,10 +53,36 @@ struct PhysicsEpisodeObserve {
     if (!only.skips(i)) physics_episode_observe(v, i);
   }
 };
+// The fused shape's reset and set_state: a forward pass inline, per env.
 template <class View>
-struct PhysicsReset {
+struct PhysicsResetFused {
   View v;
   MYRIAD_HD void operator()(int64_t i) const { physics_reset_one(v, i); }
+};
+template <class View>
+struct PhysicsWriteStateFused {
+  View v;
+  const double* state;
+  const int64_t* ids;
+  MYRIAD_HD void operator()(int64_t r) const { physics_write_state_one(v, state, ids, r); }
+};
+// The staged set_state: the rows written, then (after the forward pass by stages) observed.
+template <class View>
+struct PhysicsWriteRows {
+  View v;
+  const double* state;
+  const int64_t* ids;
+  MYRIAD_HD void operator()(int64_t r) const { physics_write_state_row(v, state, ids, r); }
+};
+template <class Env, class View>
+struct PhysicsObserveWritten {
+  View v;
+  physics::EnvMask only;
+  MYRIAD_HD void operator()(int64_t i) const {
+    if (only.skips(i)) return;
+    auto d = v.sim.env(i);
+    Env::observe(v.params, v.sim.model, d, v.f.obs + i * v.f.obs_dim);
+  }
 };
 
 template <Device D, class Env, class Sim>
@@ -64,30 +91,46 @@ class SimRunner : public PhysicsRunner<Env> {
   using Params = typename Env::Params;
   using View = PhysicsView<Env, Sim>;
 
+  // On CUDA every launch is staged (kFusedShapes false): the kernels that would inline a whole
+  // forward pass or step (the fused step, reset and set_state) are not even compiled there.
+  static constexpr bool kFusedShapes = D == Device::kCpu;
+
   void reset(const PhysicsFrame& f, const Params& p, void* stream) override {
     const View v{f, p, sim_};
-    if (reset_launch_) return start_episodes(v, physics::EnvMask{}, stream);
-    parallel_for(device_, "physics_env.reset", f.n, PhysicsReset<View>{v}, stream, 2);
+    if constexpr (kFusedShapes) {
+      if (!reset_launch_)
+        return parallel_for(device_, "physics_env.reset", f.n, PhysicsResetFused<View>{v}, stream,
+                            2);
+    }
+    start_episodes(v, physics::EnvMask{}, stream);
   }
-  // Fused: one pass per env through the whole env step (on the CPU an env's data stays in
-  // cache). Staged: a pre-step launch, the physics substeps as one launch per stage over the
-  // batch (physics/launch.h; on CUDA each stage gets its own register count and NVTX range),
-  // and a post-step launch; the env's `before` values wait in before_. Same bits either way.
+  // Fused (CPU): one pass per env through the whole env step (an env's data stays in cache).
+  // Staged: a pre-step launch, the physics substeps as one launch per stage over the batch
+  // (physics/launch.h; on CUDA each stage gets its own register count and NVTX range), a
+  // post-step launch and, with reset_launch_, the auto-reset's launches (start_episodes); the
+  // env's `before` values wait in before_. Tiled (CPU): the staged shape with the substeps in
+  // SIMD tiles and the reset inline. Same bits every way.
   void step(const PhysicsFrame& f, const Params& p, void* stream) override {
     const View v{f, p, sim_};
-    if (!staged_) {
-      parallel_for(device_, "physics_env.step", f.n, PhysicsStepFused<View>{v}, stream, 2);
-      return;
-    }
     constexpr int kWidth = kBeforeWidth<Env>;
+    if constexpr (kFusedShapes) {
+      if (!staged_)
+        return parallel_for(device_, "physics_env.step", f.n, PhysicsStepFused<View>{v}, stream,
+                            2);
+    }
     parallel_for(device_, "physics_env.pre_step", f.n,
                  PhysicsPreStep<View, Scalar, kWidth>{v, before_}, stream, 2);
     step_substeps_staged(f.frame_skip, stream);
+    if constexpr (kFusedShapes) {
+      if (!reset_launch_)
+        return parallel_for(device_, "physics_env.post_step", f.n,
+                            PhysicsPostStep<Env, Sim, kWidth, true>{v, before_}, stream, 2);
+    }
     parallel_for(device_, "physics_env.post_step", f.n,
-                 PhysicsPostStep<View, Scalar, kWidth>{v, before_, !reset_launch_}, stream, 2);
+                 PhysicsPostStep<Env, Sim, kWidth, false>{v, before_}, stream, 2);
     // Auto-reset in launches of its own over the envs that ended (their flags are the mask), so
     // the post-step kernel carries no forward pass.
-    if (reset_launch_) start_episodes(v, physics::EnvMask{f.terminated, f.truncated}, stream);
+    start_episodes(v, physics::EnvMask{f.terminated, f.truncated}, stream);
   }
   void read_state(const PhysicsFrame& f, const Params& p, double* state, void* stream) override {
     const View v{f, p, sim_};
@@ -99,27 +142,18 @@ class SimRunner : public PhysicsRunner<Env> {
   void write_state(const PhysicsFrame& f, const Params& p, const double* state, const int64_t* ids,
                    int64_t rows, const uint8_t* written, void* stream) override {
     const View v{f, p, sim_};
-    if (reset_launch_) {  // as the auto-reset: the forward pass by stages over the written envs
-      parallel_for(
-          device_, "physics_env.write_rows", rows,
-          [v, state, ids] MYRIAD_HD_LAMBDA(int64_t r) { physics_write_state_row(v, state, ids, r); },
-          stream, 2);
-      const physics::EnvMask only{written, nullptr};
-      forward_staged(only, stream);
-      parallel_for(
-          device_, "physics_env.observe_written", f.n,
-          [v, only] MYRIAD_HD_LAMBDA(int64_t i) {
-            if (only.skips(i)) return;
-            auto d = v.sim.env(i);
-            Env::observe(v.params, v.sim.model, d, v.f.obs + i * v.f.obs_dim);
-          },
-          stream, 2);
-      return;
+    if constexpr (kFusedShapes) {
+      if (!reset_launch_)
+        return parallel_for(device_, "physics_env.write_state", rows,
+                            PhysicsWriteStateFused<View>{v, state, ids}, stream, 2);
     }
-    parallel_for(
-        device_, "physics_env.write_state", rows,
-        [v, state, ids] MYRIAD_HD_LAMBDA(int64_t r) { physics_write_state_one(v, state, ids, r); },
-        stream, 2);
+    // As the auto-reset: the rows written, the forward pass by stages over the written envs, obs.
+    parallel_for(device_, "physics_env.write_rows", rows, PhysicsWriteRows<View>{v, state, ids},
+                 stream, 2);
+    const physics::EnvMask only{written, nullptr};
+    forward_staged(only, stream);
+    parallel_for(device_, "physics_env.observe_written", f.n,
+                 PhysicsObserveWritten<Env, View>{v, only}, stream, 2);
   }
 
   int64_t snapshot_width() const override {

@@ -113,7 +113,8 @@ def label(demangled, stages):
     m = re.search(r"myriad::physics::(\w+Fused)<", s)
     if m:
         return f"physics.{m.group(1)}{prec}"
-    m = re.search(r"myriad::envs::(Physics\w+)<myriad::envs::PhysicsView<myriad::envs::(\w+),", s)
+    m = re.search(r"myriad::envs::(Physics\w+)<(?:myriad::envs::\w+, )?"
+                  r"myriad::envs::PhysicsView<myriad::envs::(\w+),", s)
     if m:
         return f"{m.group(2)}.{m.group(1)}{prec}"
     # A lambda: the function that holds it names it (env launches, runners' state copies).

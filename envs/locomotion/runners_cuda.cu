@@ -29,6 +29,7 @@ bool same_frame(const PhysicsFrame& a, const PhysicsFrame& b) {
 template <class Env, class T>
 class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
   using Base = SimRunner<Device::kCuda, Env, MyriadSim<T>>;
+  using Params = typename Env::Params;
 
  public:
   CudaRunner(const physics::Model<double>& model, int64_t n, int device, bool staged, bool graph)
@@ -37,17 +38,18 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
         batch_(model_, n, device),
         device_(device),
         // MYRIAD_CUDA_CHECK=1 waits after every launch, which a graph cannot: no graph then.
-        use_graph_(staged && graph && !detail::cuda_check_each_stage()) {
+        use_graph_(graph && !myriad::detail::cuda_check_each_stage()) {
+    // Staged only: SimRunner compiles no fused shape for CUDA (its kernels would inline the
+    // whole pipeline); the env refuses launch=fused on CUDA before it gets here.
+    if (!staged) throw std::logic_error("physics env on CUDA: the step is staged only");
     this->sim_.model = batch_.device_model();
     this->sim_.data = batch_.device_data();
-    this->staged_ = staged;
-    this->reset_launch_ = staged;
+    this->staged_ = true;
+    this->reset_launch_ = true;
     const CudaDeviceScope on(device);
-    if (staged) {
-      before_store_.reset(static_cast<T*>(
-          device_alloc(sizeof(T) * static_cast<size_t>(n) * kBeforeWidth<Env>, "before")));
-      this->before_ = before_store_.get();
-    }
+    before_store_.reset(static_cast<T*>(
+        device_alloc(sizeof(T) * static_cast<size_t>(n) * kBeforeWidth<Env>, "before")));
+    this->before_ = before_store_.get();
     if (use_graph_) {
       actions_.reset(static_cast<float*>(
           device_alloc(sizeof(float) * static_cast<size_t>(n) * model_.nu + 1, "actions")));
