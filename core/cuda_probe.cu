@@ -57,7 +57,8 @@ std::vector<StageTime> stage_times_stop() {
       cudaGetLastError();
       continue;
     }
-    auto it = std::find_if(out.begin(), out.end(), [&](const StageTime& t) { return t.name == l.name; });
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const StageTime& t) { return t.name == l.name; });
     if (it == out.end()) {
       out.push_back({l.name, 1, ms});
     } else {

@@ -179,8 +179,8 @@ class PhysicsBatchEnv final : public BatchEnv {
                                     "' (valid: " + valid_options(spec_) + ")");
     }
     if (device.is_cuda() && physics != "myriad")
-      throw std::invalid_argument(spec_.id + " on CUDA runs physics=myriad only (got physics=" +
-                                  physics + ")");
+      throw std::invalid_argument(
+          spec_.id + " on CUDA runs physics=myriad only (got physics=" + physics + ")");
     if ((launch == "staged" || launch == "tiled") && physics != "myriad")
       throw std::invalid_argument(spec_.id + " option launch=" + launch +
                                   " needs physics=myriad (got " + physics + ")");

@@ -115,8 +115,7 @@ class SimRunner : public PhysicsRunner<Env> {
     constexpr int kWidth = kBeforeWidth<Env>;
     if constexpr (kFusedShapes) {
       if (!staged_)
-        return parallel_for(device_, "physics_env.step", f.n, PhysicsStepFused<View>{v}, stream,
-                            2);
+        return parallel_for(device_, "physics_env.step", f.n, PhysicsStepFused<View>{v}, stream, 2);
     }
     parallel_for(device_, "physics_env.pre_step", f.n,
                  PhysicsPreStep<View, Scalar, kWidth>{v, before_}, stream, 2);

@@ -29,7 +29,7 @@ template <class T>
 struct CudaBatch<T>::Impl {
   const Model<T>& host_model;
   int64_t n;
-  int device;  // GPU ordinal: every allocation, copy and launch is made with it current
+  int device;           // GPU ordinal: every allocation, copy and launch is made with it current
   cudaStream_t stream;  // every copy, memset and synchronous launch of the batch
   ModelView<T> view{};
   BatchView<T> data{};

@@ -28,8 +28,8 @@ void step_staged(const Model<T>& m, Data<T>& d, int substeps) {
 
 template <class T>
 void forward_staged(const Model<T>& m, Data<T>& d, const uint8_t* only_a, const uint8_t* only_b) {
-  launch_forward_staged<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(),
-                                      {Device::kCpu, 0}, nullptr, EnvMask{only_a, only_b});
+  launch_forward_staged<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(), {Device::kCpu, 0},
+                                      nullptr, EnvMask{only_a, only_b});
 }
 
 template <class T>

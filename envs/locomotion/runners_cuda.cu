@@ -21,9 +21,9 @@ bool same_frame(const PhysicsFrame& a, const PhysicsFrame& b) {
          a.frame_skip == b.frame_skip && a.obs_dim == b.obs_dim && a.action_dim == b.action_dim &&
          a.action == b.action && a.obs == b.obs && a.final_obs == b.final_obs &&
          a.reward == b.reward && a.terminated == b.terminated && a.truncated == b.truncated &&
-         a.elapsed == b.elapsed && a.episode == b.episode &&
-         a.running_return == b.running_return && a.episode_return == b.episode_return &&
-         a.episode_length == b.episode_length && a.diverged == b.diverged && a.info == b.info;
+         a.elapsed == b.elapsed && a.episode == b.episode && a.running_return == b.running_return &&
+         a.episode_return == b.episode_return && a.episode_length == b.episode_length &&
+         a.diverged == b.diverged && a.info == b.info;
 }
 
 template <class Env, class T>
@@ -69,7 +69,8 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
   // actions copied first into a buffer the graph reads. Frames that point elsewhere are captured
   // anew. A failed capture falls back to plain launches, with a warning, for good.
   void step(const PhysicsFrame& f, const Params& p, void* stream) override {
-    if (!use_graph_ || graph_failed_ || myriad::detail::stage_events().on) return Base::step(f, p, stream);
+    if (!use_graph_ || graph_failed_ || myriad::detail::stage_events().on)
+      return Base::step(f, p, stream);
     const CudaDeviceScope on(device_);
     const auto s = static_cast<cudaStream_t>(stream);
     PhysicsFrame g = f;
@@ -86,8 +87,8 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
     }
     const cudaError_t err = cudaGraphLaunch(exec_, s);
     if (err != cudaSuccess)
-      throw std::runtime_error(std::string(Env::kId) + " on cuda: graph launch failed: " +
-                               cudaGetErrorString(err));
+      throw std::runtime_error(std::string(Env::kId) +
+                               " on cuda: graph launch failed: " + cudaGetErrorString(err));
   }
 
  private:
@@ -97,8 +98,9 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
   void* device_alloc(size_t bytes, const char* what) {
     void* p = nullptr;
     if (cudaMalloc(&p, bytes) != cudaSuccess)
-      throw std::runtime_error("physics env on cuda:" + std::to_string(device_) + ": cudaMalloc of " +
-                               std::to_string(bytes) + " bytes (" + what + ") failed");
+      throw std::runtime_error("physics env on cuda:" + std::to_string(device_) +
+                               ": cudaMalloc of " + std::to_string(bytes) + " bytes (" + what +
+                               ") failed");
     return p;
   }
   void capture(const PhysicsFrame& g, const Params& p) {
@@ -122,8 +124,10 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
       cudaGetLastError();  // a failed capture leaves its error: clear it
       graph_failed_ = true;
       exec_ = nullptr;
-      std::fprintf(stderr, "myriad: %s on cuda: the env step's CUDA graph failed (%s); stepping "
-                   "with plain launches\n", Env::kId, why.c_str());
+      std::fprintf(stderr,
+                   "myriad: %s on cuda: the env step's CUDA graph failed (%s); stepping "
+                   "with plain launches\n",
+                   Env::kId, why.c_str());
       return;
     }
     captured_ = g;
@@ -139,8 +143,8 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
   physics::CudaBatch<T> batch_;
   int device_;
   bool use_graph_;
-  std::unique_ptr<T, CudaFree> before_store_;     // the staged step's `before` values
-  std::unique_ptr<float, CudaFree> actions_;      // [N, nu]: what the graph reads
+  std::unique_ptr<T, CudaFree> before_store_;  // the staged step's `before` values
+  std::unique_ptr<float, CudaFree> actions_;   // [N, nu]: what the graph reads
   cudaStream_t capture_stream_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   PhysicsFrame captured_{};

@@ -84,8 +84,8 @@ void reserve_stack(Kernel kernel, std::atomic<uint64_t>& devices, int device) {
     const cudaError_t err = cudaDeviceSetLimit(cudaLimitStackSize, attr.localSizeBytes);
     if (err != cudaSuccess)
       throw std::runtime_error("CUDA: cannot raise the stack limit to " +
-                               std::to_string(attr.localSizeBytes) + " bytes per thread: " +
-                               cudaGetErrorString(err));
+                               std::to_string(attr.localSizeBytes) +
+                               " bytes per thread: " + cudaGetErrorString(err));
   }
   devices.fetch_or(bit, std::memory_order_acq_rel);
 }
@@ -131,8 +131,7 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
   if (check || timing) cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capturing);
   const bool plain = capturing == cudaStreamCaptureStatusNone;
   StageEvents::Launch events{name, nullptr, nullptr};
-  if (timing && plain &&
-      cudaEventCreate(&events.start) == cudaSuccess &&
+  if (timing && plain && cudaEventCreate(&events.start) == cudaSuccess &&
       cudaEventCreate(&events.stop) == cudaSuccess)
     cudaEventRecord(events.start, static_cast<cudaStream_t>(stream));
   // An NVTX range named after the launch: Nsight Systems shows the kernel under this name.
@@ -153,9 +152,9 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
     err = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
     if (err == cudaSuccess) err = cudaGetLastError();
     if (err != cudaSuccess)
-      throw std::runtime_error(std::string("CUDA stage '") + name +
-                               "' faulted (MYRIAD_CUDA_CHECK=1 waits after every stage): " +
-                               cudaGetErrorString(err));
+      throw std::runtime_error(
+          std::string("CUDA stage '") + name +
+          "' faulted (MYRIAD_CUDA_CHECK=1 waits after every stage): " + cudaGetErrorString(err));
   }
 #else
   (void)n, (void)fn, (void)stream;

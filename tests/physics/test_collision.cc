@@ -632,8 +632,8 @@ TEST(CollisionScenes, ContactRoomForThePairFunctions) {
     const int bound = max_contacts(v, pairs, npair), extra = pair_scratch(v, pairs, npair);
     EXPECT_EQ(extra, md == boxes.get() ? kMaxBoxBoxContacts - kMaxBoxBoxKept : 0);
     std::vector<Contact<double>> con(bound + extra);
-    const int n = collide(v, pairs, npair, md->d->geom_xpos, md->d->geom_xmat, con.data(),
-                          bound + extra);
+    const int n =
+        collide(v, pairs, npair, md->d->geom_xpos, md->d->geom_xmat, con.data(), bound + extra);
     EXPECT_GT(n, 0);
     EXPECT_LE(n, bound);
     if (extra > 0)
