@@ -76,6 +76,7 @@ enum class Stage {
   kAcceleration,
   kConstraintSolve,
   kBodyForces,
+  kSensors,
   kEuler,
   kRk4Begin,
   kRk4StageBegin,
@@ -99,7 +100,9 @@ struct StageFn {
     if constexpr (S == Stage::kActuation) actuation(m, e);
     if constexpr (S == Stage::kAcceleration) forward_acceleration(m, e);
     if constexpr (S == Stage::kConstraintSolve) constraint::solve(m, e);
-    if constexpr (S == Stage::kBodyForces) post_constraint(m, e);
+    // post_constraint in two launches: each keeps its own (smaller) stack frame.
+    if constexpr (S == Stage::kBodyForces) constraint::body_forces(m, e);
+    if constexpr (S == Stage::kSensors) sensors(m, e);
     if constexpr (S == Stage::kEuler) euler(m, e);
     if constexpr (S == Stage::kRk4Begin) rk4_begin(m, e);
     if constexpr (S == Stage::kRk4StageBegin) rk4_stage_begin(m, e, rk_stage);
@@ -147,6 +150,7 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t
   launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, b, n, device, stream, 0,
                                            only);
   launch_stage<D, Stage::kBodyForces>("physics.body_forces", m, b, n, device, stream, 0, only);
+  launch_stage<D, Stage::kSensors>("physics.sensors", m, b, n, device, stream, 0, only);
 }
 
 // `substeps` mj_step on n envs, stage by stage: forward's stages, then the integrator's

@@ -637,16 +637,19 @@ MYRIAD_HD void rk4_finish(const ModelView<T>& m, EnvData<T>& d) {
   const T h = m.timestep;
   const T B[4] = {T(1.0 / 6), T(1.0 / 3), T(1.0 / 3), T(1.0 / 6)};
   const int nv = m.nv;
-  T vel[64], acc[64];
+  // The weighted acceleration goes straight into qvel (one array on a GPU thread's stack, not
+  // two); the sums are the same, in the same order.
+  T vel[64];
   for (int k = 0; k < nv; ++k) {
-    vel[k] = acc[k] = 0;
+    T acc = 0;
+    vel[k] = 0;
     for (int s = 0; s < 4; ++s) {
       vel[k] += B[s] * d.rk_qvel[s * nv + k];
-      acc[k] += B[s] * d.rk_qacc[s * nv + k];
+      acc += B[s] * d.rk_qacc[s * nv + k];
     }
+    d.qvel[k] = d.rk_qvel0[k] + h * acc;
   }
   for (int k = 0; k < m.nq; ++k) d.qpos[k] = d.rk_qpos0[k];
-  for (int k = 0; k < nv; ++k) d.qvel[k] = d.rk_qvel0[k] + h * acc[k];
   integrate_pos(m, d.qpos, vel, h);
   d.time[0] += h;
   for (int k = 0; k < m.nsensordata; ++k) d.sensordata[k] = d.rk_sensordata[k];

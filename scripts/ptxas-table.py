@@ -102,31 +102,35 @@ def demangle(names):
 
 
 def label(demangled, stages):
-    """A short name: the functor a parallel_for_kernel runs, with its stage and precision."""
+    """(kind, env): the functor a parallel_for_kernel runs with its stage and precision, and the
+    env it is instantiated for ("" for the engine's kernels). Kernels that differ only by env
+    share a kind, so the table lists each kind once with the worst env."""
     s = demangled
     inner = re.match(r"void myriad::parallel_for_kernel<(.*)>\(long, \1\)$", s)
     s = inner.group(1) if inner else s
     prec = " f64" if re.search(r"\bdouble\b", s) else (" f32" if re.search(r"\bfloat\b", s) else "")
+    env_re = r"myriad::envs::(?:locomotion::)?(\w+)(?:<myriad::envs::mpe::(\w+)Actions>)?"
+
+    def env_name(m, at):
+        return m.group(at) + (f"<{m.group(at + 1)}>" if m.group(at + 1) else "")
+
     m = re.search(r"StageKernel<\(myriad::physics::Stage\)(\d+), (float|double)>", s)
     if m:
-        return f"physics.{stages[int(m.group(1))]}{prec}"
+        return f"physics.{stages[int(m.group(1))]}{prec}", ""
     m = re.search(r"myriad::physics::(\w+Fused)<", s)
     if m:
-        return f"physics.{m.group(1)}{prec}"
-    m = re.search(r"myriad::envs::(Physics\w+)<(?:myriad::envs::\w+, )?"
-                  r"myriad::envs::PhysicsView<myriad::envs::(\w+),", s)
+        return f"physics.{m.group(1)}{prec}", ""
+    m = re.search(r"myriad::envs::(Physics\w+)<(?:myriad::envs::PhysicsView<)?" + env_re, s)
     if m:
-        return f"{m.group(2)}.{m.group(1)}{prec}"
-    # A lambda: the function that holds it names it (env launches, runners' state copies).
-    m = re.search(r"myriad::(?:envs::)?(?:SimRunner<[^>]*myriad::envs::(\w+)[^>]*>::)?"
-                  r"(\w+)<\(myriad::Device\)1, myriad::envs::(\w+)>", s)
+        return f"physics_env.{m.group(1)}{prec}", env_name(m, 2)
+    m = re.search(r"SimRunner<\(myriad::Device\)1, " + env_re + r", .*?>::(\w+)\(", s)
     if m:
-        return f"{m.group(3)}.{m.group(2)}"
-    m = re.search(r"SimRunner<\(myriad::Device\)1, myriad::envs::(\w+), .*?>::(\w+)\(", s)
+        return f"physics_env.{m.group(3)}{prec}", env_name(m, 1)
+    m = re.search(r"(launch_\w+)<\(myriad::Device\)1, " + env_re, s)
     if m:
-        return f"{m.group(1)}.{m.group(2)}{prec}"
+        return f"env.{m.group(1)}", env_name(m, 2)
     s = re.sub(r"myriad::|envs::|physics::|\(myriad::Device\)1, |\(Device\)1, ", "", s)
-    return s[:90] + ("..." if len(s) > 90 else "")
+    return s[:90] + ("..." if len(s) > 90 else ""), ""
 
 
 def occupancy(regs, smem):
@@ -171,25 +175,30 @@ def main():
         names = sorted(kernels)
         for mangled, pretty in zip(names, demangle(names)):
             p = kernels[mangled]
-            name = label(pretty, stages)
+            kind, env = label(pretty, stages)
             if not p["kernel"]:
-                name += " (device function)"
-            rows.append((unit[0], name, p, occupancy(p["regs"], p["smem"]), verdict(name, p)))
-    # One line per distinct (unit, label, numbers): the envs' kernels repeat per env type.
+                kind += " (device function)"
+            rows.append((unit[0], kind, env, p, occupancy(p["regs"], p["smem"]), verdict(kind, p)))
+    # One line per (unit, kind): the worst env's numbers, and how many envs share the kind.
+    groups = {}
+    for src, kind, env, p, occ, v in rows:
+        g = groups.setdefault((src, kind), {"n": 0, "worst": None})
+        g["n"] += 1
+        key = (p["spill_st"] + p["spill_ld"], p["regs"], p["stack"])
+        if g["worst"] is None or key > g["worst"][0]:
+            g["worst"] = (key, env, p, occ, v)
     lines = [f"`{a.arch}`, {BLOCK} threads per block; budget for the default path: no spills, "
              f"stack at most {BUDGET['stack']} B, at most {BUDGET['regs']} registers. Generated "
-             f"by `python3 scripts/ptxas-table.py --write docs/benchmarks.md`.", "",
-             "| unit | kernel | registers | stack (B) | spill st/ld (B) | smem (B) | occupancy | "
-             "budget |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
-    seen = set()
-    for src, name, p, occ, v in sorted(rows, key=lambda r: (r[0], r[1])):
-        key = (src, name, p["regs"], p["stack"])
-        if key in seen:
-            continue
-        seen.add(key)
-        lines.append(f"| {src} | {name} | {p['regs']} | {p['stack']} | {p['spill_st']}/"
+             f"by `python3 scripts/ptxas-table.py --write docs/benchmarks.md`. Env kernels: one "
+             f"row per kind, the numbers of the env that needs most.", "",
+             "| unit | kernel | envs | registers | stack (B) | spill st/ld (B) | smem (B) | "
+             "occupancy | budget |", "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for (src, kind), g in sorted(groups.items()):
+        _, env, p, occ, v = g["worst"]
+        envs = f"{g['n']} (most: {env})" if g["n"] > 1 and env else (env or "")
+        lines.append(f"| {src} | {kind} | {envs} | {p['regs']} | {p['stack']} | {p['spill_st']}/"
                      f"{p['spill_ld']} | {p['smem']} | {occ:.0%} | {v} |")
-    over = [r for r in rows if r[4].startswith("OVER")]
+    over = [r for r in rows if r[5].startswith("OVER")]
     lines += ["", f"{len(rows)} kernels; default path over budget: {len(over)}."]
     table = "\n".join(lines)
     print(table)
