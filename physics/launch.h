@@ -70,6 +70,7 @@ void launch_step(const ModelView<T>& m, const BatchView<T>& b, int64_t n, int su
 enum class Stage {
   kPosition,
   kCollision,
+  kCollisionNoBoxBox,
   kConstraintRows,
   kVelocity,
   kActuation,
@@ -95,6 +96,7 @@ struct StageFn {
   MYRIAD_HD void operator()(EnvData<T>& e) const {
     if constexpr (S == Stage::kPosition) forward_position(m, e);
     if constexpr (S == Stage::kCollision) collision_stage(m, e);
+    if constexpr (S == Stage::kCollisionNoBoxBox) collision_stage<T, false>(m, e);
     if constexpr (S == Stage::kConstraintRows) forward_constraint_rows(m, e);
     if constexpr (S == Stage::kVelocity) forward_velocity(m, e);
     if constexpr (S == Stage::kActuation) actuation(m, e);
@@ -141,7 +143,12 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t
                            void* stream = nullptr, EnvMask only = {}) {
   using detail::launch_stage;
   launch_stage<D, Stage::kPosition>("physics.position", m, b, n, device, stream, 0, only);
-  launch_stage<D, Stage::kCollision>("physics.collision", m, b, n, device, stream, 0, only);
+  // Collision sized to the model's worst pair: without box-box unless the model has such a pair.
+  if (m.ncon_scratch > 0)
+    launch_stage<D, Stage::kCollision>("physics.collision", m, b, n, device, stream, 0, only);
+  else
+    launch_stage<D, Stage::kCollisionNoBoxBox>("physics.collision", m, b, n, device, stream, 0,
+                                               only);
   launch_stage<D, Stage::kConstraintRows>("physics.constraint_rows", m, b, n, device, stream, 0,
                                           only);
   launch_stage<D, Stage::kVelocity>("physics.velocity", m, b, n, device, stream, 0, only);

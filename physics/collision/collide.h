@@ -10,8 +10,9 @@
 namespace myriad::physics::collision {
 
 // Runs the pair function for (geom types) type1 <= type2; returns the contact count, 0 for an
-// unsupported pair.
-template <class T>
+// unsupported pair. kBoxBox false compiles without box-box (its clipping arrays are most of a GPU
+// thread's stack), for models that have no box-box pair.
+template <class T, bool kBoxBox = true>
 MYRIAD_HD int collide_primitives(int type1, int type2, Contact<T>* con, T margin, const T* pos1,
                                  const T* mat1, const T* size1, const T* pos2, const T* mat2,
                                  const T* size2) {
@@ -28,7 +29,7 @@ MYRIAD_HD int collide_primitives(int type1, int type2, Contact<T>* con, T margin
     if (type2 == kCapsule) MYRIAD_PAIR(capsule_capsule);
     if (type2 == kBox) MYRIAD_PAIR(capsule_box);
   } else if (type1 == kBox && type2 == kBox) {
-    MYRIAD_PAIR(box_box);
+    if constexpr (kBoxBox) MYRIAD_PAIR(box_box);
   }
 #undef MYRIAD_PAIR
   return 0;
@@ -120,7 +121,7 @@ MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionP
 // place at the end of the list (no stack scratch: a GPU thread's stack stays small), so out needs
 // `room` = max_contacts(m, pairs, npair) + pair_scratch(m, pairs, npair) entries; with less, the
 // pairs that do not fit are skipped and -1 is returned (a caller's error, never the engine's).
-template <class T>
+template <class T, bool kBoxBox = true>
 MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, int npair,
                       const T* geom_xpos, const T* geom_xmat, Contact<T>* out, int room) {
   int ncon = 0;
@@ -157,9 +158,9 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
     }
 
     Contact<T>* found = out + ncon;
-    int num = collide_primitives(type1, type2, found, detect, pos1, mat1, m.geom_size + 3 * g1,
-                                 pos2, mat2, m.geom_size + 3 * g2);
-    if (type1 == kBox && type2 == kBox)
+    int num = collide_primitives<T, kBoxBox>(type1, type2, found, detect, pos1, mat1,
+                                             m.geom_size + 3 * g1, pos2, mat2, m.geom_size + 3 * g2);
+    if (kBoxBox && type1 == kBox && type2 == kBox)
       num = box_box_keep(found, num, detect, pos1, mat1, m.geom_size + 3 * g1, pos2, mat2,
                          m.geom_size + 3 * g2);
 
