@@ -13,6 +13,7 @@
 
 #include "myriad/parallel_for.h"
 #include "physics/batch_view.h"
+#include "physics/constraint/solve_group.h"
 #include "physics/pipeline.h"
 
 namespace myriad::physics {
@@ -101,7 +102,8 @@ struct StageFn {
     if constexpr (S == Stage::kVelocity) forward_velocity(m, e);
     if constexpr (S == Stage::kActuation) actuation(m, e);
     if constexpr (S == Stage::kAcceleration) forward_acceleration(m, e);
-    if constexpr (S == Stage::kConstraintSolve) constraint::solve(m, e);
+    // The lane group's solve (a warp per env on CUDA, SolveByWarp; one lane here): the same bits.
+    if constexpr (S == Stage::kConstraintSolve) constraint::solve(constraint::SerialGroup{}, m, e);
     // post_constraint in two launches: each keeps its own (smaller) stack frame.
     if constexpr (S == Stage::kBodyForces) constraint::body_forces(m, e);
     if constexpr (S == Stage::kSensors) sensors(m, e);
@@ -126,6 +128,24 @@ struct StageKernel {
     stage(e);
   }
 };
+
+#if defined(__CUDACC__)
+// The constraint solve on CUDA: env t / 32 by the warp of thread t (physics/constraint/
+// solve_group.h splits each stage over its lanes). A warp's 32 threads share one env, so the
+// masked-out and converged envs leave whole warps idle, not lanes of a busy one.
+template <class T>
+struct SolveByWarp {
+  BatchView<T> b;
+  ModelView<T> m;
+  EnvMask only;
+  MYRIAD_HD void operator()(int64_t t) const {
+    const int64_t i = t / constraint::WarpGroup::kLanes;
+    if (only.skips(i)) return;
+    EnvData<T> e = b.env(i);
+    constraint::solve(constraint::WarpGroup{}, m, e);
+  }
+};
+#endif
 
 // Stage S over the batch (the envs `only` keeps), as one launch named `name`.
 template <Device D, Stage S, class T>
@@ -154,8 +174,14 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t
   launch_stage<D, Stage::kVelocity>("physics.velocity", m, b, n, device, stream, 0, only);
   launch_stage<D, Stage::kActuation>("physics.actuation", m, b, n, device, stream, 0, only);
   launch_stage<D, Stage::kAcceleration>("physics.acceleration", m, b, n, device, stream, 0, only);
-  launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, b, n, device, stream, 0,
-                                           only);
+#if defined(__CUDACC__)
+  if constexpr (D == Device::kCuda)
+    parallel_for(DeviceId{D, device.index}, "physics.constraint_solve",
+                 n * constraint::WarpGroup::kLanes, detail::SolveByWarp<T>{b, m, only}, stream);
+  else
+#endif
+    launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, b, n, device, stream, 0,
+                                             only);
   launch_stage<D, Stage::kBodyForces>("physics.body_forces", m, b, n, device, stream, 0, only);
   launch_stage<D, Stage::kSensors>("physics.sensors", m, b, n, device, stream, 0, only);
 }

@@ -92,9 +92,10 @@ constexpr double kMinVal = 1e-15;
 
 // How many T of scratch newton_solve needs for nv dofs and up to nefc_max rows:
 // H [nv, nv], Ma, Mv, grad, Mgrad, search [nv] each, Jaref, Jv [nefc], quad [nefc, 3],
-// quadratic [nefc] (which rows H's factor holds).
+// quadratic [nefc] (which rows H's factor holds), and for the lane groups' solve
+// (newton_group.h) per_row [nefc, 4] (what each row adds to a sum, before the sum in row order).
 MYRIAD_HD int64_t newton_scratch_size(int nv, int nefc_max) {
-  return int64_t{nv} * nv + 5 * int64_t{nv} + 6 * int64_t{nefc_max};
+  return int64_t{nv} * nv + 5 * int64_t{nv} + 10 * int64_t{nefc_max};
 }
 
 namespace detail {
@@ -238,46 +239,60 @@ MYRIAD_HD T gauss_cost(int nv, const T* Ma, const T* qfrc_smooth, const T* a, co
   return g;
 }
 
+// Elliptic contact r (its first row) at jar => (Hc [dim, dim] = ∂²s_c/∂jar², both triangles:
+// MuJoCo's HessianCone, rank dim − 1, zero along the cone's ray) when the contact is on its
+// cone's surface; returns false (Hc untouched) in the other zones.
+template <class T>
+MYRIAD_HD bool cone_hessian(const Rows<T>& rows, int r, const T* jar, T* Hc) {
+  const int dim = rows.cone_dim[r];
+  T U[6], N, Tn;
+  if (cone_zone(rows, r, jar, U, &N, &Tn) != kConeMiddle) return false;
+  const T mu = rows.cone[r];
+  const T Dm = rows.D[r] / (mu * mu * (T(1) + mu * mu));
+  Hc[0] = 1;
+  for (int j = 1; j < dim; ++j) Hc[j] = -mu / Tn * U[j];
+  const T c3 = mu * N / (Tn * Tn * Tn);
+  for (int k = 1; k < dim; ++k)
+    for (int j = k; j < dim; ++j) Hc[k * dim + j] = c3 * U[j] * U[k];
+  for (int j = 1; j < dim; ++j) Hc[j * dim + j] += mu * mu - mu * N / Tn;
+  for (int k = 0; k < dim; ++k)
+    for (int j = k; j < dim; ++j) {
+      Hc[k * dim + j] *= Dm * rows.cone[r + k] * rows.cone[r + j];
+      Hc[j * dim + k] = Hc[k * dim + j];
+    }
+  return true;
+}
+
+// (row i of H's lower triangle, the contact's rows Jc [dim, nv] and Hc) => (H[i, j] +=
+// (J_cᵀ H_c J_c)[i, j] for j <= i; nothing where column i of H_c J_c is zero).
+template <class T>
+MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const T* Jc, int dim, const T* Hc, int i) {
+  T G[6];  // (H_c J_c)[:, i]
+  bool any = false;
+  for (int b = 0; b < dim; ++b) {
+    T g = 0;
+    for (int a = 0; a < dim; ++a) g += Hc[a * dim + b] * Jc[a * nv + i];
+    G[b] = g;
+    any = any || g != T(0);
+  }
+  if (!any) return;
+  for (int j = 0; j <= i; ++j) {
+    T s = 0;
+    for (int b = 0; b < dim; ++b) s += G[b] * Jc[b * nv + j];
+    H[i * nv + j] += s;
+  }
+}
+
 // (H's lower triangle, rows, jar) => (H += J_cᵀ H_c J_c for each elliptic contact c on its cone's
-// surface; H_c = ∂²s_c/∂jar², MuJoCo's HessianCone: rank dim − 1, zero along the cone's ray).
+// surface).
 template <class T>
 MYRIAD_HD void add_cone_hessians(T* H, int nv, const Rows<T>& rows, const T* jar) {
   for (int r = 0; r < rows.nefc; ++r) {
     if (rows.type[r] != kContactElliptic || rows.cone_dim[r] == 0) continue;
-    const int dim = rows.cone_dim[r];
-    T U[6], N, Tn;
-    if (cone_zone(rows, r, jar, U, &N, &Tn) != kConeMiddle) continue;
-    const T mu = rows.cone[r];
-    const T Dm = rows.D[r] / (mu * mu * (T(1) + mu * mu));
     T Hc[36];
-    Hc[0] = 1;
-    for (int j = 1; j < dim; ++j) Hc[j] = -mu / Tn * U[j];
-    const T c3 = mu * N / (Tn * Tn * Tn);
-    for (int k = 1; k < dim; ++k)
-      for (int j = k; j < dim; ++j) Hc[k * dim + j] = c3 * U[j] * U[k];
-    for (int j = 1; j < dim; ++j) Hc[j * dim + j] += mu * mu - mu * N / Tn;
-    for (int k = 0; k < dim; ++k)
-      for (int j = k; j < dim; ++j) {
-        Hc[k * dim + j] *= Dm * rows.cone[r + k] * rows.cone[r + j];
-        Hc[j * dim + k] = Hc[k * dim + j];
-      }
-    const T* Jc = rows.J + int64_t{r} * nv;
-    for (int i = 0; i < nv; ++i) {
-      T G[6];  // (H_c J_c)[:, i]
-      bool any = false;
-      for (int b = 0; b < dim; ++b) {
-        T g = 0;
-        for (int a = 0; a < dim; ++a) g += Hc[a * dim + b] * Jc[a * nv + i];
-        G[b] = g;
-        any = any || g != T(0);
-      }
-      if (!any) continue;
-      for (int j = 0; j <= i; ++j) {
-        T s = 0;
-        for (int b = 0; b < dim; ++b) s += G[b] * Jc[b * nv + j];
-        H[i * nv + j] += s;
-      }
-    }
+    if (!cone_hessian(rows, r, jar, Hc)) continue;
+    const int dim = rows.cone_dim[r];
+    for (int i = 0; i < nv; ++i) add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, dim, Hc, i);
     r += dim - 1;
   }
 }
@@ -344,117 +359,159 @@ struct LineSearch {
   T improvement;  // cost(0) − cost(returned step), 0 when it returns 0
 };
 
-// (quad [nefc, 3] of every row) => (each elliptic contact's entries rewritten as LineSearch::quad
-// says: its rows' sums at its first row, then U0, V0, UU, UV, VV, Dm).
+// (quad [nefc, 3] of every row, elliptic contact i: its first row) => (its entries rewritten as
+// LineSearch::quad says: its rows' sums at its first row, then U0, V0, UU, UV, VV, Dm).
+template <class T>
+MYRIAD_HD void line_prepare_cone(const Rows<T>& rows, int i, const T* Jaref, const T* Jv, T* quad) {
+  const int dim = rows.cone_dim[i];
+  T* q = quad + 3 * i;
+  for (int j = 1; j < dim; ++j)
+    for (int k = 0; k < 3; ++k) q[k] += q[3 * j + k];
+  const T mu = rows.cone[i];
+  T UU = 0, UV = 0, VV = 0;
+  for (int j = 1; j < dim; ++j) {
+    const T u = rows.cone[i + j] * Jaref[i + j], v = rows.cone[i + j] * Jv[i + j];
+    UU += u * u;
+    UV += u * v;
+    VV += v * v;
+  }
+  T* c = q + 3;
+  c[0] = mu * Jaref[i];
+  c[1] = mu * Jv[i];
+  c[2] = UU;
+  c[3] = UV;
+  c[4] = VV;
+  c[5] = rows.D[i] / (mu * mu * (T(1) + mu * mu));
+}
+
+// line_prepare_cone for each elliptic contact (i its first row).
 template <class T>
 MYRIAD_HD void line_prepare_cones(const Rows<T>& rows, const T* Jaref, const T* Jv, T* quad) {
-  for (int i = 0; i < rows.nefc; ++i) {
-    if (rows.type[i] != kContactElliptic) continue;
-    const int dim = rows.cone_dim[i];
-    T* q = quad + 3 * i;
-    for (int j = 1; j < dim; ++j)
-      for (int k = 0; k < 3; ++k) q[k] += q[3 * j + k];
+  for (int i = 0; i < rows.nefc; ++i)
+    if (rows.type[i] == kContactElliptic && rows.cone_dim[i] > 0)
+      line_prepare_cone(rows, i, Jaref, Jv, quad);
+}
+
+// What a row adds to the line search's sums at alpha (line_row's kind): nothing; q[0..2] to the
+// quadratic's coefficients (a row in its quadratic zone, an elliptic contact below its dual);
+// o[0], o[1] to its constant and linear ones (frictionloss in its linear zone); o[0..2] to the
+// cost and derivatives of the contacts on their cone's surface.
+enum LineKind : int { kLineNone = 0, kLineQuadratic = 1, kLineLinear = 2, kLineCone = 3 };
+
+// The line search's sums: the 1-D cost's quadratic coefficients, the cone surface's terms.
+template <class T>
+struct LineSums {
+  T q0, q1, q2, cone_cost, cone_d1, cone_d2;
+};
+
+// (line search, row i, alpha) => (what row i adds, in o [3]; returns its LineKind). An elliptic
+// contact's rows add on its first row (the zone at alpha from N = U0 + alpha V0 and
+// T² = UU + alpha (2 UV + alpha VV)), nothing on the others.
+template <class T>
+MYRIAD_HD int line_row(const LineSearch<T>& ls, int i, T alpha, T* o) {
+  const Rows<T>& rows = *ls.rows;
+  const T* q = ls.quad + 3 * i;
+  const int type = rows.type[i];
+  auto quadratic = [&] {
+    o[0] = q[0];
+    o[1] = q[1];
+    o[2] = q[2];
+    return kLineQuadratic;
+  };
+  if (type == kContactElliptic) {
+    if (rows.cone_dim[i] == 0) return kLineNone;
+    const T* c = q + 3;  // U0, V0, UU, UV, VV, Dm
     const T mu = rows.cone[i];
-    T UU = 0, UV = 0, VV = 0;
-    for (int j = 1; j < dim; ++j) {
-      const T u = rows.cone[i + j] * Jaref[i + j], v = rows.cone[i + j] * Jv[i + j];
-      UU += u * u;
-      UV += u * v;
-      VV += v * v;
+    const T N = c[0] + alpha * c[1];
+    const T Tsq = c[2] + alpha * (T(2) * c[3] + alpha * c[4]);
+    if (Tsq <= T(0)) return N < T(0) ? quadratic() : kLineNone;
+    const T Tn = sqrt(Tsq);
+    if (N >= mu * Tn) return kLineNone;  // inside the cone
+    if (mu * N + Tn <= T(0)) return quadratic();
+    const T N1 = c[1];
+    const T T1 = (c[3] + alpha * c[4]) / Tn;
+    const T T2 = c[4] / Tn - (c[3] + alpha * c[4]) * T1 / (Tn * Tn);
+    const T Dm = c[5];
+    const T NmT = N - mu * Tn, N1mT1 = N1 - mu * T1;
+    o[0] = T(0.5) * Dm * NmT * NmT;
+    o[1] = Dm * NmT * N1mT1;
+    o[2] = Dm * (N1mT1 * N1mT1 + NmT * (-mu * T2));
+    return kLineCone;
+  }
+  const T start = ls.Jaref[i], dir = ls.Jv[i];
+  const T x = start + alpha * dir;
+  if (is_friction(type)) {
+    const T f = rows.frictionloss[i];
+    const T Rf = rows.R[i] * f;
+    if (x <= -Rf) {
+      o[0] = f * (-T(0.5) * Rf - start);
+      o[1] = -(f * dir);  // q1 + (−y) is q1 − y, bit for bit
+      return kLineLinear;
     }
-    T* c = q + 3;
-    c[0] = mu * Jaref[i];
-    c[1] = mu * Jv[i];
-    c[2] = UU;
-    c[3] = UV;
-    c[4] = VV;
-    c[5] = rows.D[i] / (mu * mu * (T(1) + mu * mu));
-    i += dim - 1;
+    if (x >= Rf) {
+      o[0] = f * (-T(0.5) * Rf + start);
+      o[1] = f * dir;
+      return kLineLinear;
+    }
+  } else if (type != kEquality && x >= 0) {
+    return kLineNone;
+  }
+  return quadratic();
+}
+
+// (sums, a row's kind and terms) => (the sums with the row added).
+template <class T>
+MYRIAD_HD void line_add(LineSums<T>& s, int kind, const T* o) {
+  if (kind == kLineQuadratic) {
+    s.q0 += o[0];
+    s.q1 += o[1];
+    s.q2 += o[2];
+  } else if (kind == kLineLinear) {
+    s.q0 += o[0];
+    s.q1 += o[1];
+  } else if (kind == kLineCone) {
+    s.cone_cost += o[0];
+    s.cone_d1 += o[1];
+    s.cone_d2 += o[2];
   }
 }
 
-// (line search, alpha) => (cost(a + alpha·search) and its two derivatives). A curvature that is
-// not positive (it is for a nonzero search, M being positive definite, unless it underflows)
-// becomes kMinVal, as in MuJoCo.
 template <class T>
-MYRIAD_HD LinePoint<T> line_eval(LineSearch<T>& ls, T alpha) {
-  const Rows<T>& rows = *ls.rows;
-  T q0 = ls.gauss[0], q1 = ls.gauss[1], q2 = ls.gauss[2];
-  T cone_cost = 0, cone_d1 = 0, cone_d2 = 0;  // elliptic contacts on their cone's surface
-  for (int i = 0; i < rows.nefc; ++i) {
-    if (rows.type[i] == kContactElliptic) {
-      // The contact's zone at alpha, from N = U0 + alpha V0 and T² = UU + alpha (2 UV + alpha VV).
-      const T* q = ls.quad + 3 * i;
-      const T* c = q + 3;  // U0, V0, UU, UV, VV, Dm
-      const T mu = rows.cone[i];
-      const T N = c[0] + alpha * c[1];
-      const T Tsq = c[2] + alpha * (T(2) * c[3] + alpha * c[4]);
-      bool bottom = false;
-      if (Tsq <= T(0)) {
-        bottom = N < T(0);
-      } else {
-        const T Tn = sqrt(Tsq);
-        if (N >= mu * Tn) {
-          // inside the cone: nothing
-        } else if (mu * N + Tn <= T(0)) {
-          bottom = true;
-        } else {
-          const T N1 = c[1];
-          const T T1 = (c[3] + alpha * c[4]) / Tn;
-          const T T2 = c[4] / Tn - (c[3] + alpha * c[4]) * T1 / (Tn * Tn);
-          const T Dm = c[5];
-          const T NmT = N - mu * Tn, N1mT1 = N1 - mu * T1;
-          cone_cost += T(0.5) * Dm * NmT * NmT;
-          cone_d1 += Dm * NmT * N1mT1;
-          cone_d2 += Dm * (N1mT1 * N1mT1 + NmT * (-mu * T2));
-        }
-      }
-      if (bottom) {
-        q0 += q[0];
-        q1 += q[1];
-        q2 += q[2];
-      }
-      i += rows.cone_dim[i] - 1;
-      continue;
-    }
-    const T start = ls.Jaref[i], dir = ls.Jv[i];
-    const T x = start + alpha * dir;
-    const int type = rows.type[i];
-    const T* q = ls.quad + 3 * i;
-    if (is_friction(type)) {
-      const T f = rows.frictionloss[i];
-      const T Rf = rows.R[i] * f;
-      if (x <= -Rf) {
-        q0 += f * (-T(0.5) * Rf - start);
-        q1 -= f * dir;
-        continue;
-      }
-      if (x >= Rf) {
-        q0 += f * (-T(0.5) * Rf + start);
-        q1 += f * dir;
-        continue;
-      }
-    } else if (type != kEquality && x >= 0) {
-      continue;
-    }
-    q0 += q[0];
-    q1 += q[1];
-    q2 += q[2];
-  }
+MYRIAD_HD LineSums<T> line_sums_begin(const LineSearch<T>& ls) {
+  return LineSums<T>{ls.gauss[0], ls.gauss[1], ls.gauss[2], T(0), T(0), T(0)};
+}
+
+// (sums over every row at alpha) => (the line point; ls.neval counted). A curvature that is not
+// positive (it is for a nonzero search, M being positive definite, unless it underflows) becomes
+// kMinVal, as in MuJoCo.
+template <class T>
+MYRIAD_HD LinePoint<T> line_point(LineSearch<T>& ls, const LineSums<T>& s, T alpha) {
   LinePoint<T> p;
   p.alpha = alpha;
-  p.cost = cone_cost + (alpha * alpha * q2 + alpha * q1 + q0);
-  p.d1 = cone_d1 + (T(2) * alpha * q2 + q1);
-  p.d2 = cone_d2 + T(2) * q2;
+  p.cost = s.cone_cost + (alpha * alpha * s.q2 + alpha * s.q1 + s.q0);
+  p.d1 = s.cone_d1 + (T(2) * alpha * s.q2 + s.q1);
+  p.d2 = s.cone_d2 + T(2) * s.q2;
   if (!(p.d2 > T(0))) p.d2 = T(kMinVal);
   ++ls.neval;
   return p;
 }
 
+// (line search, alpha) => (cost(a + alpha·search) and its two derivatives), the rows summed in
+// their order.
+template <class T>
+MYRIAD_HD LinePoint<T> line_eval(LineSearch<T>& ls, T alpha) {
+  LineSums<T> s = line_sums_begin(ls);
+  for (int i = 0; i < ls.rows->nefc; ++i) {
+    T o[3];
+    line_add(s, line_row(ls, i, alpha, o), o);
+  }
+  return line_point(ls, s, alpha);
+}
+
 // Moves bracket end p to the best of the candidates on its side of the minimum (same derivative
 // sign, smaller |derivative|); if it moved, next = the Newton point from it. Returns 0 if not.
-template <class T>
-MYRIAD_HD int update_bracket(LineSearch<T>& ls, LinePoint<T>& p, const LinePoint<T>* cand,
+template <class T, class Eval>
+MYRIAD_HD int update_bracket(Eval& eval, LinePoint<T>& p, const LinePoint<T>* cand,
                              LinePoint<T>& next) {
   int flag = 0;
   MYRIAD_UNROLL
@@ -467,7 +524,7 @@ MYRIAD_HD int update_bracket(LineSearch<T>& ls, LinePoint<T>& p, const LinePoint
       flag = 2;
     }
   }
-  if (flag) next = line_eval(ls, p.alpha - p.d1 / p.d2);
+  if (flag) next = eval(p.alpha - p.d1 / p.d2);
   return flag;
 }
 
@@ -480,12 +537,14 @@ MYRIAD_HD int update_bracket(LineSearch<T>& ls, LinePoint<T>& p, const LinePoint
 // keeps the variant that falls back to 0 and leaves the far end unset until a one-sided step:
 // libmujoco's trajectories on pyramidal problems agree with it to 1e-12 in float64, and float32
 // needs the fallback where rounding makes the Newton point cost more.
-template <class T>
-MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol, bool cone_rules) {
+// eval(alpha): the line point at alpha, counting ls.neval (line_eval, or the lane group's
+// version of it in newton_group.h).
+template <class T, class Eval>
+MYRIAD_HD T line_search_with(LineSearch<T>& ls, T gtol, bool cone_rules, Eval& eval) {
   ls.neval = 0;
   ls.improvement = 0;
-  const LinePoint<T> p0 = line_eval(ls, T(0));
-  LinePoint<T> p1 = line_eval(ls, p0.alpha - p0.d1 / p0.d2);
+  const LinePoint<T> p0 = eval(T(0));
+  LinePoint<T> p1 = eval(p0.alpha - p0.d1 / p0.d2);
   if (!cone_rules && p0.cost < p1.cost) p1 = p0;
   auto done = [&](const LinePoint<T>& p) {
     ls.improvement = p0.cost - p.cost;
@@ -500,16 +559,16 @@ MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol, bool cone_rules) {
   while (p1.d1 * dir <= -gtol && ls.neval < ls.max_eval) {
     p2 = p1;
     p2_set = true;
-    p1 = line_eval(ls, p1.alpha - p1.d1 / p1.d2);
+    p1 = eval(p1.alpha - p1.d1 / p1.d2);
     if (fabs(p1.d1) < gtol) return done(p1);
   }
   if (ls.neval >= ls.max_eval || !p2_set) return done(p1);
 
   // Bracketed search between p1 and p2.
   LinePoint<T> p2next = p1;
-  LinePoint<T> p1next = line_eval(ls, p1.alpha - p1.d1 / p1.d2);
+  LinePoint<T> p1next = eval(p1.alpha - p1.d1 / p1.d2);
   while (ls.neval < ls.max_eval) {
-    const LinePoint<T> pmid = line_eval(ls, T(0.5) * (p1.alpha + p2.alpha));
+    const LinePoint<T> pmid = eval(T(0.5) * (p1.alpha + p2.alpha));
     const LinePoint<T> cand[3] = {p1next, p2next, pmid};
     // The converged candidate with the lowest cost, if any.
     int best = -1;
@@ -517,8 +576,8 @@ MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol, bool cone_rules) {
     for (int i = 0; i < 3; ++i)
       if (fabs(cand[i].d1) < gtol && (best < 0 || cand[i].cost < cand[best].cost)) best = i;
     if (best >= 0) return done(cand[best]);
-    const int b1 = update_bracket(ls, p1, cand, p1next);
-    const int b2 = update_bracket(ls, p2, cand, p2next);
+    const int b1 = update_bracket(eval, p1, cand, p1next);
+    const int b2 = update_bracket(eval, p2, cand, p2next);
     // No bracket end moved: numerical accuracy reached.
     if (!b1 && !b2) return done(pmid);
   }
@@ -526,6 +585,12 @@ MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol, bool cone_rules) {
   if (p1.cost <= p2.cost && p1.cost < p0.cost) return done(p1);
   if (p2.cost <= p1.cost && p2.cost < p0.cost) return done(p2);
   return 0;
+}
+
+template <class T>
+MYRIAD_HD T line_search(LineSearch<T>& ls, T gtol, bool cone_rules) {
+  auto eval = [&ls](T alpha) { return line_eval(ls, alpha); };
+  return line_search_with(ls, gtol, cone_rules, eval);
 }
 
 }  // namespace detail
@@ -627,7 +692,8 @@ struct NewtonRun {
   bool refactor;  // hessian() holds H, to be factored in full (else: its factor, to update)
 
   // Scratch: H [nv, nv], Ma, Mv, grad, Mgrad, search [nv] each, Jaref, Jv [nefc], quad [nefc, 3],
-  // quadratic [nefc] (1 where the factor holds the row, else 0).
+  // quadratic [nefc] (1 where the factor holds the row, else 0), per_row [nefc, 4] (the lane
+  // groups' solve only).
   MYRIAD_HD T* hessian() const { return scratch; }
   MYRIAD_HD T* Ma() const { return scratch + int64_t{nv} * nv; }
   MYRIAD_HD T* Mv() const { return Ma() + nv; }
@@ -638,6 +704,7 @@ struct NewtonRun {
   MYRIAD_HD T* Jv() const { return Jaref() + rows.nefc; }
   MYRIAD_HD T* quad() const { return Jv() + rows.nefc; }
   MYRIAD_HD T* quadratic() const { return quad() + 3 * rows.nefc; }
+  MYRIAD_HD T* per_row() const { return quadratic() + rows.nefc; }  // [nefc, 4]
 };
 
 namespace detail {
@@ -651,6 +718,66 @@ MYRIAD_HD void record_quadratic(const Rows<T>& rows, const T* jar, T* quadratic)
     row_cost(rows, i, jar[i], &f, &q);
     quadratic[i] = q ? T(1) : T(0);
   }
+}
+
+// (run at the current iterate, its search, Mv = M·search, Jv = J·search) => (the line search's
+// inputs, the Gauss cost's coefficients along the search; quad is filled by line_quad_row).
+template <class T>
+MYRIAD_HD LineSearch<T> line_setup(const NewtonRun<T>& r) {
+  const int nv = r.nv;
+  LineSearch<T> ls;
+  ls.rows = &r.rows;
+  ls.Jaref = r.Jaref();
+  ls.Jv = r.Jv();
+  ls.quad = r.quad();
+  ls.max_eval = r.opt.ls_iterations;
+  ls.gauss[0] = gauss_cost(nv, r.Ma(), r.qfrc_smooth, r.qacc, r.qacc_smooth);
+  ls.gauss[1] = dot(r.search(), r.Ma(), nv) - dot(r.search(), r.qfrc_smooth, nv);
+  ls.gauss[2] = T(0.5) * dot(r.search(), r.Mv(), nv);
+  return ls;
+}
+
+// (row i's Jaref, Jv, D) => (quad [3 i .. 3 i + 2]: ½D·Jaref², D·Jaref·Jv, ½D·Jv²).
+template <class T>
+MYRIAD_HD void line_quad_row(const Rows<T>& rows, int i, const T* Jaref, const T* Jv, T* quad) {
+  const T DJ0 = rows.D[i] * Jaref[i];
+  quad[3 * i + 0] = T(0.5) * Jaref[i] * DJ0;
+  quad[3 * i + 1] = Jv[i] * DJ0;
+  quad[3 * i + 2] = T(0.5) * Jv[i] * rows.D[i] * Jv[i];
+}
+
+// (the line search's step) => (true: the solve stops at the current iterate). No improvement,
+// or, in float, an overflowed step. With elliptic cones also an improvement below the
+// tolerance: MuJoCo 3.11 then stops before the step (its iteration counts on cone problems match
+// only so; on pyramidal problems, which Newton solves exactly, the same rule would stop at
+// rounding-level improvements where libmujoco does not, and its trajectories drift 1e-6 from
+// libmujoco's where they otherwise agree to 1e-12).
+template <class T>
+MYRIAD_HD bool step_rejected(const NewtonRun<T>& r, const LineSearch<T>& ls, T alpha) {
+  return alpha == T(0) || !(fabs(alpha) <= T(1e30)) ||
+         (r.rows.has_cones && sizeof(T) == 8 && ls.improvement * r.scale < r.opt.tolerance);
+}
+
+// (run after its move: cost, grad; the cost before; grad_noise = Σ (|M·a| + |qfrc_smooth| +
+// |qfrc_constraint|)², grad's rounding scale) => (true: stop). Stops on a small improvement or
+// gradient (both scaled as MuJoCo's rescale). Neither test asks for less than the rounding of T
+// can show: an improvement within a few ulps of the cost, or a gradient within a few ulps of the
+// forces it is the difference of, is zero. In double these floors sit far below any tolerance a
+// model asks for, so libmujoco's stopping (and iteration count) is kept; in float they end the
+// iterations that only chase rounding noise under a tolerance of 1e-8.
+template <class T>
+MYRIAD_HD bool converged(const NewtonRun<T>& r, T old_cost, T grad_noise) {
+  const T improvement = (old_cost - r.cost) * r.scale;
+  const T gradient = sqrt(dot(r.gradient(), r.gradient(), r.nv)) * r.scale;
+  const T improvement_floor = T(16) * kEps<T> * fabs(r.cost) * r.scale;
+  const T gradient_floor = T(4) * kEps<T> * sqrt(grad_noise) * r.scale;
+  // In float on the elliptic cone the cost cannot show the last digits the solve needs (its
+  // improvements fall into rounding while qacc is still off by ~sqrt(eps)): there only the
+  // gradient, which Newton keeps shrinking quadratically, ends the iterations.
+  const bool by_gradient_only = sizeof(T) == 4 && r.rows.has_cones;
+  if (!by_gradient_only && (improvement < r.opt.tolerance || improvement < improvement_floor))
+    return true;
+  return gradient < r.opt.tolerance || gradient < gradient_floor;
 }
 
 }  // namespace detail
@@ -740,31 +867,11 @@ MYRIAD_HD int newton_continue(NewtonRun<T>& r) {
   const T gtol = opt.tolerance * opt.ls_tolerance * snorm / r.scale;
   mul_mat_vec(Mv, r.M, search, nv, nv);
   jac_times<T>(Jv, rows, nv, search, nullptr);
-  LineSearch<T> ls;
-  ls.rows = &rows;
-  ls.Jaref = Jaref;
-  ls.Jv = Jv;
-  ls.quad = quad;
-  ls.max_eval = opt.ls_iterations;
-  ls.gauss[0] = gauss_cost(nv, Ma, r.qfrc_smooth, qacc, r.qacc_smooth);
-  ls.gauss[1] = dot(search, Ma, nv) - dot(search, r.qfrc_smooth, nv);
-  ls.gauss[2] = T(0.5) * dot(search, Mv, nv);
-  for (int i = 0; i < nefc; ++i) {
-    const T DJ0 = rows.D[i] * Jaref[i];
-    quad[3 * i + 0] = T(0.5) * Jaref[i] * DJ0;
-    quad[3 * i + 1] = Jv[i] * DJ0;
-    quad[3 * i + 2] = T(0.5) * Jv[i] * rows.D[i] * Jv[i];
-  }
+  LineSearch<T> ls = line_setup(r);
+  for (int i = 0; i < nefc; ++i) line_quad_row(rows, i, Jaref, Jv, quad);
   if (rows.has_cones) line_prepare_cones(rows, Jaref, Jv, quad);
   const T alpha = line_search(ls, gtol, rows.has_cones);
-  // No improvement, or, in float, an overflowed step: keep the current iterate. With elliptic
-  // cones also an improvement below the tolerance: MuJoCo 3.11 then stops before the step (its
-  // iteration counts on cone problems match only so; on pyramidal problems, which Newton solves
-  // exactly, the same rule would stop at rounding-level improvements where libmujoco does not,
-  // and its trajectories drift 1e-6 from libmujoco's where they otherwise agree to 1e-12).
-  if (alpha == T(0) || !(fabs(alpha) <= T(1e30)) ||
-      (rows.has_cones && sizeof(T) == 8 && ls.improvement * r.scale < opt.tolerance))
-    return kNewtonDone;
+  if (step_rejected(r, ls, alpha)) return kNewtonDone;
 
   // Move to the new point and update forces, cost and gradient there.
   for (int k = 0; k < nv; ++k) {
@@ -782,24 +889,7 @@ MYRIAD_HD int newton_continue(NewtonRun<T>& r) {
     grad_noise += size * size;
   }
   ++r.iter;
-
-  // Stop on a small improvement or gradient (both scaled as MuJoCo's rescale). Neither test
-  // asks for less than the rounding of T can show: an improvement within a few ulps of the
-  // cost, or a gradient within a few ulps of the forces it is the difference of, is zero. In
-  // double these floors sit far below any tolerance a model asks for, so libmujoco's stopping
-  // (and iteration count) is kept; in float they end the iterations that only chase rounding
-  // noise under a tolerance of 1e-8.
-  const T improvement = (old_cost - r.cost) * r.scale;
-  const T gradient = sqrt(dot(grad, grad, nv)) * r.scale;
-  const T improvement_floor = T(16) * kEps<T> * fabs(r.cost) * r.scale;
-  const T gradient_floor = T(4) * kEps<T> * sqrt(grad_noise) * r.scale;
-  // In float on the elliptic cone the cost cannot show the last digits the solve needs (its
-  // improvements fall into rounding while qacc is still off by ~sqrt(eps)): there only the
-  // gradient, which Newton keeps shrinking quadratically, ends the iterations.
-  const bool by_gradient_only = sizeof(T) == 4 && rows.has_cones;
-  if (!by_gradient_only && (improvement < opt.tolerance || improvement < improvement_floor))
-    return kNewtonDone;
-  if (gradient < opt.tolerance || gradient < gradient_floor) return kNewtonDone;
+  if (converged(r, old_cost, grad_noise)) return kNewtonDone;
   r.refactor = false;  // hessian() holds the last factor; newton_update brings it here
   return kNewtonFactor;
 }

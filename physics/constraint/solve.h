@@ -3,8 +3,10 @@
 // solver (newton.h). Without rows, qacc is qacc_smooth. MYRIAD_HD; templated on the scalar.
 #pragma once
 
+#include "myriad/physics/data.h"
 #include "physics/collision/contact.h"
 #include "physics/constraint/newton.h"
+#include "physics/model_view.h"
 
 namespace myriad::physics::constraint {
 
@@ -42,20 +44,34 @@ MYRIAD_HD T island_inertia(const ModelView<T>& m, const T* qM, const T* J, int n
   return inertia;
 }
 
-// (qM, qfrc_smooth, qacc_smooth, qacc_warmstart, efc rows) => (run, ready for newton_begin)
-// for env d. qM holds the tree entries below the diagonal; they are mirrored into its (unused)
-// upper triangle so that the solver reads the full symmetric matrix.
+// The row types, elliptic contacts' dims (int32) and cone scales of env d, in the scratch past
+// the solver's own (see solver_scratch_size).
 template <class T>
-MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
+struct SolveRowsScratch {
+  int32_t* type;
+  int32_t* cone_dim;
+  T* cone;
+};
+template <class T>
+MYRIAD_HD SolveRowsScratch<T> solve_rows_scratch(const ModelView<T>& m, EnvData<T>& d) {
+  T* extra = d.solver_scratch + newton_scratch_size(m.nv, m.nefc_max);
+  return {reinterpret_cast<int32_t*>(extra), reinterpret_cast<int32_t*>(extra + m.nefc_max),
+          extra + 2 * m.nefc_max};
+}
+
+// (qM, efc rows) => (qM's upper triangle, the rows' types and cone data in the scratch); returns
+// whether a row is elliptic. qM holds the tree entries below the diagonal; they are mirrored into
+// its (unused) upper triangle so that the solver reads the full symmetric matrix.
+template <class T>
+MYRIAD_HD bool solve_prepare(const ModelView<T>& m, EnvData<T>& d) {
   const int nv = m.nv;
   const int nefc = static_cast<int>(d.nefc[0]);
   for (int i = 0; i < nv; ++i)
     for (int j = 0; j < i; ++j) d.qM[j * nv + i] = d.qM[i * nv + j];
-  // The row types as int32, in the scratch past the solver's own (see solver_scratch_size).
-  T* extra = d.solver_scratch + newton_scratch_size(nv, m.nefc_max);
-  int32_t* type = reinterpret_cast<int32_t*>(extra);
-  int32_t* cone_dim = reinterpret_cast<int32_t*>(extra + m.nefc_max);
-  T* cone = extra + 2 * m.nefc_max;
+  const SolveRowsScratch<T> s = solve_rows_scratch(m, d);
+  int32_t* type = s.type;
+  int32_t* cone_dim = s.cone_dim;
+  T* cone = s.cone;
   bool has_cones = false;
   const auto* con = reinterpret_cast<const collision::Contact<T>*>(d.contact);
   for (int r = 0; r < nefc; ++r) {
@@ -74,20 +90,30 @@ MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
     for (int k = 1; k < c.dim; ++k) cone[r + k] = c.friction[k - 1];
     r += c.dim - 1;
   }
+  return has_cones;
+}
+
+// (prepared rows: solve_prepare's outputs) => (run, ready for newton_begin) for env d. Reads
+// only, so that every lane of a group builds its own.
+template <class T>
+MYRIAD_HD NewtonRun<T> solve_run(const ModelView<T>& m, EnvData<T>& d, bool has_cones) {
+  const int nv = m.nv;
+  const int nefc = static_cast<int>(d.nefc[0]);
+  const SolveRowsScratch<T> s = solve_rows_scratch(m, d);
   NewtonRun<T> run;
   run.nv = nv;
   run.M = d.qM;
   run.qfrc_smooth = d.qfrc_smooth;
   run.qacc_smooth = d.qacc_smooth;
   run.rows.nefc = nefc;
-  run.rows.type = type;
+  run.rows.type = s.type;
   run.rows.J = d.efc_J;
   run.rows.D = d.efc_D;
   run.rows.R = d.efc_R;
   run.rows.aref = d.efc_aref;
   run.rows.frictionloss = d.efc_frictionloss;
-  run.rows.cone_dim = cone_dim;
-  run.rows.cone = cone;
+  run.rows.cone_dim = s.cone_dim;
+  run.rows.cone = s.cone;
   run.rows.has_cones = has_cones;
   run.opt.iterations = m.iterations;
   run.opt.tolerance = m.tolerance;
@@ -102,6 +128,13 @@ MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
   run.efc_force = d.efc_force;
   run.qfrc_constraint = d.qfrc_constraint;
   return run;
+}
+
+// (qM, qfrc_smooth, qacc_smooth, qacc_warmstart, efc rows) => (run, ready for newton_begin).
+template <class T>
+MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
+  const bool has_cones = solve_prepare(m, d);
+  return solve_run(m, d, has_cones);
 }
 
 // (the solver's iteration count or -1) => (solver_niter). qacc_warmstart is the integrator's

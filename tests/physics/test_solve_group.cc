@@ -1,0 +1,128 @@
+// The constraint solve by a lane group (physics/constraint/solve_group.h, a warp per env on CUDA)
+// against the one-thread solve (physics/constraint/solve.h): on Gymnasium's published models and
+// the shipped models with elliptic cones, rolling friction, frictionloss and limits, in float64
+// and float32, at states along noisy trajectories, qacc, qfrc_constraint, efc_force and the
+// iteration count are the one-thread solve's bits. The groups: SerialGroup (the CPU staged
+// step's), and InterleavedGroup with 5 and 32 lanes, which run the lanes of each phase one after
+// another in reverse, so that a lane reading another lane's item of the same phase would change
+// the result.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "myriad/physics/engine.h"
+#include "myriad/physics/import.h"
+#include "physics/constraint/solve_group.h"
+#include "physics/model_view.h"
+
+namespace myriad::physics {
+namespace {
+
+std::string gym_model(const std::string& name) {
+  return std::string(MYRIAD_GYM_ASSETS) + "/" + name + ".xml";
+}
+
+std::string shipped_model(const std::string& name) {
+  const char* src = std::getenv("MYRIAD_SOURCE_DIR");
+  return std::string(src ? src : MYRIAD_SOURCE_DIR_DEFAULT) + "/physics/models/" + name + ".xml";
+}
+
+bool readable(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (f) std::fclose(f);
+  return f != nullptr;
+}
+
+template <class T>
+bool same_bits(const T* a, const T* b, int64_t n) {
+  return n == 0 || std::memcmp(a, b, static_cast<size_t>(n) * sizeof(T)) == 0;
+}
+
+// Every env of d solved by the one-thread solve and by group G, from the same inputs. Returns
+// how many of the envs had constraint rows.
+template <class G, class T>
+int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
+                               const std::string& what) {
+  const ModelView<T> v = view_of(m);
+  Data<T> one(m, envs), grouped(m, envs);
+  one = d;
+  grouped = d;
+  int with_rows = 0;
+  for (int i = 0; i < envs; ++i) {
+    EnvData<T> a = one.env(m, i), b = grouped.env(m, i);
+    constraint::solve(v, a);
+    constraint::solve(G{}, v, b);
+    const int nefc = static_cast<int>(a.nefc[0]);
+    with_rows += nefc > 0;
+    EXPECT_TRUE(same_bits(a.qacc, b.qacc, m.nv)) << what << ", env " << i << ": qacc";
+    EXPECT_TRUE(same_bits(a.qfrc_constraint, b.qfrc_constraint, m.nv))
+        << what << ", env " << i << ": qfrc_constraint";
+    EXPECT_TRUE(same_bits(a.efc_force, b.efc_force, nefc))
+        << what << ", env " << i << ": efc_force";
+    EXPECT_EQ(a.solver_niter[0], b.solver_niter[0]) << what << ", env " << i << ": iterations";
+  }
+  return with_rows;
+}
+
+template <class T>
+void expect_groups_match(const std::string& path) {
+  const Model<T> m = load_mjcf(path).template cast<T>();
+  constexpr int kEnvs = 4;
+  Data<T> d(m, kEnvs);
+  reset_data(m, d);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < kEnvs; ++i) {
+    EnvData<T> e = d.env(m, i);
+    for (int k = 0; k < m.nq; ++k) e.qpos[k] += T(0.1 * u(rng));
+    for (int k = 0; k < m.nv; ++k) e.qvel[k] = T(0.5 * u(rng));
+  }
+  int with_rows = 0;
+  for (int s = 0; s < 40; ++s) {
+    if (s % 10 == 0)
+      for (int i = 0; i < kEnvs; ++i) {
+        EnvData<T> e = d.env(m, i);
+        for (int k = 0; k < m.nu; ++k) e.ctrl[k] = T(u(rng));
+      }
+    step(m, d, 1);
+    if (s % 4 != 3) continue;
+    forward(m, d);  // the rows at this state, warm-started from the last step
+    const std::string at =
+        path + " (float" + std::to_string(8 * sizeof(T)) + ", step " + std::to_string(s) + ")";
+    with_rows += expect_group_solve_matches<constraint::SerialGroup>(m, d, kEnvs, at + ", 1 lane");
+    expect_group_solve_matches<constraint::InterleavedGroup<5>>(m, d, kEnvs, at + ", 5 lanes");
+    expect_group_solve_matches<constraint::InterleavedGroup<32>>(m, d, kEnvs, at + ", 32 lanes");
+  }
+  EXPECT_GT(with_rows, 0) << path << ": no state had constraint rows; the test compared nothing";
+}
+
+class SolveGroup : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SolveGroup, GivesTheOneThreadSolvesBits) {
+  const std::string name = GetParam();
+  const bool gym = name.rfind("gym:", 0) == 0;
+  const std::string path = gym ? gym_model(name.substr(4)) : shipped_model(name);
+  if (gym && !readable(path))
+    GTEST_SKIP() << "gymnasium's MuJoCo assets not found (" << path << ")";
+  expect_groups_match<double>(path);
+  expect_groups_match<float>(path);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, SolveGroup,
+                         ::testing::Values("gym:hopper", "gym:half_cheetah", "gym:walker2d_v5",
+                                           "gym:ant", "gym:humanoid", "gym:inverted_pendulum",
+                                           "gym:inverted_double_pendulum", "gym:reacher",
+                                           "elliptic", "rolling_friction", "actuators",
+                                           "ant_contacts"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string s = info.param;
+                           for (char& c : s)
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return s;
+                         });
+
+}  // namespace
+}  // namespace myriad::physics
