@@ -80,6 +80,7 @@ enum class Stage {
   kBodyForces,
   kSensors,
   kEuler,
+  kImplicitFast,
   kRk4Begin,
   kRk4StageBegin,
   kRk4StageEnd,
@@ -107,7 +108,8 @@ struct StageFn {
     // post_constraint in two launches: each keeps its own (smaller) stack frame.
     if constexpr (S == Stage::kBodyForces) constraint::body_forces(m, e);
     if constexpr (S == Stage::kSensors) sensors(m, e);
-    if constexpr (S == Stage::kEuler) euler(m, e);
+    if constexpr (S == Stage::kEuler) euler_semi_implicit(m, e);
+    if constexpr (S == Stage::kImplicitFast) implicit_fast(m, e);
     if constexpr (S == Stage::kRk4Begin) rk4_begin(m, e);
     if constexpr (S == Stage::kRk4StageBegin) rk4_stage_begin(m, e, rk_stage);
     if constexpr (S == Stage::kRk4StageEnd) rk4_stage_end(m, e, rk_stage);
@@ -131,8 +133,11 @@ struct StageKernel {
 
 #if defined(__CUDACC__)
 // The constraint solve on CUDA: env t / 32 by the warp of thread t (physics/constraint/
-// solve_group.h splits each stage over its lanes). A warp's 32 threads share one env, so the
-// masked-out and converged envs leave whole warps idle, not lanes of a busy one.
+// solve_group.h splits each stage over its lanes), one env per 32-thread block: a block retires
+// when its env converges, so a slow env holds back no other env's resources, and at the solve's
+// register count (128 float32, 170 float64) one-warp blocks fit as many warps per SM as any
+// block size (16 and 11; scripts/ptxas-table.py).
+constexpr int kSolveBlock = 32;
 template <class T>
 struct SolveByWarp {
   BatchView<T> b;
@@ -177,7 +182,8 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t
 #if defined(__CUDACC__)
   if constexpr (D == Device::kCuda)
     parallel_for(DeviceId{D, device.index}, "physics.constraint_solve",
-                 n * constraint::WarpGroup::kLanes, detail::SolveByWarp<T>{b, m, only}, stream);
+                 n * constraint::WarpGroup::kLanes, detail::SolveByWarp<T>{b, m, only}, stream,
+                 /*min_parallel=*/2, detail::kSolveBlock);
   else
 #endif
     launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, b, n, device, stream, 0,
@@ -187,13 +193,17 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t
 }
 
 // `substeps` mj_step on n envs, stage by stage: forward's stages, then the integrator's
-// (Euler in one stage; RK4's parts with forward's stages between them).
+// (Euler or implicitfast in one stage; RK4's parts with forward's stages between them).
 template <Device D, class T>
 void launch_step_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t n, int substeps,
                         DeviceId device, void* stream = nullptr) {
   using detail::launch_stage;
   for (int sub = 0; sub < substeps; ++sub) {
     launch_forward_staged<D>(m, b, n, device, stream);
+    if (m.integrator == kImplicitFast) {
+      launch_stage<D, Stage::kImplicitFast>("physics.implicitfast", m, b, n, device, stream);
+      continue;
+    }
     if (m.integrator != kRK4) {
       launch_stage<D, Stage::kEuler>("physics.euler", m, b, n, device, stream);
       continue;

@@ -474,8 +474,9 @@ template <class T, bool kBoxBox = true>
 MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
   const collision::CollisionModel<T> cm = collision::collision_model<T>(m);
   const auto* pairs = reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs);
-  d.ncon[0] = T(collision::collide<T, kBoxBox>(cm, pairs, m.ncandidate, d.geom_xpos, d.geom_xmat,
-                                   constraint::contacts_of(d), m.ncon_max + m.ncon_scratch));
+  d.ncon[0] =
+      T(collision::collide<T, kBoxBox>(cm, pairs, m.ncandidate, d.geom_xpos, d.geom_xmat,
+                                       constraint::contacts_of(d), m.ncon_max + m.ncon_scratch));
 }
 
 // mj_forward's stages, grouped as MuJoCo's engine_forward.c. forward() runs them in order for
@@ -577,8 +578,7 @@ namespace myriad::physics {
 // mj_Euler: semi-implicit Euler; with joint damping, the damping is implicit
 // (qacc from (M + h diag(damping)) a = qfrc_smooth + qfrc_constraint, as MuJoCo 2.2 does).
 template <class T>
-MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
-  if (m.integrator == kImplicitFast) return implicit_fast(m, d);
+MYRIAD_HD void euler_semi_implicit(const ModelView<T>& m, EnvData<T>& d) {
   const T h = m.timestep;
   const T* acc = d.qacc;
   if (m.any_damping) {
@@ -594,6 +594,15 @@ MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
   d.time[0] += h;
   // MuJoCo 3 warm-starts the next step from this step's qacc (not from each solve's).
   for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
+}
+
+// The integrator of an Euler-family model: implicitfast (implicit.h) or semi-implicit Euler.
+// The staged launch runs them as two kernels, so that the Euler models' kernel does not carry
+// implicitfast's registers.
+template <class T>
+MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
+  if (m.integrator == kImplicitFast) return implicit_fast(m, d);
+  euler_semi_implicit(m, d);
 }
 
 // mj_RungeKutta(4): classic RK4 over (qpos, qvel); positions advance with the averaged velocity.

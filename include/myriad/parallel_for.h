@@ -115,10 +115,9 @@ void cpu_for(int64_t n, Fn& fn, int64_t min_parallel) {
 }
 
 template <class Fn>
-void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
+void cuda_for(const char* name, int64_t n, Fn& fn, void* stream, int block) {
 #if defined(__CUDACC__)
-  constexpr int kBlock = 256;
-  const int64_t blocks = (n + kBlock - 1) / kBlock;
+  const int64_t blocks = (n + block - 1) / block;
   static std::atomic<uint64_t> stack_reserved{0};
   int device = 0;
   cudaGetDevice(&device);
@@ -136,7 +135,7 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
     cudaEventRecord(events.start, static_cast<cudaStream_t>(stream));
   // An NVTX range named after the launch: Nsight Systems shows the kernel under this name.
   nvtxRangePushA(name);
-  parallel_for_kernel<<<static_cast<unsigned>(blocks), kBlock, 0,
+  parallel_for_kernel<<<static_cast<unsigned>(blocks), block, 0,
                         static_cast<cudaStream_t>(stream)>>>(n, fn);
   nvtxRangePop();
   if (events.stop != nullptr) {
@@ -157,7 +156,7 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
           "' faulted (MYRIAD_CUDA_CHECK=1 waits after every stage): " + cudaGetErrorString(err));
   }
 #else
-  (void)n, (void)fn, (void)stream;
+  (void)n, (void)fn, (void)stream, (void)block;
   throw std::logic_error(std::string("parallel_for '") + name +
                          "': CUDA launch requested from a host-only translation unit");
 #endif
@@ -168,27 +167,28 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream) {
 // legacy default stream; callers that share buffers with LibTorch pass its current stream,
 // myriad/torch_device.h). The launch is asynchronous: nothing here waits for the GPU.
 // min_parallel: below this many indices the CPU loop stays on the calling thread, where waking
-// a thread team costs more than the work.
+// a thread team costs more than the work. cuda_block: threads per CUDA block (256; a cooperative
+// kernel chooses its own, a multiple of 32 so that its groups are whole warps).
 //
 // With a DeviceId the launch runs on GPU device.index (made current around it); with a bare
 // Device, on the calling thread's current GPU.
 template <class Fn>
 void parallel_for(DeviceId device, const char* name, int64_t n, Fn fn, void* stream = nullptr,
-                  int64_t min_parallel = 1024) {
+                  int64_t min_parallel = 1024, int cuda_block = 256) {
   if (n <= 0) return;
   if (device.is_cpu()) return detail::cpu_for(n, fn, min_parallel);
 #if defined(__CUDACC__)
   const CudaDeviceScope scope(device.index);
 #endif
-  detail::cuda_for(name, n, fn, stream);
+  detail::cuda_for(name, n, fn, stream, cuda_block);
 }
 
 template <class Fn>
 void parallel_for(Device device, const char* name, int64_t n, Fn fn, void* stream = nullptr,
-                  int64_t min_parallel = 1024) {
+                  int64_t min_parallel = 1024, int cuda_block = 256) {
   if (n <= 0) return;
   if (device == Device::kCpu) return detail::cpu_for(n, fn, min_parallel);
-  detail::cuda_for(name, n, fn, stream);
+  detail::cuda_for(name, n, fn, stream, cuda_block);
 }
 
 }  // namespace myriad

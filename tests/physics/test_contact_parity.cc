@@ -311,6 +311,16 @@ TEST_P(GymModel, StagedStepGivesTheFusedBits) {
   expect_staged_equals_fused<float>(gym_model(GetParam()));
 }
 
+// The shipped models with what the Gymnasium ones lack: implicitfast (the staged step's own
+// integrator kernel), elliptic cones, rolling friction, frictionloss, every sensor type.
+TEST(ShippedModels, StagedStepGivesTheFusedBits) {
+  for (const char* name :
+       {"implicitfast", "elliptic", "rolling_friction", "actuators", "sensors"}) {
+    expect_staged_equals_fused<double>(shipped_model(name));
+    expect_staged_equals_fused<float>(shipped_model(name));
+  }
+}
+
 // The staged forward pass masked to some envs (the staged auto-reset's): those envs get
 // forward()'s bits, the others keep every field as it was.
 template <class T>
