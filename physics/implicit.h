@@ -102,8 +102,7 @@ MYRIAD_HD bool solve_lu6(T* A, const T* b, T* x) {
 // derivative of its qfrc_bias (gyroscopic; the linear columns are zero). M_b is read from qH,
 // whose free-body rows hold M alone.
 template <class T>
-MYRIAD_HD void implicit_free_body(const ModelView<T>& m, EnvData<T>& d, int b, const T* qH,
-                                  const T* qfrc, T h) {
+MYRIAD_HD void implicit_free_body(const ModelView<T>& m, EnvData<T>& d, int b, const T* qH, T h) {
   const int a = m.jnt_dofadr[m.body_jntadr[b]];
   T A[36];
   for (int r = 0; r < 6; ++r)
@@ -149,8 +148,11 @@ MYRIAD_HD void implicit_free_body(const ModelView<T>& m, EnvData<T>& d, int b, c
       A[6 * r + 3 + c] += h * (-mass * lin[3 * r + c]);
       A[6 * (3 + r) + 3 + c] += h * rot[3 * r + c];
     }
-  T x[6];
-  if (solve_lu6(A, qfrc + a, x))
+  // qfrc_b = (qfrc_smooth + qfrc_constraint)_b, the sum the tree solve started from (summed here
+  // again, not kept in an nv array: a GPU thread's stack).
+  T qfrc[6], x[6];
+  for (int k = 0; k < 6; ++k) qfrc[k] = d.qfrc_smooth[a + k] + d.qfrc_constraint[a + k];
+  if (solve_lu6(A, qfrc, x))
     for (int k = 0; k < 6; ++k) d.qacc_int[a + k] = x[k];
 }
 
@@ -188,11 +190,9 @@ MYRIAD_HD void implicit_fast(const ModelView<T>& m, EnvData<T>& d) {
     }
   factor(m, qH, d.qLD, d.qLDiagInv);
   for (int i = 0; i < nv; ++i) d.qacc_int[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i];
-  T qfrc[64];  // nv <= 64 is checked at import
-  for (int i = 0; i < nv; ++i) qfrc[i] = d.qacc_int[i];
   solve(m, d.qLD, d.qLDiagInv, d.qacc_int);
   for (int b = 1; b < m.nbody; ++b)
-    if (m.body_implicit_free[b]) implicit_free_body(m, d, b, qH, qfrc, h);
+    if (m.body_implicit_free[b]) implicit_free_body(m, d, b, qH, h);
   for (int i = 0; i < nv; ++i) d.qvel[i] += h * d.qacc_int[i];
   integrate_pos(m, d.qpos, d.qvel, h);
   d.time[0] += h;

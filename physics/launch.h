@@ -201,7 +201,7 @@ void launch_step_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t n,
   for (int sub = 0; sub < substeps; ++sub) {
     launch_forward_staged<D>(m, b, n, device, stream);
     if (m.integrator == kImplicitFast) {
-      launch_stage<D, Stage::kImplicitFast>("physics.implicitfast", m, b, n, device, stream);
+      launch_stage<D, Stage::kImplicitFast>("physics.implicit_fast", m, b, n, device, stream);
       continue;
     }
     if (m.integrator != kRK4) {

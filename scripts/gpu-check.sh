@@ -4,7 +4,7 @@
 #      test binaries;
 #   2. CPU/CUDA agreement: every locomotion env through the env framework (resets included, float32
 #      and float64), the classic and multi-agent envs, the engine's CUDA tests; compute-sanitizer
-#      memcheck and initcheck at 64 envs;
+#      memcheck and initcheck at 64 envs, synccheck on Ant-v5;
 #   3. Ant-v5 and Humanoid-v5 env steps/s at 4,096 and 65,536 envs, with per-stage GPU time (CUDA
 #      events around every named launch);
 #   4. PPO end to end on CUDA: Ant-v5 env steps/s during training at 4,096 and 65,536 envs, and
@@ -177,8 +177,10 @@ for spec in "test_cuda_envs envs *" "test_physics physics *Cuda*" "test_devices 
 done
 unset MYRIAD_CUDA_CHECK
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for tool in memcheck initcheck; do
+# synccheck: the constraint solve's warps (__syncwarp between phases) reach every barrier whole.
+for tool in memcheck initcheck synccheck; do
   for env in Ant-v5 Humanoid-v5; do
+    [ "$tool" = synccheck ] && [ "$env" != Ant-v5 ] && continue
     key="2_agreement.sanitizer.$tool.$env"
     if [ "$mode" != gpu ]; then
       record "$key" '"not on the CPU"'

@@ -625,28 +625,44 @@ MYRIAD_HD void cholesky_in_place(V* L, int nv) {
 // old one, where a downdate has lost the matrix to cancellation); the caller then factors H
 // anew, as MuJoCo does when the rank drops.
 template <class T>
+struct CholRotation {
+  T r, c, cinv, s;  // the new L_kk, and the rotation that updates the rows below it
+};
+
+// Step k of chol_update: (L_kk, x_k) => (its rotation); returns false where the pivot fell below
+// the floor (and was raised to it).
+template <class T>
+MYRIAD_HD bool chol_rotation(T Lkk, T xk, bool plus, CholRotation<T>* rot) {
+  bool full_rank = true;
+  T tmp = Lkk * Lkk + (plus ? xk * xk : -xk * xk);
+  const T floor = sizeof(T) == 4 ? T(64) * detail::kEps<T> * Lkk * Lkk : T(0);
+  if (tmp < T(kMinVal) || tmp < floor) {
+    tmp = T(kMinVal) > floor ? T(kMinVal) : floor;
+    full_rank = false;
+  }
+  rot->r = sqrt(tmp);
+  rot->c = rot->r / Lkk;
+  rot->cinv = T(1) / rot->c;
+  rot->s = xk / Lkk;
+  return full_rank;
+}
+
+// Step k of chol_update on row i > k: (L_ik, x_i) => (both rotated).
+template <class T>
+MYRIAD_HD void chol_rotate_row(const CholRotation<T>& rot, bool plus, T* Lik, T* xi) {
+  *Lik = plus ? (*Lik + rot.s * *xi) * rot.cinv : (*Lik - rot.s * *xi) * rot.cinv;
+  *xi = rot.c * *xi - rot.s * *Lik;
+}
+
+template <class T>
 MYRIAD_HD bool chol_update(T* L, T* x, int nv, bool plus) {
   bool full_rank = true;
   for (int k = 0; k < nv; ++k) {
     if (x[k] == T(0)) continue;
-    const T Lkk = L[k * nv + k];
-    T tmp = Lkk * Lkk + (plus ? x[k] * x[k] : -x[k] * x[k]);
-    const T floor = sizeof(T) == 4 ? T(64) * detail::kEps<T> * Lkk * Lkk : T(0);
-    if (tmp < T(kMinVal) || tmp < floor) {
-      tmp = T(kMinVal) > floor ? T(kMinVal) : floor;
-      full_rank = false;
-    }
-    const T r = sqrt(tmp);
-    const T c = r / Lkk;
-    const T cinv = T(1) / c;
-    const T s = x[k] / Lkk;
-    L[k * nv + k] = r;
-    if (plus) {
-      for (int i = k + 1; i < nv; ++i) L[i * nv + k] = (L[i * nv + k] + s * x[i]) * cinv;
-    } else {
-      for (int i = k + 1; i < nv; ++i) L[i * nv + k] = (L[i * nv + k] - s * x[i]) * cinv;
-    }
-    for (int i = k + 1; i < nv; ++i) x[i] = c * x[i] - s * L[i * nv + k];
+    CholRotation<T> rot;
+    if (!chol_rotation(L[k * nv + k], x[k], plus, &rot)) full_rank = false;
+    L[k * nv + k] = rot.r;
+    for (int i = k + 1; i < nv; ++i) chol_rotate_row(rot, plus, &L[i * nv + k], &x[i]);
   }
   return full_rank;
 }

@@ -164,24 +164,13 @@ MYRIAD_HD bool chol_update(const G& g, T* L, T* x, int nv, bool plus) {
   bool full_rank = true;
   for (int k = 0; k < nv; ++k) {
     if (x[k] == T(0)) continue;
-    const T Lkk = L[k * nv + k];
-    T tmp = Lkk * Lkk + (plus ? x[k] * x[k] : -x[k] * x[k]);
-    const T floor = sizeof(T) == 4 ? T(64) * detail::kEps<T> * Lkk * Lkk : T(0);
-    if (tmp < T(kMinVal) || tmp < floor) {
-      tmp = T(kMinVal) > floor ? T(kMinVal) : floor;
-      full_rank = false;
-    }
-    const T r = sqrt(tmp);
-    const T c = r / Lkk;
-    const T cinv = T(1) / c;
-    const T s = x[k] / Lkk;
+    CholRotation<T> rot;
+    if (!chol_rotation(L[k * nv + k], x[k], plus, &rot)) full_rank = false;
     g.sync();  // every lane has read L_kk and x_k
-    if (group_leader(g)) L[k * nv + k] = r;
+    if (group_leader(g)) L[k * nv + k] = rot.r;
     group_for(g, nv - k - 1, [&](int t) {
       const int i = k + 1 + t;
-      T& Lik = L[i * nv + k];
-      Lik = plus ? (Lik + s * x[i]) * cinv : (Lik - s * x[i]) * cinv;
-      x[i] = c * x[i] - s * Lik;
+      chol_rotate_row(rot, plus, &L[i * nv + k], &x[i]);
     });
   }
   return full_rank;
