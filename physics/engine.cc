@@ -1,10 +1,15 @@
 // CPU instantiation of the batched engine for float and double.
 #include "myriad/physics/engine.h"
 
+#include <cmath>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
+#include "myriad/parallel_for.h"
 #include "physics/env_step.h"
 #include "physics/launch.h"
+#include "physics/ray.h"
 #include "physics/tile.h"
 
 namespace myriad::physics {
@@ -35,6 +40,44 @@ void forward_staged(const Model<T>& m, Data<T>& d, const uint8_t* only_a, const 
 template <class T>
 void step_tiled(const Model<T>& m, Data<T>& d, int substeps) {
   launch_step_tiled(view_of(m), batch_view(m, d), d.num_envs(), substeps);
+}
+
+template <class T>
+void cast_rays(const Model<T>& m, Data<T>& d, const T* origins, const T* dirs, int nray, T* dist,
+               int32_t* geom, uint32_t group_mask, bool include_static, int exclude_body) {
+  ray::RayFilter filter;
+  filter.group_mask = group_mask;
+  filter.include_static = include_static;
+  filter.exclude_body = exclude_body;
+  for (int g = 0; g < m.ngeom; ++g) {
+    int group = m.geom_group[g] < 0 ? 0 : (m.geom_group[g] > 5 ? 5 : m.geom_group[g]);
+    const int body = m.geom_bodyid[g];
+    if (m.geom_type[g] == collision::kMesh && m.geom_rayvisible[g] && body != exclude_body &&
+        ((group_mask >> group) & 1u) && (include_static || m.body_weldid[body] != 0))
+      throw std::invalid_argument(
+          "cast_rays: mesh geom '" + m.geom_names[g] + "' (group " + std::to_string(group) +
+          ") would be hit, and meshes are not ray-cast; leave its group out of group_mask");
+  }
+  const int64_t n = d.num_envs();
+  for (int64_t i = 0; i < n * nray; ++i) {
+    const T* v = dirs + 3 * i;
+    if (!(std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) >= T(collision::kMinVal)))
+      throw std::invalid_argument("cast_rays: ray " + std::to_string(i % nray) + " of env " +
+                                  std::to_string(i / nray) +
+                                  " has a direction of length 0 or not finite");
+  }
+  const ModelView<T> mv = view_of(m);
+  const BatchView<T> bv = batch_view(m, d);
+  parallel_for({Device::kCpu, 0}, "physics.cast_rays", n, [=](int64_t i) {
+    const EnvData<T> e = bv.env(i);
+    for (int r = 0; r < nray; ++r) {
+      const int64_t k = i * nray + r;
+      int hit = -1;
+      dist[k] =
+          ray::scene(mv, e.geom_xpos, e.geom_xmat, origins + 3 * k, dirs + 3 * k, filter, &hit);
+      if (geom) geom[k] = hit;
+    }
+  });
 }
 
 template <class T>
@@ -72,6 +115,10 @@ template void forward_staged(const Model<float>&, Data<float>&, const uint8_t*, 
 template void forward_staged(const Model<double>&, Data<double>&, const uint8_t*, const uint8_t*);
 template void step_tiled(const Model<float>&, Data<float>&, int);
 template void step_tiled(const Model<double>&, Data<double>&, int);
+template void cast_rays(const Model<float>&, Data<float>&, const float*, const float*, int, float*,
+                        int32_t*, uint32_t, bool, int);
+template void cast_rays(const Model<double>&, Data<double>&, const double*, const double*, int,
+                        double*, int32_t*, uint32_t, bool, int);
 template void reset_data(const Model<float>&, Data<float>&);
 template void reset_data(const Model<double>&, Data<double>&);
 

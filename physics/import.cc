@@ -48,26 +48,28 @@ static_assert(constraint::kDisableConstraint == mjDSBL_CONSTRAINT &&
               "option bits differ from MuJoCo's (mjtDisableBit, mjtEnableBit)");
 
 // The sensor types physics/sensor.h computes; the enum's values are mjtSensor's.
-static_assert(kSensAccelerometer == mjSENS_ACCELEROMETER &&
-                  kSensVelocimeter == mjSENS_VELOCIMETER && kSensGyro == mjSENS_GYRO &&
-                  kSensForce == mjSENS_FORCE && kSensTorque == mjSENS_TORQUE &&
-                  kSensMagnetometer == mjSENS_MAGNETOMETER && kSensJointPos == mjSENS_JOINTPOS &&
-                  kSensJointVel == mjSENS_JOINTVEL && kSensTendonPos == mjSENS_TENDONPOS &&
-                  kSensTendonVel == mjSENS_TENDONVEL && kSensActuatorFrc == mjSENS_ACTUATORFRC &&
-                  kSensJointActFrc == mjSENS_JOINTACTFRC && kSensBallQuat == mjSENS_BALLQUAT &&
-                  kSensBallAngVel == mjSENS_BALLANGVEL && kSensFramePos == mjSENS_FRAMEPOS &&
-                  kSensFrameQuat == mjSENS_FRAMEQUAT && kSensFrameXAxis == mjSENS_FRAMEXAXIS &&
-                  kSensFrameYAxis == mjSENS_FRAMEYAXIS && kSensFrameZAxis == mjSENS_FRAMEZAXIS &&
-                  kSensFrameLinVel == mjSENS_FRAMELINVEL &&
-                  kSensFrameAngVel == mjSENS_FRAMEANGVEL &&
-                  kSensFrameLinAcc == mjSENS_FRAMELINACC &&
-                  kSensFrameAngAcc == mjSENS_FRAMEANGACC && kSensSubtreeCom == mjSENS_SUBTREECOM &&
-                  kSensSubtreeLinVel == mjSENS_SUBTREELINVEL &&
-                  kSensSubtreeAngMom == mjSENS_SUBTREEANGMOM && kSensClock == mjSENS_CLOCK &&
-                  kObjBody == mjOBJ_BODY && kObjXBody == mjOBJ_XBODY && kObjGeom == mjOBJ_GEOM &&
-                  kObjSite == mjOBJ_SITE && kDataReal == mjDATATYPE_REAL &&
-                  kDataPositive == mjDATATYPE_POSITIVE,
-              "sensor enums differ from MuJoCo's (mjtSensor, mjtObj, mjtDataType)");
+static_assert(
+    int(kSensTouch) == mjSENS_TOUCH && int(kSensRangefinder) == mjSENS_RANGEFINDER &&
+        int(kSensAccelerometer) == mjSENS_ACCELEROMETER &&
+        int(kSensVelocimeter) == mjSENS_VELOCIMETER && int(kSensGyro) == mjSENS_GYRO &&
+        int(kSensForce) == mjSENS_FORCE && int(kSensTorque) == mjSENS_TORQUE &&
+        int(kSensMagnetometer) == mjSENS_MAGNETOMETER && int(kSensJointPos) == mjSENS_JOINTPOS &&
+        int(kSensJointVel) == mjSENS_JOINTVEL && int(kSensTendonPos) == mjSENS_TENDONPOS &&
+        int(kSensTendonVel) == mjSENS_TENDONVEL && int(kSensActuatorFrc) == mjSENS_ACTUATORFRC &&
+        int(kSensJointActFrc) == mjSENS_JOINTACTFRC && int(kSensBallQuat) == mjSENS_BALLQUAT &&
+        int(kSensBallAngVel) == mjSENS_BALLANGVEL && int(kSensFramePos) == mjSENS_FRAMEPOS &&
+        int(kSensFrameQuat) == mjSENS_FRAMEQUAT && int(kSensFrameXAxis) == mjSENS_FRAMEXAXIS &&
+        int(kSensFrameYAxis) == mjSENS_FRAMEYAXIS && int(kSensFrameZAxis) == mjSENS_FRAMEZAXIS &&
+        int(kSensFrameLinVel) == mjSENS_FRAMELINVEL &&
+        int(kSensFrameAngVel) == mjSENS_FRAMEANGVEL &&
+        int(kSensFrameLinAcc) == mjSENS_FRAMELINACC &&
+        int(kSensFrameAngAcc) == mjSENS_FRAMEANGACC && int(kSensSubtreeCom) == mjSENS_SUBTREECOM &&
+        int(kSensSubtreeLinVel) == mjSENS_SUBTREELINVEL &&
+        int(kSensSubtreeAngMom) == mjSENS_SUBTREEANGMOM && int(kSensClock) == mjSENS_CLOCK &&
+        int(kObjBody) == mjOBJ_BODY && int(kObjXBody) == mjOBJ_XBODY &&
+        int(kObjGeom) == mjOBJ_GEOM && int(kObjSite) == mjOBJ_SITE &&
+        int(kDataReal) == mjDATATYPE_REAL && int(kDataPositive) == mjDATATYPE_POSITIVE,
+    "sensor enums differ from MuJoCo's (mjtSensor, mjtObj, mjtDataType)");
 
 std::string name_of(const mjModel* m, int adr) {
   const char* s = m->names + adr;
@@ -130,16 +132,24 @@ std::string sensor_element(int type) {
   }
 }
 
+// Whether mj_ray sees geom g: the alpha of its material's colour, or of its own without one, is
+// not 0.
+bool geom_ray_visible(const mjModel* m, int g) {
+  const int mat = m->geom_matid[g];
+  return mat >= 0 ? m->mat_rgba[4 * mat + 3] != 0 : m->geom_rgba[4 * g + 3] != 0;
+}
+
 // Sensors physics/sensor.h does not compute, or computes differently, are refused by name.
 void refuse_unsupported_sensors(const mjModel* m) {
   static const int kSupported[] = {
-      mjSENS_ACCELEROMETER, mjSENS_VELOCIMETER,   mjSENS_GYRO,        mjSENS_FORCE,
-      mjSENS_TORQUE,        mjSENS_MAGNETOMETER,  mjSENS_JOINTPOS,    mjSENS_JOINTVEL,
-      mjSENS_TENDONPOS,     mjSENS_TENDONVEL,     mjSENS_ACTUATORFRC, mjSENS_JOINTACTFRC,
-      mjSENS_BALLQUAT,      mjSENS_BALLANGVEL,    mjSENS_FRAMEPOS,    mjSENS_FRAMEQUAT,
-      mjSENS_FRAMEXAXIS,    mjSENS_FRAMEYAXIS,    mjSENS_FRAMEZAXIS,  mjSENS_FRAMELINVEL,
-      mjSENS_FRAMEANGVEL,   mjSENS_FRAMELINACC,   mjSENS_FRAMEANGACC, mjSENS_SUBTREECOM,
-      mjSENS_SUBTREELINVEL, mjSENS_SUBTREEANGMOM, mjSENS_CLOCK};
+      mjSENS_TOUCH,       mjSENS_RANGEFINDER, mjSENS_ACCELEROMETER, mjSENS_VELOCIMETER,
+      mjSENS_GYRO,        mjSENS_FORCE,       mjSENS_TORQUE,        mjSENS_MAGNETOMETER,
+      mjSENS_JOINTPOS,    mjSENS_JOINTVEL,    mjSENS_TENDONPOS,     mjSENS_TENDONVEL,
+      mjSENS_ACTUATORFRC, mjSENS_JOINTACTFRC, mjSENS_BALLQUAT,      mjSENS_BALLANGVEL,
+      mjSENS_FRAMEPOS,    mjSENS_FRAMEQUAT,   mjSENS_FRAMEXAXIS,    mjSENS_FRAMEYAXIS,
+      mjSENS_FRAMEZAXIS,  mjSENS_FRAMELINVEL, mjSENS_FRAMEANGVEL,   mjSENS_FRAMELINACC,
+      mjSENS_FRAMEANGACC, mjSENS_SUBTREECOM,  mjSENS_SUBTREELINVEL, mjSENS_SUBTREEANGMOM,
+      mjSENS_CLOCK};
   for (int s = 0; s < m->nsensor; ++s) {
     const std::string name = "sensor '" + name_of(m, m->name_sensoradr[s]) + "'";
     const int type = m->sensor_type[s];
@@ -149,6 +159,15 @@ void refuse_unsupported_sensors(const mjModel* m) {
       if (o == mjOBJ_CAMERA) refuse("sensors of a camera frame (" + name + ")");
     if (m->sensor_delay[s] > 0 || m->sensor_interval[2 * s] > 0 || m->sensor_history[2 * s] > 0)
       refuse("delayed, sampled or buffered sensors (delay, interval, nsample; " + name + ")");
+    // A rangefinder sees every visible geom; meshes are not ray-cast here (physics/ray.h).
+    if (type == mjSENS_RANGEFINDER)
+      for (int g = 0; g < m->ngeom; ++g)
+        if (m->geom_type[g] == mjGEOM_MESH && geom_ray_visible(m, g) &&
+            m->geom_bodyid[g] != m->site_bodyid[m->sensor_objid[s]])
+          refuse(
+              "rangefinder sensors in a model with visible mesh geoms (" + name + ", geom '" +
+              name_of(m, m->name_geomadr[g]) +
+              "'; meshes are not ray-cast: give the mesh geom rgba alpha 0 to hide it from rays)");
   }
 }
 
@@ -483,6 +502,7 @@ Model<double> import_model(const mjModel* m) {
         m->tree_dofnum[m->dof_treeid[m->jnt_dofadr[m->body_jntadr[b]]]] == 6 &&
         m->body_subtreemass[b] == m->body_mass[b])
       r.body_implicit_free[b] = 1;
+  for (int g = 0; g < m->ngeom; ++g) r.geom_rayvisible.push_back(geom_ray_visible(m, g) ? 1 : 0);
   r.collision = 0;  // MuJoCo 3: explicit and dynamic pairs, merged
   r.gravity_enabled = !(flags & mjDSBL_GRAVITY);
   r.spring_enabled = !(flags & mjDSBL_SPRING);

@@ -4,7 +4,9 @@
 //   (poses, subtree_com, qpos) => position sensors;
 //   (cvel, qvel, ten_velocity) => velocity sensors (subtree momenta as mj_subtreeVel);
 //   (qacc, cfrc_ext, actuator_force) => acceleration sensors (cacc and cfrc_int as
-//   mj_rnePostConstraint leaves them).
+//   mj_rnePostConstraint leaves them);
+//   (geom poses) => rangefinder (a ray cast, physics/ray.h);
+//   (contact, efc_force) => touch.
 // sensordata [nsensordata] holds sensor s at sensor_adr[s], sensor_dim[s] values, with MuJoCo's
 // cutoff applied. Noise is not added (libmujoco does not add it either). MYRIAD_HD, templated on
 // the scalar.
@@ -12,7 +14,9 @@
 
 #include "myriad/physics/data.h"
 #include "physics/collision/primitives.h"
+#include "physics/constraint/body_forces.h"
 #include "physics/model_view.h"
+#include "physics/ray.h"
 #include "physics/spatial.h"
 
 namespace myriad::physics {
@@ -20,12 +24,14 @@ namespace myriad::physics {
 // mjtSensor values of the types the engine computes (import.cc checks them against mjtype.h and
 // refuses the others by name).
 enum SensorType : int32_t {
+  kSensTouch = 0,
   kSensAccelerometer = 1,
   kSensVelocimeter = 2,
   kSensGyro = 3,
   kSensForce = 4,
   kSensTorque = 5,
   kSensMagnetometer = 6,
+  kSensRangefinder = 7,
   kSensJointPos = 9,
   kSensJointVel = 10,
   kSensTendonPos = 11,
@@ -228,6 +234,41 @@ MYRIAD_HD void subtree_velocity(const ModelView<T>& m, EnvData<T>& d) {
   }
 }
 
+// Touch: the normal forces of the contacts on the site's body whose point, pushed along the
+// force's direction into the body, meets the site's zone (a ray cast against the site's shape;
+// always true from inside it), summed in contact order. Contacts in the gap have no rows and
+// count nothing.
+template <class T>
+MYRIAD_HD T touch(const ModelView<T>& m, const EnvData<T>& d, const Frame<T>& site, int site_id) {
+  const collision::Contact<T>* con = constraint::contacts_of(d);
+  const int nefc = static_cast<int>(d.nefc[0]);
+  T sum = 0;
+  for (int r = 0; r < nefc;) {
+    const int type = static_cast<int>(d.efc_type[r]);
+    if (type != constraint::kContactFrictionless && type != constraint::kContactPyramidal &&
+        type != constraint::kContactElliptic) {
+      ++r;
+      continue;
+    }
+    const collision::Contact<T>& c = con[static_cast<int>(d.efc_id[r])];
+    const bool elliptic = type == constraint::kContactElliptic;
+    T local[6];
+    constraint::contact_force(c, d.efc_force + r, local, elliptic);
+    r += constraint::contact_rows(c.dim, elliptic);
+    const int body1 = m.geom_bodyid[c.geom1], body2 = m.geom_bodyid[c.geom2];
+    if (site.body != body1 && site.body != body2) continue;
+    if (local[0] <= T(0)) continue;
+    T dir[3] = {c.frame[0] * local[0], c.frame[1] * local[0], c.frame[2] * local[0]};
+    normalize3(dir);
+    if (site.body == body2)
+      for (int k = 0; k < 3; ++k) dir[k] = -dir[k];
+    if (ray::geom(m.site_type[site_id], site.pos, site.mat, m.site_size + 3 * site_id, c.pos,
+                  dir) >= T(0))
+      sum += local[0];
+  }
+  return sum;
+}
+
 }  // namespace sensor_detail
 
 // Every sensor of the model: (forward's outputs) => sensordata. A no-op without sensors.
@@ -381,6 +422,22 @@ MYRIAD_HD void sensors(const ModelView<T>& m, EnvData<T>& d) {
       case kSensClock:
         out[0] = d.time[0];
         break;
+      case kSensRangefinder: {
+        // Along the site's z axis, every geom group, static geoms included, not the site's body.
+        Frame<T> f;
+        frame_of(m, d, kObjSite, obj, f);
+        const T dir[3] = {f.mat[2], f.mat[5], f.mat[8]};
+        ray::RayFilter filter;
+        filter.exclude_body = f.body;
+        out[0] = ray::scene(m, d.geom_xpos, d.geom_xmat, f.pos, dir, filter);
+        break;
+      }
+      case kSensTouch: {
+        Frame<T> f;
+        frame_of(m, d, kObjSite, obj, f);
+        out[0] = touch(m, d, f, obj);
+        break;
+      }
       default:
         break;
     }

@@ -8,11 +8,12 @@
 //
 // Every weight defaults to 0 (reward 0). terminate_when_unhealthy (0) ends the episode when
 // unhealthy. forward_body (text) names the body; by default the first body after the world.
-// Observation: qpos, then qvel. Actions: the actuators' controls (Box from ctrlrange; an
-// actuator without ctrllimited is unbounded). Episodes start at qpos0 and zero velocity, or at
-// the keyframe the option keyframe names, each coordinate plus U(-reset_noise_scale,
-// reset_noise_scale). Text options: xml (the model file, required), forward_body, keyframe, and
-// the framework's physics.
+// Observation: qpos, then qvel, then (include_sensordata_in_observation) the model's sensordata in
+// its sensor order (rangefinders give height scans, touch sensors foot contacts). Actions: the
+// actuators' controls (Box from ctrlrange; an actuator without ctrllimited is unbounded). Episodes
+// start at qpos0 and zero velocity, or at the keyframe the option keyframe names, each coordinate
+// plus U(-reset_noise_scale, reset_noise_scale). Text options: xml (the model file, required),
+// forward_body, keyframe, and the framework's physics.
 #pragma once
 
 #include <cmath>
@@ -42,6 +43,7 @@ struct MjcfTask {
     float contact_cost_weight = 0.0f;
     float contact_force_range[2] = {-1.0f, 1.0f};
     float reset_noise_scale = 0.0f;
+    bool include_sensordata = false;
   };
 
   // Number and range options (envs/locomotion/env_support.h, Option).
@@ -54,7 +56,8 @@ struct MjcfTask {
             range("healthy_z_range", &Params::healthy_z_range),
             flag("terminate_when_unhealthy", &Params::terminate_when_unhealthy),
             finite("contact_cost_weight", &Params::contact_cost_weight),
-            range("contact_force_range", &Params::contact_force_range)};
+            range("contact_force_range", &Params::contact_force_range),
+            flag("include_sensordata_in_observation", &Params::include_sensordata)};
   }
   // Text options that are names, not ranges.
   static std::vector<std::string> name_option_names() {
@@ -78,7 +81,9 @@ struct MjcfTask {
       p.forward_body = m.nbody > 1 ? 1 : 0;
     }
   }
-  static int obs_dim(const Params&, const physics::Model<double>& m) { return m.nq + m.nv; }
+  static int obs_dim(const Params& p, const physics::Model<double>& m) {
+    return m.nq + m.nv + (p.include_sensordata ? m.nsensordata : 0);
+  }
   static std::vector<locomotion::InfoKey> info_keys(const Params&, const physics::Model<double>&) {
     return {{"x_position"},  {"x_velocity"},     {"reward_forward"},
             {"reward_ctrl"}, {"reward_contact"}, {"reward_survive"}};
@@ -124,11 +129,13 @@ struct MjcfTask {
     info.set(5, static_cast<float>(survive));
   }
   template <class T>
-  MYRIAD_HD static void observe(const Params&, const physics::ModelView<T>& m,
+  MYRIAD_HD static void observe(const Params& p, const physics::ModelView<T>& m,
                                 const physics::EnvData<T>& d, float* obs) {
     int o = 0;
     for (int k = 0; k < m.nq; ++k) obs[o++] = static_cast<float>(d.qpos[k]);
     for (int k = 0; k < m.nv; ++k) obs[o++] = static_cast<float>(d.qvel[k]);
+    if (p.include_sensordata)
+      for (int k = 0; k < m.nsensordata; ++k) obs[o++] = static_cast<float>(d.sensordata[k]);
   }
 };
 

@@ -52,6 +52,36 @@ TEST_P(BackendAgreement, Float64EngineMatchesLibmujocoThroughTheEnv) {
 INSTANTIATE_TEST_SUITE_P(Models, BackendAgreement,
                          ::testing::Values("pendulum", "cartpole", "hopper_chain", "quadruped"));
 
+// include_sensordata_in_observation: the model's sensordata after qpos and qvel, as libmujoco
+// computes it (physics=mujoco) through the same env, resets included: physics/models/sensors.xml
+// ends with four rangefinders and two touch sensors, which see the scene and the floor.
+TEST(MjcfEnv, SensordataObservedLikeLibmujoco) {
+  const EnvOptions opts = {{"precision", 64},
+                           {"include_sensordata_in_observation", 1},
+                           {"reset_noise_scale", 0.05},
+                           {"max_episode_steps", 60}};
+  auto ours = mjcf("sensors", "myriad", 4, opts);
+  auto ref = mjcf("sensors", "mujoco", 4, opts);
+  auto plain = mjcf("sensors", "myriad", 4, {{"precision", 64}});
+  const int64_t dim = ours->spec().observation_space.flat_size();
+  EXPECT_GT(dim, plain->spec().observation_space.flat_size());
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  const int64_t nu = ours->spec().action_space.flat_size();
+  bool touched = false, ranged = false;
+  for (int t = 0; t < 150; ++t) {
+    const at::Tensor a = at::rand({4, nu}, gen) * 2 - 1;
+    ours->step(a);
+    ref->step(a);
+    const at::Tensor mine = ours->buffers().obs, theirs = ref->buffers().obs;
+    ASSERT_TRUE(at::allclose(mine, theirs, 1e-5, 1e-5))
+        << "step " << t << ": " << (mine - theirs).abs().max().item<double>();
+    touched = touched || (theirs.slice(1, dim - 2) > 1).any().item<bool>();
+    ranged = ranged || (theirs.slice(1, dim - 6, dim - 2) > 0).any().item<bool>();
+  }
+  EXPECT_TRUE(touched);
+  EXPECT_TRUE(ranged);
+}
+
 TEST(MjcfEnv, TruncatesAtTheLimitAndResets) {
   auto env = mjcf("pendulum", "myriad", 3, {{"max_episode_steps", 4}});
   const at::Tensor a = at::zeros({3, 1});

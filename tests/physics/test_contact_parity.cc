@@ -159,7 +159,7 @@ TEST(RobotScenes, Go1AndG1Parity) {
     }
 }
 
-// Every sensor type the engine computes// Every sensor type the engine computes (physics/sensor.h),
+// Every sensor type the engine computes (physics/sensor.h),
 // on physics/models/sensors.xml: the model has each type at least once, and sensordata agrees with
 // libmujoco's at random states and at states from its trajectories (with contacts), float64 and
 // float32.
@@ -176,7 +176,7 @@ TEST(ShippedModels, SensorParity) {
         kSensActuatorFrc,   kSensJointActFrc, kSensBallQuat,    kSensBallAngVel, kSensFramePos,
         kSensFrameQuat,     kSensFrameXAxis,  kSensFrameYAxis,  kSensFrameZAxis, kSensFrameLinVel,
         kSensFrameAngVel,   kSensFrameLinAcc, kSensFrameAngAcc, kSensSubtreeCom, kSensSubtreeLinVel,
-        kSensSubtreeAngMom, kSensClock})
+        kSensSubtreeAngMom, kSensClock,       kSensRangefinder, kSensTouch})
     EXPECT_EQ(types.count(type), 1u) << "sensors.xml lacks sensor type " << type;
   for (bool float32 : {false, true}) {
     CheckOptions o;

@@ -35,6 +35,19 @@ void forward_staged(const Model<T>& m, Data<T>& d, const uint8_t* only_a = nullp
 template <class T>
 void step_tiled(const Model<T>& m, Data<T>& d, int substeps = 1);
 
+// Rays against every env's scene as its last forward left it (geom poses), as libmujoco's mj_ray
+// casts them (physics/ray.h): env i's ray r starts at origins[(i * nray + r) * 3] and goes along
+// dirs[...] (any length above 1e-15; distances are in units of it). Writes dist [N, nray] (-1: no
+// hit) and, if given, geom [N, nray] (-1: none). A geom sees the ray if its group is in
+// group_mask (bit k: group k, groups above 5 as 5), if it is not on exclude_body (-1: none), if
+// include_static or its body moves, and if its colour's alpha is not 0. Throws
+// std::invalid_argument for a direction of length 0 (naming the env and ray) and when a visible
+// mesh geom passes the filter (meshes are not ray-cast).
+template <class T>
+void cast_rays(const Model<T>& m, Data<T>& d, const T* origins, const T* dirs, int nray, T* dist,
+               int32_t* geom = nullptr, uint32_t group_mask = 0x3f, bool include_static = true,
+               int exclude_body = -1);
+
 // Sets every env to qpos0, zero velocity, zero controls, time 0.
 template <class T>
 void reset_data(const Model<T>& m, Data<T>& d);

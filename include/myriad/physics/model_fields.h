@@ -43,6 +43,8 @@ constexpr int kNImp = 5;
   X(nsite, 0, copy)                  /* sites: read by envs and sensors */ \
   X(nsensor, 0, copy)                \
   X(nsensordata, 0, copy)            /* sensordata's length */ \
+  X(nhfield, 0, copy)                /* height fields (ray casts; physics/ray.h) */ \
+  X(nhfielddata, 0, copy)            /* their elevations, all together */ \
   X(integrator, kEuler, custom)      /* Integrator */ \
   X(cone, 0, opt)                    /* mjtCone: 0 pyramidal, 1 elliptic */ \
   X(iterations, 100, opt)            /* Newton iterations at most */ \
@@ -92,6 +94,12 @@ constexpr int kNImp = 5;
 #define MYRIAD_SMOOTH_INT_ARRAYS(X)          \
   X(body_rootid, nbody, 1, copy)             \
   X(site_bodyid, nsite, 1, copy)             \
+  X(site_type, nsite, 1, copy)               /* mjtGeom: a touch sensor's zone */ \
+  X(geom_group, ngeom, 1, copy)              /* ray casts filter by group */ \
+  X(geom_dataid, ngeom, 1, copy)             /* an hfield geom's height field, else -1 */ \
+  X(hfield_nrow, nhfield, 1, copy)           \
+  X(hfield_ncol, nhfield, 1, copy)           \
+  X(hfield_adr, nhfield, 1, copy)            /* first elevation in hfield_data */ \
   X(sensor_type, nsensor, 1, copy)           /* physics/sensor.h's SensorType */ \
   X(sensor_datatype, nsensor, 1, copy)       \
   X(sensor_objtype, nsensor, 1, copy)        \
@@ -141,6 +149,9 @@ constexpr int kNImp = 5;
   X(body_pos, nbody, 3, copy)                \
   X(site_pos, nsite, 3, copy)                \
   X(site_quat, nsite, 4, copy)               \
+  X(site_size, nsite, 3, copy)               \
+  X(hfield_size, nhfield, 4, copy)           /* x, y half-extents, top height, base depth */ \
+  X(hfield_data, nhfielddata, 1, copy)       /* elevations in [0, 1], [nrow, ncol] row-major */ \
   X(sensor_cutoff, nsensor, 1, copy)         \
   X(body_ipos, nbody, 3, copy)               \
   X(body_quat, nbody, 4, copy)               \
@@ -209,12 +220,14 @@ constexpr int kNImp = 5;
   X(jnt_limited, njnt, 1, copy)              \
   X(jnt_actfrclimited, njnt, 1, copy)        \
   X(tendon_limited, ntendon, 1, copy)         \
-  X(body_implicit_free, nbody, 1, custom)    /* implicitfast solves this free body alone */
+  X(body_implicit_free, nbody, 1, custom)    /* implicitfast solves this free body alone */ \
+  X(geom_rayvisible, ngeom, 1, custom)       /* alpha of its rgba (or material) not 0 */
 #define MYRIAD_COLLISION_BYTE_ARRAYS(X)
 
 // Names (host only: not in ModelView).
 #define MYRIAD_MODEL_NAMES(X)                \
   X(body_names, nbody, name_bodyadr)         \
+  X(geom_names, ngeom, name_geomadr)         \
   X(joint_names, njnt, name_jntadr)          \
   X(actuator_names, nu, name_actuatoradr)   \
   X(site_names, nsite, name_siteadr)
