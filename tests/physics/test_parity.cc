@@ -159,9 +159,9 @@ TEST(Import, UnsupportedFeaturesAreRefusedByName) {
            "</worldbody></mujoco>",
        "cylinder collisions", "can"},
       {"<mujoco><worldbody>" + floor +
-           "<body><freejoint/><geom size='0.1'/><site name='pad' size='0.1'/></body></worldbody>"
-           "<sensor><touch name='feel' site='pad'/></sensor></mujoco>",
-       "touch sensors", "feel"},
+           "<body><freejoint/><geom name='ball' size='0.1'/></body></worldbody>"
+           "<sensor><distance name='gap' geom1='ball' geom2='floor'/></sensor></mujoco>",
+       "distance sensors", "gap"},
       {"<mujoco><worldbody>" + floor +
            "<body><freejoint/><geom size='0.1'/><site name='imu'/></body></worldbody>"
            "<sensor><gyro name='late' site='imu' delay='0.01' nsample='4'/></sensor></mujoco>",

@@ -365,11 +365,16 @@ def checkpoint_cases():
 # A small MJCF model with one actuator: each mjcf_numbers case mutates one attribute of it.
 MJCF_BASE = """<mujoco model="hostile">
   <option timestep="0.01" gravity="0 0 -9.81"/>
+  <asset>
+    <hfield name="bumps" nrow="2" ncol="2" size="1 1 0.1 0.1"/>
+    <mesh name="tet" vertex="0 0 0  0.1 0 0  0 0.1 0  0 0 0.1"/>
+  </asset>
   <worldbody>
     <geom name="floor" type="plane" size="5 5 0.1"/>
     <body name="ball" pos="0 0 1">
       <joint name="hinge" type="hinge" axis="0 1 0" armature="0.01" damping="0.1"/>
       <geom name="bob" type="sphere" size="0.1" mass="1"/>
+      <site name="eye" zaxis="0 0 -1"/>
     </body>
   </worldbody>
   <actuator>
@@ -441,6 +446,16 @@ MJCF_MUTATIONS = [
      r"implicit integrator \(use implicitfast"),
     ("cylinder_colliding", 'type="sphere" size="0.1"', 'type="cylinder" size="0.1 0.1"',
      r"cylinder collisions \(geom 'bob'"),
+    ("hfield_colliding", '<geom name="floor" type="plane" size="5 5 0.1"/>',
+     '<geom name="ground" type="hfield" hfield="bumps"/>',
+     r"hfield collisions \(geom 'ground'"),
+    ("hfield_file_missing", '<worldbody>',
+     '<asset><hfield name="terrain" file="no_such_terrain.png" size="1 1 0.1 0.1"/></asset>'
+     '<worldbody>', r"no_such_terrain\.png"),
+    ("rangefinder_sees_mesh", '</worldbody>',
+     '<geom name="shell" type="mesh" mesh="tet" contype="0" conaffinity="0"/></worldbody>'
+     '<sensor><rangefinder name="range" site="eye"/></sensor>',
+     r"rangefinder sensors in a model with visible mesh geoms \(sensor 'range', geom 'shell'"),
     # Reversed ranges: libmujoco's own compile errors, which name the element, reach the user.
     ("ctrlrange_reversed", 'ctrlrange="-1 1"', 'ctrlrange="1 -1"',
      r"invalid control range for actuator[\s\S]*'motor'"),
