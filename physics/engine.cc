@@ -55,13 +55,15 @@ void cast_rays(const Model<T>& m, Data<T>& d, const T* origins, const T* dirs, i
     if (m.geom_type[g] == collision::kMesh && m.geom_rayvisible[g] && body != exclude_body &&
         ((group_mask >> group) & 1u) && (include_static || m.body_weldid[body] != 0))
       throw std::invalid_argument(
-          "cast_rays: mesh geom '" + m.geom_names[g] + "' (group " + std::to_string(group) +
-          ") would be hit, and meshes are not ray-cast; leave its group out of group_mask");
+          "cast_rays: mesh geom " + std::to_string(g) + " '" + m.geom_names[g] + "' (group " +
+          std::to_string(group) +
+          ") passes the filter, and meshes are not ray-cast; leave its group out of group_mask");
   }
   const int64_t n = d.num_envs();
   for (int64_t i = 0; i < n * nray; ++i) {
     const T* v = dirs + 3 * i;
-    if (!(std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) >= T(collision::kMinVal)))
+    const bool finite = std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
+    if (!finite || !(std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) >= T(collision::kMinVal)))
       throw std::invalid_argument("cast_rays: ray " + std::to_string(i % nray) + " of env " +
                                   std::to_string(i / nray) +
                                   " has a direction of length 0 or not finite");

@@ -159,15 +159,23 @@ void refuse_unsupported_sensors(const mjModel* m) {
       if (o == mjOBJ_CAMERA) refuse("sensors of a camera frame (" + name + ")");
     if (m->sensor_delay[s] > 0 || m->sensor_interval[2 * s] > 0 || m->sensor_history[2 * s] > 0)
       refuse("delayed, sampled or buffered sensors (delay, interval, nsample; " + name + ")");
-    // A rangefinder sees every visible geom; meshes are not ray-cast here (physics/ray.h).
-    if (type == mjSENS_RANGEFINDER)
+    // A rangefinder gives the distance (or, from a site, the equal depth) only; it sees every
+    // visible geom, and meshes are not ray-cast here (physics/ray.h).
+    if (type == mjSENS_RANGEFINDER) {
+      const int data = m->sensor_intprm[mjNSENS * s];
+      if ((data != (1 << mjRAYDATA_DIST) && data != (1 << mjRAYDATA_DEPTH)) ||
+          m->sensor_dim[s] != 1)
+        refuse("rangefinder data other than dist or depth (" + name +
+               "; its data= asks for direction, origin, point or normal)");
       for (int g = 0; g < m->ngeom; ++g)
         if (m->geom_type[g] == mjGEOM_MESH && geom_ray_visible(m, g) &&
             m->geom_bodyid[g] != m->site_bodyid[m->sensor_objid[s]])
-          refuse(
-              "rangefinder sensors in a model with visible mesh geoms (" + name + ", geom '" +
-              name_of(m, m->name_geomadr[g]) +
-              "'; meshes are not ray-cast: give the mesh geom rgba alpha 0 to hide it from rays)");
+          refuse("rangefinder sensors in a model with visible mesh geoms (" + name + ", geom " +
+                 std::to_string(g) + " '" + name_of(m, m->name_geomadr[g]) + "', mesh '" +
+                 name_of(m, m->name_meshadr[m->geom_dataid[g]]) +
+                 "'; meshes are not ray-cast: hide the mesh from rays with rgba alpha 0, or "
+                 "its material's alpha 0 when it has a material)");
+    }
   }
 }
 
@@ -450,6 +458,11 @@ Model<double> import_model(const mjModel* m) {
     if (m->actuator_biastype[u] != mjBIAS_NONE && m->actuator_biastype[u] != mjBIAS_AFFINE)
       refuse("bias type other than none/affine (" + act + ")");
   }
+  for (int h = 0; h < m->nhfield; ++h)
+    if (m->hfield_nrow[h] < 2 || m->hfield_ncol[h] < 2)
+      refuse("a height field of fewer than 2 rows or columns (hfield '" +
+             name_of(m, m->name_hfieldadr[h]) + "' is " + std::to_string(m->hfield_nrow[h]) +
+             " x " + std::to_string(m->hfield_ncol[h]) + ")");
   refuse_unsupported_sensors(m);
 
   Model<double> r;

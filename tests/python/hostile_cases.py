@@ -452,10 +452,17 @@ MJCF_MUTATIONS = [
     ("hfield_file_missing", '<worldbody>',
      '<asset><hfield name="terrain" file="no_such_terrain.png" size="1 1 0.1 0.1"/></asset>'
      '<worldbody>', r"no_such_terrain\.png"),
+    ("rangefinder_point_normal", '</worldbody>',
+     '</worldbody><sensor><rangefinder name="range" site="eye" data="point normal"/></sensor>',
+     r"rangefinder data other than dist or depth \(sensor 'range'"),
+    ("hfield_one_row", '<hfield name="bumps" nrow="2" ncol="2"',
+     '<hfield name="bumps" nrow="1" ncol="3"',
+     r"fewer than 2 rows or columns \(hfield 'bumps' is 1 x 3\)"),
     ("rangefinder_sees_mesh", '</worldbody>',
      '<geom name="shell" type="mesh" mesh="tet" contype="0" conaffinity="0"/></worldbody>'
      '<sensor><rangefinder name="range" site="eye"/></sensor>',
-     r"rangefinder sensors in a model with visible mesh geoms \(sensor 'range', geom 'shell'"),
+     r"rangefinder sensors in a model with visible mesh geoms \(sensor 'range', geom \d+ "
+     r"'shell', mesh 'tet'"),
     # Reversed ranges: libmujoco's own compile errors, which name the element, reach the user.
     ("ctrlrange_reversed", 'ctrlrange="-1 1"', 'ctrlrange="1 -1"',
      r"invalid control range for actuator[\s\S]*'motor'"),
