@@ -96,7 +96,7 @@ constexpr int kNImp = 5;
   X(site_bodyid, nsite, 1, copy)             \
   X(site_type, nsite, 1, copy)               /* mjtGeom: a touch sensor's zone */ \
   X(geom_group, ngeom, 1, copy)              /* ray casts filter by group */ \
-  X(geom_dataid, ngeom, 1, copy)             /* an hfield geom's height field, else -1 */ \
+  X(geom_dataid, ngeom, 1, copy)             /* an hfield's height field, a mesh's mesh, else -1 */ \
   X(hfield_nrow, nhfield, 1, copy)           \
   X(hfield_ncol, nhfield, 1, copy)           \
   X(hfield_adr, nhfield, 1, copy)            /* first elevation in hfield_data */ \
