@@ -49,16 +49,12 @@ void cast_rays(const Model<T>& m, Data<T>& d, const T* origins, const T* dirs, i
   filter.group_mask = group_mask;
   filter.include_static = include_static;
   filter.exclude_body = exclude_body;
-  for (int g = 0; g < m.ngeom; ++g) {
-    int group = m.geom_group[g] < 0 ? 0 : (m.geom_group[g] > 5 ? 5 : m.geom_group[g]);
-    const int body = m.geom_bodyid[g];
-    if (m.geom_type[g] == collision::kMesh && m.geom_rayvisible[g] && body != exclude_body &&
-        ((group_mask >> group) & 1u) && (include_static || m.body_weldid[body] != 0))
+  for (int g = 0; g < m.ngeom; ++g)
+    if (m.geom_type[g] == collision::kMesh && ray::sees(m, g, filter))
       throw std::invalid_argument(
           "cast_rays: mesh geom " + std::to_string(g) + " '" + m.geom_names[g] + "' (group " +
-          std::to_string(group) +
+          std::to_string(ray::ray_group(m, g)) +
           ") passes the filter, and meshes are not ray-cast; leave its group out of group_mask");
-  }
   const int64_t n = d.num_envs();
   for (int64_t i = 0; i < n * nray; ++i) {
     const T* v = dirs + 3 * i;

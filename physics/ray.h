@@ -358,6 +358,22 @@ struct RayFilter {
   int exclude_body = -1;
 };
 
+// The geom group a filter reads: MuJoCo's groups 0..5, the others clamped into them.
+template <class M>
+MYRIAD_HD int ray_group(const M& m, int g) {
+  const int group = m.geom_group[g];
+  return group < 0 ? 0 : (group > 5 ? 5 : group);
+}
+
+// Whether a ray under `filter` can meet geom g (M: a model or a view of one).
+template <class M>
+MYRIAD_HD bool sees(const M& m, int g, const RayFilter& filter) {
+  const int body = m.geom_bodyid[g];
+  if (body == filter.exclude_body || !m.geom_rayvisible[g]) return false;
+  if (!filter.include_static && m.body_weldid[body] == 0) return false;
+  return (filter.group_mask >> ray_group(m, g)) & 1u;
+}
+
 // mj_ray over one env's geoms: the nearest hit and its geom (geom_id, -1 for none). M: a model
 // view with the geom, body and hfield fields; geom_xpos [ngeom, 3], geom_xmat [ngeom, 9]: the
 // env's geom poses.
@@ -367,12 +383,7 @@ MYRIAD_HD T scene(const M& m, const T* geom_xpos, const T* geom_xmat, const T* p
   T dist = T(-1);
   if (geom_id) *geom_id = -1;
   for (int g = 0; g < m.ngeom; ++g) {
-    const int body = m.geom_bodyid[g];
-    if (body == filter.exclude_body || !m.geom_rayvisible[g]) continue;
-    if (!filter.include_static && m.body_weldid[body] == 0) continue;
-    int group = m.geom_group[g];
-    group = group < 0 ? 0 : (group > 5 ? 5 : group);
-    if (!((filter.group_mask >> group) & 1u)) continue;
+    if (!sees(m, g, filter)) continue;
     const int type = m.geom_type[g];
     const T* pos = geom_xpos + 3 * g;
     const T* mat = geom_xmat + 9 * g;
