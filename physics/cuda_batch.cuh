@@ -1,6 +1,9 @@
 // CudaBatch: the device mirror of a batch, stepped by physics/launch.h's loops on the GPU. Included
 // by physics/cuda_batch_f32.cu and physics/cuda_batch_f64.cu, one precision each, so that only the
-// float64 engine is compiled without FMA contraction (physics/CMakeLists.txt).
+// float64 engine is compiled without FMA contraction (physics/CMakeLists.txt). The fused launches
+// (one thread through a whole step) are physics/cuda_fused.cuh's, in translation units of their
+// own: their kernels are the slowest ptxas work of the build, which then runs beside the staged
+// kernels'.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,6 +16,7 @@
 
 #include "myriad/parallel_for.h"
 #include "myriad/physics/cuda_batch.h"
+#include "physics/cuda_fused.cuh"
 #include "physics/launch.h"
 
 namespace myriad::physics {
@@ -128,7 +132,7 @@ void CudaBatch<T>::forward(bool staged) {
   if (staged)
     launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, on, impl_->stream);
   else
-    launch_forward<Device::kCuda>(impl_->view, impl_->data, impl_->n, on, impl_->stream);
+    cuda_forward_fused(impl_->view, impl_->data, impl_->n, on, impl_->stream);
   // Synchronous by contract (bench and tests time it); it waits for the batch's stream only.
   const CudaDeviceScope scope(impl_->device);
   check(cudaStreamSynchronize(impl_->stream), "physics.forward");
@@ -140,7 +144,7 @@ void CudaBatch<T>::step_async(int substeps, bool staged, void* stream) {
   if (staged)
     launch_step_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on, stream);
   else
-    launch_step<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on, stream);
+    cuda_step_fused(impl_->view, impl_->data, impl_->n, substeps, on, stream);
 }
 
 template <class T>

@@ -1,4 +1,5 @@
-// CPU instantiation of the batched engine for float and double.
+// The CPU engine's ray casts and reset, in float and double; the steps and forward passes are in
+// engine_fused_*.cc, engine_staged.cc and engine_tiled.cc.
 #include "myriad/physics/engine.h"
 
 #include <cmath>
@@ -7,40 +8,11 @@
 #include <string>
 
 #include "myriad/parallel_for.h"
-#include "physics/env_step.h"
-#include "physics/launch.h"
+#include "physics/batch_view.h"
+#include "physics/model_view.h"
 #include "physics/ray.h"
-#include "physics/tile.h"
 
 namespace myriad::physics {
-
-template <class T>
-void forward(const Model<T>& m, Data<T>& d) {
-  launch_forward<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(), {Device::kCpu, 0});
-}
-
-template <class T>
-void step(const Model<T>& m, Data<T>& d, int substeps) {
-  launch_step<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(), substeps,
-                            {Device::kCpu, 0});
-}
-
-template <class T>
-void step_staged(const Model<T>& m, Data<T>& d, int substeps) {
-  launch_step_staged<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(), substeps,
-                                   {Device::kCpu, 0});
-}
-
-template <class T>
-void forward_staged(const Model<T>& m, Data<T>& d, const uint8_t* only_a, const uint8_t* only_b) {
-  launch_forward_staged<Device::kCpu>(view_of(m), batch_view(m, d), d.num_envs(), {Device::kCpu, 0},
-                                      nullptr, EnvMask{only_a, only_b});
-}
-
-template <class T>
-void step_tiled(const Model<T>& m, Data<T>& d, int substeps) {
-  launch_step_tiled(view_of(m), batch_view(m, d), d.num_envs(), substeps);
-}
 
 template <class T>
 void cast_rays(const Model<T>& m, Data<T>& d, const T* origins, const T* dirs, int nray, T* dist,
@@ -89,30 +61,6 @@ void reset_data(const Model<T>& m, Data<T>& d) {
   }
 }
 
-template <class T>
-void forward_env(const ModelView<T>& m, EnvData<T>& d) {
-  forward(m, d);
-}
-
-template <class T>
-void step_env(const ModelView<T>& m, EnvData<T>& d) {
-  step(m, d);
-}
-
-template void forward_env(const ModelView<float>&, EnvData<float>&);
-template void forward_env(const ModelView<double>&, EnvData<double>&);
-template void step_env(const ModelView<float>&, EnvData<float>&);
-template void step_env(const ModelView<double>&, EnvData<double>&);
-template void forward(const Model<float>&, Data<float>&);
-template void forward(const Model<double>&, Data<double>&);
-template void step(const Model<float>&, Data<float>&, int);
-template void step(const Model<double>&, Data<double>&, int);
-template void step_staged(const Model<float>&, Data<float>&, int);
-template void step_staged(const Model<double>&, Data<double>&, int);
-template void forward_staged(const Model<float>&, Data<float>&, const uint8_t*, const uint8_t*);
-template void forward_staged(const Model<double>&, Data<double>&, const uint8_t*, const uint8_t*);
-template void step_tiled(const Model<float>&, Data<float>&, int);
-template void step_tiled(const Model<double>&, Data<double>&, int);
 template void cast_rays(const Model<float>&, Data<float>&, const float*, const float*, int, float*,
                         int32_t*, uint32_t, bool, int);
 template void cast_rays(const Model<double>&, Data<double>&, const double*, const double*, int,

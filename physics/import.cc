@@ -188,12 +188,28 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
   collision::collision_pairs(cm, pairs.data(), n);
   const int bad = collision::first_unsupported_pair(cm, pairs.data(), n);
   if (bad >= 0) {
-    int g = pairs[bad].geom1;
-    if (collision::geom_type_supported(m->geom_type[g])) g = pairs[bad].geom2;
+    const int g1 = pairs[bad].geom1, g2 = pairs[bad].geom2;
+    const int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+    // Name the geom whose type has no pair function here (of a height-field pair, the other).
+    const int g = t1 == mjGEOM_HFIELD || !collision::geom_type_supported(t2) ? g2 : g1;
+    const bool with_hfield = t1 == mjGEOM_HFIELD || t2 == mjGEOM_HFIELD;
     refuse(std::string(collision::geom_type_name(m->geom_type[g])) + " collisions (geom '" +
-           name_of(m, m->name_geomadr[g]) +
-           "'; supported: plane, sphere, capsule, box; or set its contype and conaffinity to 0)");
+           name_of(m, m->name_geomadr[g]) + "'" +
+           (with_hfield ? " with height field '" +
+                              name_of(m, m->name_geomadr[t1 == mjGEOM_HFIELD ? g1 : g2]) + "'"
+                        : std::string()) +
+           "; supported: plane, sphere, capsule, box, and a height field with a sphere, capsule "
+           "or box; or set its contype and conaffinity to 0)");
   }
+  int hfield_pairs = 0;
+  for (const collision::CollisionPair& p : pairs)
+    hfield_pairs += m->geom_type[p.geom1] == mjGEOM_HFIELD;
+  if (hfield_pairs > 0 && m->opt.ccd_iterations > collision::ccd::kCcdMaxIterations)
+    refuse("ccd_iterations " + std::to_string(m->opt.ccd_iterations) +
+           " with height-field collisions (at most " +
+           std::to_string(collision::ccd::kCcdMaxIterations) +
+           ": the GJK/EPA polytope has a fixed size)");
+  r.nhfield_pairs = hfield_pairs;
   int nefc = 0;
   for (int i = 0; i < m->nv; ++i) nefc += r.dof_frictionloss[i] > 0;
   for (int j = 0; j < m->njnt; ++j) nefc += r.jnt_limited[j] ? 2 : 0;

@@ -29,6 +29,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNITS = [
     ("physics/cuda_batch_f32.cu", [], "engine, float32"),
     ("physics/cuda_batch_f64.cu", ["--fmad=false"], "engine, float64"),
+    ("physics/cuda_fused_f32.cu", [], "engine's fused launches, float32"),
+    ("physics/cuda_fused_f64.cu", ["--fmad=false"], "engine's fused launches, float64"),
     ("envs/locomotion/runners_cuda.cu", [], "physics envs (float32)"),
     ("envs/backend_cuda.cu", [], "classic and multi-agent envs"),
     ("core/cuda_probe.cu", [], "device probe"),

@@ -1,4 +1,4 @@
-// Collision for one env: libmujoco 2.2.2's mj_collideGeoms over the model's candidate pairs
+// Collision for one env: libmujoco's mj_collideGeoms over the model's candidate pairs
 // (filter.h): bounding-sphere and plane-height tests, the pair function, removal of repeated
 // box-box contacts, and the contact parameters (margin, gap, condim, friction, solref, solimp)
 // mixed from the two geoms or taken from the explicit pair.
@@ -6,6 +6,7 @@
 
 #include "physics/collision/box.h"
 #include "physics/collision/filter.h"
+#include "physics/collision/hfield.h"
 
 namespace myriad::physics::collision {
 
@@ -115,13 +116,38 @@ MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionP
   return o;
 }
 
+// A height field (g1) against a sphere, capsule or box (g2): hfield.h's collider, in double
+// whatever T is (see hfield_convex), its contacts written as T.
+template <class T>
+MYRIAD_HD int hfield_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>* found, T margin,
+                          const T* pos1, const T* mat1, const T* pos2, const T* mat2) {
+  const int h = m.geom_dataid[g1];
+  double p1[3], p2[3], m1[9], m2[9], size2[3], hsize[4];
+  for (int i = 0; i < 3; ++i) {
+    p1[i] = pos1[i];
+    p2[i] = pos2[i];
+    size2[i] = m.geom_size[3 * g2 + i];
+  }
+  for (int i = 0; i < 9; ++i) {
+    m1[i] = mat1[i];
+    m2[i] = mat2[i];
+  }
+  for (int i = 0; i < 4; ++i) hsize[i] = m.hfield_size[4 * h + i];
+  return hfield_convex<double>(found, double(margin), hsize, m.hfield_nrow[h], m.hfield_ncol[h],
+                               m.hfield_data + m.hfield_adr[h], p1, m1, m.geom_type[g2],
+                               double(m.geom_rbound[g2]), p2, m2, size2, m.ccd_iterations,
+                               double(m.ccd_tolerance));
+}
+
 // Collides one env's geoms: geom_xpos [ngeom, 3] and geom_xmat [ngeom, 9] are the world poses
 // (mj_kinematics' output), pairs/npair the model's candidate list (collision_pairs). Contacts go
 // to out in libmujoco's order and the return value is their number. Each pair function writes in
 // place at the end of the list (no stack scratch: a GPU thread's stack stays small), so out needs
 // `room` = max_contacts(m, pairs, npair) + pair_scratch(m, pairs, npair) entries; with less, the
 // pairs that do not fit are skipped and -1 is returned (a caller's error, never the engine's).
-template <class T, bool kBoxBox = true>
+// kHFields false compiles without the height-field collider (its GJK/EPA polytope is tens of KB of
+// a GPU thread's stack), for a model without such a pair (nhfield_pairs 0).
+template <class T, bool kBoxBox = true, bool kHFields = true>
 MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, int npair,
                       const T* geom_xpos, const T* geom_xmat, Contact<T>* out, int room) {
   int ncon = 0;
@@ -158,8 +184,13 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
     }
 
     Contact<T>* found = out + ncon;
-    int num = collide_primitives<T, kBoxBox>(type1, type2, found, detect, pos1, mat1,
-                                             m.geom_size + 3 * g1, pos2, mat2, m.geom_size + 3 * g2);
+    int num = 0;
+    if (type1 == kHField) {
+      if constexpr (kHFields) num = hfield_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2);
+    } else {
+      num = collide_primitives<T, kBoxBox>(type1, type2, found, detect, pos1, mat1,
+                                           m.geom_size + 3 * g1, pos2, mat2, m.geom_size + 3 * g2);
+    }
     if (kBoxBox && type1 == kBox && type2 == kBox)
       num = box_box_keep(found, num, detect, pos1, mat1, m.geom_size + 3 * g1, pos2, mat2,
                          m.geom_size + 3 * g2);

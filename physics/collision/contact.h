@@ -61,10 +61,25 @@ MYRIAD_HD const char* geom_type_name(int type) {
   }
 }
 
-// The types with a pair function here; hfield, ellipsoid, cylinder and mesh (libccd's MPR or the
-// height-field collider in libmujoco) are not supported and must be refused at import.
+// The types with a pair function here among themselves; ellipsoid, cylinder and mesh (MuJoCo's
+// convex collision) are not supported and must be refused at import. A height field collides
+// with a sphere, capsule or box (hfield.h), with nothing else here.
 MYRIAD_HD bool geom_type_supported(int type) {
   return type == kPlane || type == kSphere || type == kCapsule || type == kBox;
+}
+
+// Most contacts one height-field pair gives (mjMAXCONPAIR).
+constexpr int kMaxHFieldContacts = 50;
+
+// Whether a pair of geoms of these types (either order) has a pair function here.
+MYRIAD_HD bool pair_supported(int type1, int type2) {
+  if (type1 > type2) {
+    const int t = type1;
+    type1 = type2;
+    type2 = t;
+  }
+  if (type1 == kHField) return type2 == kSphere || type2 == kCapsule || type2 == kBox;
+  return geom_type_supported(type1) && geom_type_supported(type2);
 }
 
 // Most contacts one pair of geoms of (type1, type2) gives (order-free; for box-box what
@@ -75,7 +90,8 @@ MYRIAD_HD int max_pair_contacts(int type1, int type2) {
     type1 = type2;
     type2 = t;
   }
-  if (!geom_type_supported(type1) || !geom_type_supported(type2)) return 0;
+  if (!pair_supported(type1, type2)) return 0;
+  if (type1 == kHField) return kMaxHFieldContacts;
   if (type1 == kPlane) {
     if (type2 == kSphere) return 1;
     if (type2 == kCapsule) return 2;

@@ -155,7 +155,7 @@ MYRIAD_HD bool excluded(const CollisionModel<T>& m, int signature) {
 // contact_filter and skip excluded body pairs; explicit pairs are not filtered. opt.collision
 // selects both, explicit only or dynamic only; disabled contacts (or constraints) give no pairs.
 // Writes up to cap pairs to out and returns the full count (call with cap = 0 to size out). Pairs
-// of types without a pair function here (geom_type_supported) are listed too, so that an importer
+// of types without a pair function here (pair_supported) are listed too, so that an importer
 // can refuse them by name (first_unsupported_pair).
 template <class T>
 MYRIAD_HD int collision_pairs(const CollisionModel<T>& m, CollisionPair* out, int cap) {
@@ -210,15 +210,13 @@ MYRIAD_HD int collision_pairs(const CollisionModel<T>& m, CollisionPair* out, in
   return n;
 }
 
-// Index of the first pair with a geom type that has no pair function here, or -1. An importer
-// refuses the model naming geom_type_name(type) of the offending geom.
+// Index of the first pair of geom types that has no pair function here (pair_supported), or -1.
+// An importer refuses the model naming geom_type_name(type) of the offending geom.
 template <class T>
 MYRIAD_HD int first_unsupported_pair(const CollisionModel<T>& m, const CollisionPair* pairs,
                                      int n) {
   for (int i = 0; i < n; ++i)
-    if (!geom_type_supported(m.geom_type[pairs[i].geom1]) ||
-        !geom_type_supported(m.geom_type[pairs[i].geom2]))
-      return i;
+    if (!pair_supported(m.geom_type[pairs[i].geom1], m.geom_type[pairs[i].geom2])) return i;
   return -1;
 }
 

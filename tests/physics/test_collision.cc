@@ -33,8 +33,17 @@ std::unique_ptr<Loaded> load(const std::string& xml) {
   return physics::test_support::load_mj_string(xml);
 }
 
-// The collision view of an mjModel (mjtNum is double, int is int32_t: no copies), field by field
-// from the MYRIAD_COLLISION_* lists (myriad/physics/model_fields.h).
+// An mjModel array as the view's: mjtNum ones as they are; float ones (hfield_data) promoted
+// into a buffer that lives as long as the test binary.
+const double* real_array(const mjtNum* p, int64_t) { return p; }
+const double* real_array(const float* p, int64_t n) {
+  static std::deque<std::vector<double>> promoted;
+  promoted.emplace_back(p, p + n);
+  return promoted.back().data();
+}
+
+// The collision view of an mjModel (mjtNum is double, int is int32_t: no copies but the float
+// elevations), field by field from the MYRIAD_COLLISION_* lists (myriad/physics/model_fields.h).
 CollisionModel<double> view(const mjModel* m) {
   static_assert(sizeof(int) == sizeof(int32_t), "mjModel ints are 32-bit");
   CollisionModel<double> v;
@@ -53,8 +62,11 @@ CollisionModel<double> view(const mjModel* m) {
 #undef MYRIAD_X
 #define MYRIAD_X(name, rows, cols, from) v.name = MYRIAD_FROM_##from(name);
   MYRIAD_COLLISION_INT_ARRAYS(MYRIAD_X)
-  MYRIAD_COLLISION_REAL_ARRAYS(MYRIAD_X)
   MYRIAD_COLLISION_BYTE_ARRAYS(MYRIAD_X)
+#undef MYRIAD_X
+#define MYRIAD_X(name, rows, cols, from) \
+  v.name = real_array(MYRIAD_FROM_##from(name), int64_t{m->rows} * (cols));
+  MYRIAD_COLLISION_REAL_ARRAYS(MYRIAD_X)
 #undef MYRIAD_X
 #undef MYRIAD_FROM_copy
 #undef MYRIAD_FROM_opt

@@ -137,14 +137,34 @@ TEST(ShippedModels, ImplicitFastParity) {
   expect_ok(check_against_mujoco(shipped_model("implicitfast"), o), false);
 }
 
+// Height fields (physics/models/hfield.xml: a sphere, a capsule with a margin and two boxes
+// dropped on a tilted field): contacts from the height-field collider (hfield.h) bitwise, rows,
+// forces and qacc, float64. Its loose bodies start from random poses deep in the field and
+// tumble, so libmujoco diverges from itself within 20 steps: the trajectories are not judged
+// (go1_rough's are, in RobotScenes). Not float32: a box lying flat on a prism has no one deepest
+// point, and GJK/EPA's witness (so the contact's point and normal) jumps between a prism's faces
+// under the float32 rounding of the pose, in libmujoco as here; the float32 run is checked for
+// staying finite (Float32Finite10kStepsUnderRandomControls).
+TEST(ShippedModels, HeightFieldParity) {
+  CheckOptions o;
+  o.steps = 100;
+  for (const auto& r : check_against_mujoco(shipped_model("hfield"), o))
+    if (r.quantity.rfind("trajectory", 0) != 0)
+      EXPECT_TRUE(r.ok()) << r.quantity << ": " << r.max_error << " > " << r.tolerance;
+}
+
 // The robot scenes (envs/robots/models/: mjlab's Go1 and G1 with the actuators, armature and
 // collision settings of its velocity tasks; Go1 on elliptic cones with condim 6 feet and
-// impratio 10, both implicitfast), a trajectory from the home keyframe among the others, float64
-// and float32.
+// impratio 10, both implicitfast; Go1 on a height field too, float64 only), a trajectory from
+// the home keyframe among the others, float64 and float32.
 TEST(RobotScenes, Go1AndG1Parity) {
   const char* src = std::getenv("MYRIAD_SOURCE_DIR");
-  for (const char* robot : {"go1", "g1"})
+  for (const char* robot : {"go1", "g1", "go1_rough"})
     for (bool float32 : {false, true}) {
+      // go1_rough in float32: contacts agree (the collider runs in double), but with mjlab's 10
+      // solver iterations over its many foot-prism contacts the solve stops unconverged, at
+      // other points in float32 than in libmujoco (lab notebook, "Height-field collisions").
+      if (float32 && std::string(robot) == "go1_rough") continue;
       CheckOptions o;
       o.float32 = float32;
       o.steps = 200;
@@ -315,7 +335,7 @@ TEST_P(GymModel, StagedStepGivesTheFusedBits) {
 // integrator kernel), elliptic cones, rolling friction, frictionloss, every sensor type.
 TEST(ShippedModels, StagedStepGivesTheFusedBits) {
   for (const char* name :
-       {"implicitfast", "elliptic", "rolling_friction", "actuators", "sensors"}) {
+       {"implicitfast", "elliptic", "rolling_friction", "actuators", "sensors", "hfield"}) {
     expect_staged_equals_fused<double>(shipped_model(name));
     expect_staged_equals_fused<float>(shipped_model(name));
   }
@@ -366,7 +386,7 @@ TEST_P(GymModel, MaskedStagedForwardTouchesOnlyItsEnvs) {
 TEST(ShippedModels, Float32Finite10kStepsUnderRandomControls) {
   for (const char* name :
        {"pendulum", "cartpole", "double_pendulum", "hopper_chain", "free_body", "quadruped",
-        "ant_smooth", "ant_contacts", "rolling_friction", "actuators", "sensors"})
+        "ant_smooth", "ant_contacts", "rolling_friction", "actuators", "sensors", "hfield"})
     expect_finite_10k(shipped_model(name));
 }
 

@@ -120,6 +120,8 @@ std::string import_error(const std::string& xml) {
 
 TEST(Import, UnsupportedFeaturesAreRefusedByName) {
   const std::string floor = "<geom name='floor' type='plane' size='1 1 .1'/>";
+  const std::string bumps =
+      "<asset><hfield name='bumps' nrow='3' ncol='3' size='1 1 0.1 0.1'/></asset>";
   struct Case {
     std::string xml, expect1, expect2;
   };
@@ -158,6 +160,14 @@ TEST(Import, UnsupportedFeaturesAreRefusedByName) {
            "<body><freejoint/><geom name='can' type='cylinder' size='0.1 0.2'/></body>"
            "</worldbody></mujoco>",
        "cylinder collisions", "can"},
+      {"<mujoco>" + bumps +
+           "<worldbody><geom name='ground' type='hfield' hfield='bumps'/><body><freejoint/>"
+           "<geom name='can' type='cylinder' size='0.1 0.2'/></body></worldbody></mujoco>",
+       "cylinder collisions", "with height field 'ground'"},
+      {"<mujoco><option ccd_iterations='80'/>" + bumps +
+           "<worldbody><geom type='hfield' hfield='bumps'/><body><freejoint/>"
+           "<geom size='0.1'/></body></worldbody></mujoco>",
+       "ccd_iterations 80", "height-field"},
       {"<mujoco><worldbody>" + floor +
            "<body><freejoint/><geom name='ball' size='0.1'/></body></worldbody>"
            "<sensor><distance name='gap' geom1='ball' geom2='floor'/></sensor></mujoco>",
@@ -176,6 +186,12 @@ TEST(Import, UnsupportedFeaturesAreRefusedByName) {
     EXPECT_NE(error.find(c.expect1), std::string::npos) << error << "\n" << c.xml;
     EXPECT_NE(error.find(c.expect2), std::string::npos) << error << "\n" << c.xml;
   }
+  // A height field with a sphere, capsule and box loads.
+  EXPECT_EQ(import_error("<mujoco>" + bumps +
+                         "<worldbody><geom type='hfield' hfield='bumps'/><body><freejoint/>"
+                         "<geom size='0.1'/><geom type='capsule' size='0.1 0.2'/><geom "
+                         "type='box' size='0.1 0.1 0.1'/></body></worldbody></mujoco>"),
+            "");
   // Limits, friction loss and supported contacts (condim 1, 3, 4, 6) load; a cylinder that cannot
   // collide loads too.
   EXPECT_EQ(import_error("<mujoco><worldbody>" + floor +

@@ -446,9 +446,10 @@ MJCF_MUTATIONS = [
      r"implicit integrator \(use implicitfast"),
     ("cylinder_colliding", 'type="sphere" size="0.1"', 'type="cylinder" size="0.1 0.1"',
      r"cylinder collisions \(geom 'bob'"),
-    ("hfield_colliding", '<geom name="floor" type="plane" size="5 5 0.1"/>',
-     '<geom name="ground" type="hfield" hfield="bumps"/>',
-     r"hfield collisions \(geom 'ground'"),
+    ("hfield_ellipsoid", '<geom name="floor" type="plane" size="5 5 0.1"/>',
+     '<geom name="ground" type="hfield" hfield="bumps"/><body name="egg" pos="0 0 0.5">'
+     '<freejoint/><geom name="egg" type="ellipsoid" size="0.1 0.1 0.2"/></body>',
+     r"ellipsoid collisions \(geom 'egg' with height field 'ground'"),
     ("hfield_file_missing", '<worldbody>',
      '<asset><hfield name="terrain" file="no_such_terrain.png" size="1 1 0.1 0.1"/></asset>'
      '<worldbody>', r"no_such_terrain\.png"),

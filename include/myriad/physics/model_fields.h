@@ -43,8 +43,6 @@ constexpr int kNImp = 5;
   X(nsite, 0, copy)                  /* sites: read by envs and sensors */ \
   X(nsensor, 0, copy)                \
   X(nsensordata, 0, copy)            /* sensordata's length */ \
-  X(nhfield, 0, copy)                /* height fields (ray casts; physics/ray.h) */ \
-  X(nhfielddata, 0, copy)            /* their elevations, all together */ \
   X(integrator, kEuler, custom)      /* Integrator */ \
   X(cone, 0, opt)                    /* mjtCone: 0 pyramidal, 1 elliptic */ \
   X(iterations, 100, opt)            /* Newton iterations at most */ \
@@ -53,12 +51,16 @@ constexpr int kNImp = 5;
   X(ncon_max, 0, custom)             /* most contacts one env can have */ \
   X(ncon_scratch, 0, custom)         /* contact room past ncon_max a pair function uses */ \
   X(nefc_max, 0, custom)             /* most constraint rows one env can have */ \
-  X(nsolver_scratch, 0, custom)      /* scratch the Newton solver needs per env */
+  X(nsolver_scratch, 0, custom)      /* scratch the Newton solver needs per env */ \
+  X(nhfield_pairs, 0, custom)        /* candidate pairs with a height field (collision kernel) */
 #define MYRIAD_COLLISION_INT_SCALARS(X) \
   X(nbody, 0, copy)                     \
   X(ngeom, 0, copy)                     \
   X(npair, 0, copy)                     \
   X(nexclude, 0, copy)                  \
+  X(nhfield, 0, copy)                   /* height fields (collision, ray casts) */ \
+  X(nhfielddata, 0, copy)               /* their elevations, all together */ \
+  X(ccd_iterations, 35, opt)            /* height-field GJK/EPA iterations at most */ \
   X(disableflags, 0, opt)               \
   X(enableflags, 0, opt)                \
   X(collision, 0, custom)               /* 0: all pairs (MuJoCo 3 merges explicit and dynamic) */
@@ -81,7 +83,8 @@ constexpr int kNImp = 5;
   X(ls_tolerance, 0.01, opt)         /* line-search gradient tolerance, times tolerance */ \
   X(meaninertia, 1, custom)          /* m->stat.meaninertia: the solver's scale */
 #define MYRIAD_COLLISION_REAL_SCALARS(X) \
-  X(o_margin, 0, opt)                    /* override margin (enableflags override) */
+  X(o_margin, 0, opt)                    /* override margin (enableflags override) */ \
+  X(ccd_tolerance, 1e-6, opt)            /* height-field GJK/EPA stopping tolerance */
 #define MYRIAD_SMOOTH_REAL_VECTORS(X) \
   X(gravity, 3, opt)                  \
   X(magnetic, 3, opt)
@@ -96,10 +99,6 @@ constexpr int kNImp = 5;
   X(site_bodyid, nsite, 1, copy)             \
   X(site_type, nsite, 1, copy)               /* mjtGeom: a touch sensor's zone */ \
   X(geom_group, ngeom, 1, copy)              /* ray casts filter by group */ \
-  X(geom_dataid, ngeom, 1, copy)             /* an hfield's height field, a mesh's mesh, else -1 */ \
-  X(hfield_nrow, nhfield, 1, copy)           \
-  X(hfield_ncol, nhfield, 1, copy)           \
-  X(hfield_adr, nhfield, 1, copy)            /* first elevation in hfield_data */ \
   X(sensor_type, nsensor, 1, copy)           /* physics/sensor.h's SensorType */ \
   X(sensor_datatype, nsensor, 1, copy)       \
   X(sensor_objtype, nsensor, 1, copy)        \
@@ -138,6 +137,10 @@ constexpr int kNImp = 5;
   X(geom_condim, ngeom, 1, copy)             \
   X(geom_bodyid, ngeom, 1, copy)             \
   X(geom_priority, ngeom, 1, copy)           \
+  X(geom_dataid, ngeom, 1, copy)             /* an hfield's height field, a mesh's mesh, else -1 */ \
+  X(hfield_nrow, nhfield, 1, copy)           \
+  X(hfield_ncol, nhfield, 1, copy)           \
+  X(hfield_adr, nhfield, 1, copy)            /* first elevation in hfield_data */ \
   X(pair_dim, npair, 1, copy)                \
   X(pair_geom1, npair, 1, copy)              \
   X(pair_geom2, npair, 1, copy)              \
@@ -150,8 +153,6 @@ constexpr int kNImp = 5;
   X(site_pos, nsite, 3, copy)                \
   X(site_quat, nsite, 4, copy)               \
   X(site_size, nsite, 3, copy)               \
-  X(hfield_size, nhfield, 4, copy)           /* x, y half-extents, top height, base depth */ \
-  X(hfield_data, nhfielddata, 1, copy)       /* elevations in [0, 1], [nrow, ncol] row-major */ \
   X(sensor_cutoff, nsensor, 1, copy)         \
   X(body_ipos, nbody, 3, copy)               \
   X(body_quat, nbody, 4, copy)               \
@@ -211,7 +212,9 @@ constexpr int kNImp = 5;
   X(pair_gap, npair, 1, copy)                \
   X(pair_friction, npair, 5, copy)           \
   X(pair_solref, npair, kNRef, copy)         \
-  X(pair_solimp, npair, kNImp, copy)
+  X(pair_solimp, npair, kNImp, copy)         \
+  X(hfield_size, nhfield, 4, copy)           /* x, y half-extents, top height, base depth */ \
+  X(hfield_data, nhfielddata, 1, copy)       /* elevations in [0, 1], [nrow, ncol] row-major */
 
 // uint8_t arrays (mjtByte).
 #define MYRIAD_SMOOTH_BYTE_ARRAYS(X)         \

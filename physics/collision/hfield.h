@@ -1,0 +1,187 @@
+// Height field against a sphere, capsule or box as libmujoco 3.11 computes it (mjc_ConvexHField
+// with native CCD: ccd.h), ported from spikes/hfield_ccd/hfield_ccd.py. Bitwise equal to 3.11 in
+// double with -ffp-contract=off at default ccd settings (tests/physics/test_hfield_ccd.cc).
+#pragma once
+
+#include <cmath>
+
+#include "physics/collision/ccd.h"
+#include "physics/collision/contact.h"
+
+namespace myriad::physics::collision {
+
+namespace hfield_detail {
+
+// The height field's grid as mjModel stores it: size = (x, y half-extents, elevation scale, base
+// depth), nrow x ncol elevations in [0, 1], row-major, row <-> y, column <-> x. E: the elevations'
+// type (float in an mjModel, T in the engine's model: the same values).
+template <class T, class E>
+struct Grid {
+  const T* size;
+  int nrow;
+  int ncol;
+  const E* data;
+};
+
+// Whether the sphere of radius r around pos (hfield frame) misses the field's box.
+template <class T>
+MYRIAD_HD bool sphere_outside(const T* s, const T* pos, T r) {
+  return s[0] < pos[0] - r || -s[0] > pos[0] + r || s[1] < pos[1] - r || -s[1] > pos[1] + r ||
+         s[2] < pos[2] - r || -s[3] > pos[2] + r;
+}
+
+// Axis-aligned box of the geom in the hfield frame from 6 supports without margin:
+// lo = (xmin, ymin, zmin), hi = (xmax, ymax, zmax).
+template <class T>
+MYRIAD_HD void geom_aabb(ccd::Obj<T>& o, T* lo, T* hi) {
+  for (int a = 0; a < 3; ++a) {
+    T d[3] = {0, 0, 0}, p[3];
+    d[a] = 1;
+    ccd::obj_support(p, o, d);
+    hi[a] = p[a];
+    d[a] = -1;
+    ccd::obj_support(p, o, d);
+    lo[a] = p[a];
+  }
+}
+
+// Whether the margin-widened box misses the field's box.
+template <class T>
+MYRIAD_HD bool aabb_outside(const T* s, const T* lo, const T* hi, T margin) {
+  return lo[0] - margin > s[0] || hi[0] + margin < -s[0] || lo[1] - margin > s[1] ||
+         hi[1] + margin < -s[1] || lo[2] - margin > s[2] || hi[2] + margin < -s[3];
+}
+
+// Grid cells under the box: columns [cmin, cmax], rows [rmin, rmax] (clamped to the grid).
+struct SubGrid {
+  int cmin, cmax, rmin, rmax;
+};
+
+template <class T, class E>
+MYRIAD_HD SubGrid sub_grid(const Grid<T, E>& g, const T* lo, const T* hi) {
+  using std::ceil;
+  using std::floor;
+  const T* s = g.size;
+  SubGrid r;
+  r.cmin = static_cast<int>(floor((lo[0] + s[0]) / (T(2) * s[0]) * T(g.ncol - 1)));
+  r.cmax = static_cast<int>(ceil((hi[0] + s[0]) / (T(2) * s[0]) * T(g.ncol - 1)));
+  r.rmin = static_cast<int>(floor((lo[1] + s[1]) / (T(2) * s[1]) * T(g.nrow - 1)));
+  r.rmax = static_cast<int>(ceil((hi[1] + s[1]) / (T(2) * s[1]) * T(g.nrow - 1)));
+  if (r.cmin < 0) r.cmin = 0;
+  if (r.cmax > g.ncol - 1) r.cmax = g.ncol - 1;
+  if (r.rmin < 0) r.rmin = 0;
+  if (r.rmax > g.nrow - 1) r.rmax = g.nrow - 1;
+  return r;
+}
+
+// Slides the prism window by one grid point (addPrismVert): vertices 0..2 keep the base (z =
+// -base depth), 3..5 the surface raised by the margin; i = 0 takes row r+1, i = 1 row r.
+template <class T, class E>
+MYRIAD_HD void push_prism(ccd::Obj<T>& o, const Grid<T, E>& g, T dx, T dy, T margin, int r, int c,
+                          int i) {
+  T(*p)[3] = o.prism;
+  for (int k = 0; k < 3; ++k) {
+    p[0][k] = p[1][k];
+    p[1][k] = p[2][k];
+    p[3][k] = p[4][k];
+    p[4][k] = p[5][k];
+  }
+  const int row = r + 1 - i;
+  const T x = dx * T(c) - g.size[0];
+  const T y = dy * T(row) - g.size[1];
+  p[2][0] = x;
+  p[2][1] = y;
+  const T z = T(g.data[row * g.ncol + c]) * g.size[2];
+  ccd::set3(p[5], x, y, z + margin);
+}
+
+// Writes the contact of a penetrating CCD result, back in the world frame (mjc_penetration's
+// fill): normal from the hfield to the geom, position midway between the witnesses; computed in
+// T, stored as C.
+template <class T, class C>
+MYRIAD_HD void write_contact(Contact<C>& con, const ccd::Status<T>& st, T dist, const T* pos1,
+                             const T* mat1) {
+  T dir[3], mid[3], wp[3], normal[3];
+  ccd::sub3(dir, st.x1, st.x2);
+  normalize3(dir);
+  for (int q = 0; q < 3; ++q) mid[q] = T(0.5) * (st.x1[q] + st.x2[q]);
+  ccd::mat_vec(normal, mat1, dir);
+  ccd::mat_vec(wp, mat1, mid);
+  con.dist = C(dist);
+  for (int q = 0; q < 3; ++q) {
+    con.frame[q] = C(normal[q]);
+    con.pos[q] = C(wp[q] + pos1[q]);
+    con.frame[3 + q] = 0;
+  }
+}
+
+// The geom (sphere, capsule or box) as a CCD object in the hfield frame.
+template <class T>
+MYRIAD_HD void geom_in_hfield_frame(ccd::Obj<T>* o, int type, const T* pos1, const T* mat1,
+                                    const T* pos2, const T* mat2, const T* size2) {
+  o->type = type;
+  T dif[3];
+  ccd::sub3(dif, pos2, pos1);
+  ccd::mat_t_vec(o->pos, mat1, dif);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      o->mat[3 * i + j] = mat1[i] * mat2[j] + mat1[3 + i] * mat2[3 + j] + mat1[6 + i] * mat2[6 + j];
+  ccd::copy3(o->size, size2);
+}
+
+}  // namespace hfield_detail
+
+// Contacts between a height field (geom 1) and a sphere, capsule or box (geom 2)
+// (mjc_ConvexHField): every triangular prism of the grid under the geom's bounding box whose top
+// reaches the geom's lowest point runs mjc_ccd against the geom; each penetration gives one
+// contact, in prism order, at most kMaxHFieldContacts (mjMAXCONPAIR). margin is the pair's margin
+// (the sum of the geom margins); it raises the prisms' tops and inflates the geom by margin/2.
+// hsize [4], nrow, ncol, data: the height field (hfield_size, hfield_nrow, hfield_ncol, the
+// float elevations at hfield_adr); pos/mat: world poses; type2, rbound2, size2: geom 2's type,
+// bounding radius (geom_rbound) and size; ccd_iterations, ccd_tolerance: mjOption's. con has room
+// for kMaxHFieldContacts; writes dist, pos and frame rows 0..1 (row 1 zero); returns the count.
+// T is the arithmetic, C the contacts' scalar: collide.h runs it in double for a float model too,
+// as in float GJK/EPA's decisions near degenerate simplices go other ways than libmujoco's (a
+// penetration depth off by millimetres on Go1's feet).
+template <class T, class E, class C = T>
+MYRIAD_HD int hfield_convex(Contact<C>* con, T margin, const T* hsize, int nrow, int ncol,
+                            const E* data, const T* pos1, const T* mat1, int type2, T rbound2,
+                            const T* pos2, const T* mat2, const T* size2, int ccd_iterations,
+                            T ccd_tolerance) {
+  using namespace hfield_detail;
+  const Grid<T, E> g{hsize, nrow, ncol, data};
+  ccd::Obj<T> o2;
+  geom_in_hfield_frame(&o2, type2, pos1, mat1, pos2, mat2, size2);
+  if (sphere_outside(hsize, o2.pos, rbound2 + margin)) return 0;
+  T lo[3], hi[3];
+  geom_aabb(o2, lo, hi);
+  if (aabb_outside(hsize, lo, hi, margin)) return 0;
+  const SubGrid sg = sub_grid(g, lo, hi);
+  o2.margin = margin;
+  o2.vertindex = -1;
+  ccd::Obj<T> o1;  // the prism (type kHField, no margin)
+  o1.prism[0][2] = o1.prism[1][2] = o1.prism[2][2] = -hsize[3];
+  const T dx = (T(2) * hsize[0]) / T(ncol - 1);
+  const T dy = (T(2) * hsize[1]) / T(nrow - 1);
+  const T zmin = lo[2];
+  int n = 0;
+  for (int r = sg.rmin; r < sg.rmax; ++r) {
+    push_prism(o1, g, dx, dy, margin, r, sg.cmin, 0);
+    push_prism(o1, g, dx, dy, margin, r, sg.cmin, 1);
+    for (int c = sg.cmin + 1; c <= sg.cmax; ++c) {
+      for (int i = 0; i < 2; ++i) {
+        push_prism(o1, g, dx, dy, margin, r, c, i);
+        const T(*p)[3] = o1.prism;
+        if (p[3][2] < zmin && p[4][2] < zmin && p[5][2] < zmin) continue;
+        ccd::Status<T> st;
+        const T dist = ccd::distance(&st, o1, o2, ccd_tolerance, ccd_iterations);
+        if (!(dist < 0)) continue;
+        write_contact(con[n], st, dist, pos1, mat1);
+        if (++n >= kMaxHFieldContacts) return n;
+      }
+    }
+  }
+  return n;
+}
+
+}  // namespace myriad::physics::collision
