@@ -1,20 +1,7 @@
 // The fused CUDA launches in double (physics/cuda_fused.cuh).
-#include "physics/cuda_fused.cuh"
-#include "physics/launch.h"
+#include "physics/cuda_fused.inl"
 
 namespace myriad::physics {
-
-template <class T>
-void cuda_forward_fused(const ModelView<T>& m, const BatchView<T>& b, int64_t n, DeviceId on,
-                        void* stream) {
-  launch_forward<Device::kCuda>(m, b, n, on, stream);
-}
-
-template <class T>
-void cuda_step_fused(const ModelView<T>& m, const BatchView<T>& b, int64_t n, int substeps,
-                     DeviceId on, void* stream) {
-  launch_step<Device::kCuda>(m, b, n, substeps, on, stream);
-}
 
 template void cuda_forward_fused(const ModelView<double>&, const BatchView<double>&, int64_t,
                                  DeviceId, void*);

@@ -137,6 +137,8 @@ record host.torch "\"$("$py" -c "import torch; print(torch.__version__, 'cuda', 
 torch_prefix=$("$py" -c "import torch; print(torch.utils.cmake_prefix_path)")
 
 section "1 build"
+# Without the fused CUDA launches (-DMYRIAD_CUDA_FUSED=OFF): an option no step here runs, and
+# their translation units were the slowest nvcc compiles of the build.
 if [ ! -f "$build/build.ninja" ]; then
   if [ "$mode" = dry ]; then
     record 1_build "\"dry run: no build at $build (MYRIAD_GPU_BUILD)\""
@@ -146,7 +148,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_CUDA_ARCHITECTURES="${MYRIAD_CUDA_ARCHS:-90}" \
     -DMYRIAD_JS_ROOT="$prefix/usr/share/javascript" \
     -DCMAKE_PREFIX_PATH="$torch_prefix;$prefix/usr;$prefix/usr/lib/x86_64-linux-gnu/cmake" \
-    -DMYRIAD_VENV_PYTHON="$(command -v "$py")" -DMYRIAD_PYTHON=ON \
+    -DMYRIAD_VENV_PYTHON="$(command -v "$py")" -DMYRIAD_PYTHON=ON -DMYRIAD_CUDA_FUSED=OFF \
     -DMYRIAD_MUJOCO_DIR="$mujoco_dir/mujoco" || {
     record 1_build.configure "\"failed: $(grep -m1 -A3 'CMake Error' "$log" | tr '\n"' ' \x27')\""
     exit 1
