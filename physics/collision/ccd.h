@@ -26,8 +26,8 @@ constexpr int kCcdMaxIterations = 50;
 // Faces of the EPA polytope: 6 per iteration as MuJoCo allocates (it allocates for at least 170
 // iterations, 1020 faces; an EPA that runs out of faces stops early, "out of memory", so with
 // fewer faces here a polytope bigger than kEpaMaxFaces would stop where MuJoCo's continues).
-// Measured (tests/physics/test_hfield_ccd.cc and a 10x longer run): at most 173 faces at 35
-// iterations and 252 at 50, so this stop has not been reached.
+// Seen: at most 173 faces at 35 iterations (tests/physics/test_hfield_ccd.cc prints the peak);
+// 252 at 50 iterations in one longer run while porting; this stop has not been reached.
 constexpr int kEpaMaxFaces = 6 * kCcdMaxIterations;
 // Vertices: up to 5 from the initial polytope, one per EPA iteration.
 constexpr int kEpaMaxVerts = 5 + kCcdMaxIterations;
