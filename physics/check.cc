@@ -100,6 +100,8 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
     for (int k = 0; k < mm->nu; ++k) e.ctrl[k] = static_cast<T>(ctrl[k]);
   }
   forward(m, d);
+  std::mt19937 rand_ulp_gen(o.seed + 3);
+  double s_rand_qacc = 0;
   for (int s = 0; s < o.samples; ++s) {
     // The reference gets exactly the engine's (possibly rounded) inputs.
     const auto qpos = take(d, m, "qpos", s), qvel = take(d, m, "qvel", s);
@@ -109,6 +111,19 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
     std::copy(qvel.begin(), qvel.end(), ref->qvel);
     std::copy(ctrl.begin(), ctrl.end(), ref->ctrl);
     mj_forward(mm, ref);
+    if (f32) {  // libmujoco's own sensitivity: the state moved one float32 ulp
+      mjData* moved_ref = mj_copyData(nullptr, mm, ref);
+      for (int k = 0; k < mm->nq; ++k)
+        moved_ref->qpos[k] = std::nextafter(static_cast<float>(ref->qpos[k]),
+                                            (rand_ulp_gen() & 1) ? INFINITY : -INFINITY);
+      for (int k = 0; k < mm->nv; ++k)
+        moved_ref->qvel[k] = std::nextafter(static_cast<float>(ref->qvel[k]),
+                                            (rand_ulp_gen() & 1) ? INFINITY : -INFINITY);
+      mj_forward(mm, moved_ref);
+      s_rand_qacc = std::max(s_rand_qacc, rel_error({moved_ref->qacc, moved_ref->qacc + mm->nv},
+                                                    {ref->qacc, ref->qacc + mm->nv}));
+      mj_deleteData(moved_ref);
+    }
     auto cmp = [&](const char* field, const mjtNum* r, int64_t n, bool relative) {
       const std::vector<double> ours = take(d, m, field, s), theirs(r, r + n);
       return relative ? rel_error(ours, theirs) : abs_error(ours, theirs);
@@ -233,6 +248,18 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
   double e_dist = 0, e_cpos = 0, e_frame = 0, e_force = 0, e_cqacc = 0, e_cfrc = 0, e_csensor = 0,
          e_rowdata = 0;
   std::normal_distribution<double> n01(0.0, 1.0);
+  // In float32, libmujoco's own sensitivity at each state: the same solve with qpos and qvel
+  // moved one float32 ulp (up or down at random), against the unmoved one. A force or qacc that
+  // moves far under that is one no float32 engine can be expected to reproduce; it is reported
+  // beside the rows (the tolerance stays).
+  mjData* sd = f32 ? mj_makeData(tight) : nullptr;
+  std::mt19937 f32_ulp_gen(o.seed + 2);
+  auto nudge_f32 = [&](mjtNum* v, int n) {
+    for (int k = 0; k < n; ++k)
+      v[k] = std::nextafter(static_cast<float>(v[k]), (f32_ulp_gen() & 1) ? INFINITY : -INFINITY);
+  };
+  double s_force = 0, s_qacc = 0, s_cpos = 0, s_frame = 0, s_cfrc = 0;
+  int worst_nefc = 0, worst_iter = 0, worst_ref_iter = 0;
   for (int r = 0; r < o.trajectories; ++r) {
     mj_resetData(tight, rd);
     for (int k = 0; k < mm->nq; ++k) rd->qpos[k] += 0.1 * n01(gen);
@@ -311,7 +338,50 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
                               rel_to_largest(aref.data(), rd->efc_aref, nefc)});
       }
       const std::vector<double> force(e.efc_force, e.efc_force + nefc);
-      if (nefc > 0) e_force = std::max(e_force, rel_to_largest(force.data(), rd->efc_force, nefc));
+      if (nefc > 0) {
+        const double ef = rel_to_largest(force.data(), rd->efc_force, nefc);
+        if (ef > e_force && o.explain) {
+          std::fprintf(stderr, "worst efc_force so far (trajectory %d, step %d): %.3e\n", r, s, ef);
+          for (int k = 0; k < nefc; ++k)
+            std::fprintf(stderr,
+                         "  row %d type %d  force ours %+.6e libmujoco %+.6e  aref %+.6e %+.6e  R "
+                         "%.6e %.6e\n",
+                         k, rd->efc_type[k], double(e.efc_force[k]), rd->efc_force[k],
+                         double(e.efc_aref[k]), rd->efc_aref[k], double(e.efc_R[k]), rd->efc_R[k]);
+          for (int k = 0; k < ncon; ++k)
+            std::fprintf(stderr, "  contact %d geoms %d-%d dim %d dist %+.6e mu %.4g %.4g %.4g\n",
+                         k, con[k].geom1, con[k].geom2, int(con[k].dim), double(con[k].dist),
+                         double(con[k].friction[0]), double(con[k].friction[2]),
+                         double(con[k].friction[3]));
+        }
+        if (ef > e_force) {
+          worst_nefc = nefc;
+          worst_iter = static_cast<int>(e.solver_niter[0]);
+          worst_ref_iter = solver_iterations(rd);
+        }
+        e_force = std::max(e_force, ef);
+      }
+      if (sd && nefc > 0) {
+        mj_copyData(sd, tight, rd);
+        nudge_f32(sd->qpos, mm->nq);
+        nudge_f32(sd->qvel, mm->nv);
+        mj_forward(tight, sd);
+        mj_rnePostConstraint(tight, sd);
+        bool same = sd->nefc == rd->nefc;
+        for (int k = 0; same && k < nefc; ++k) same = sd->efc_type[k] == rd->efc_type[k];
+        if (same) {
+          s_force = std::max(s_force, rel_to_largest(sd->efc_force, rd->efc_force, nefc));
+          s_qacc = std::max(s_qacc, rel_to_largest(sd->qacc, rd->qacc, mm->nv));
+          s_cfrc = std::max(s_cfrc, rel_to_largest(sd->cfrc_ext, rd->cfrc_ext, 6 * mm->nbody));
+          for (int k = 0; k < sd->ncon; ++k)
+            for (int a = 0; a < 9; ++a) {
+              if (a < 3)
+                s_cpos = std::max(s_cpos, std::abs(sd->contact[k].pos[a] - rd->contact[k].pos[a]));
+              s_frame =
+                  std::max(s_frame, std::abs(sd->contact[k].frame[a] - rd->contact[k].frame[a]));
+            }
+        }
+      }
       const std::vector<double> qacc(e.qacc, e.qacc + mm->nv);
       e_cqacc = std::max(e_cqacc, rel_to_largest(qacc.data(), rd->qacc, mm->nv));
       const std::vector<double> cfrc(e.cfrc_ext, e.cfrc_ext + 6 * mm->nbody);
@@ -321,6 +391,7 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
     }
   }
   mj_deleteData(rd);
+  if (sd) mj_deleteData(sd);
   mj_deleteModel(tight);
   mj_deleteData(ref);
   // float32 trajectories drift from float64 libmujoco by rounding alone (chaotically on some
@@ -348,12 +419,35 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
                                 std::to_string(with_contacts) + " with contacts, " +
                                 std::to_string(contacts_seen) + " contacts, " +
                                 std::to_string(rows_seen) + " constraint rows";
+  std::string force_detail, cqacc_detail, cpos_detail, frame_detail;
+  auto moved = [](double v) {
+    char buf[120];
+    std::snprintf(buf, sizeof buf,
+                  "libmujoco against itself, the state moved one float32 ulp: %.2e", v);
+    return std::string(buf);
+  };
+  if (worst_nefc > 0) {
+    char buf[300];
+    std::snprintf(buf, sizeof buf, "worst state: %d rows, solver iterations ours %d libmujoco %d",
+                  worst_nefc, worst_iter, worst_ref_iter);
+    force_detail = buf;
+  }
+  const bool twin = f32 && rows_seen > 0;
+  if (twin) {
+    force_detail += (force_detail.empty() ? "" : "; ") + moved(s_force);
+    cqacc_detail = moved(s_qacc);
+    cpos_detail = moved(s_cpos);
+    frame_detail = moved(s_frame);
+  }
+  std::string qacc_detail;
+  if (f32) qacc_detail = moved(s_rand_qacc);
+  auto self = [&](double v) { return twin ? v : -1.0; };
   return {{"xpos", e_xpos, "absolute", kin_tol},
           {"xmat", e_xquat, "absolute", kin_tol},
           {"geom_xpos", e_geom, "absolute", kin_tol},
           {"qM", e_mass, "relative", acc_tol},
           {"qfrc_bias", e_bias, "relative", acc_tol},
-          {"qacc", e_qacc, "relative", acc_tol},
+          {"qacc", e_qacc, "relative", acc_tol, qacc_detail, f32 ? s_rand_qacc : -1.0},
           {"sensordata", e_sensor, "relative", acc_tol, std::to_string(mm->nsensor) + " sensors"},
           {"trajectory qpos (" + std::to_string(o.steps) + " steps)", e_traj_qpos, "absolute",
            traj_qpos_tol, twin_detail},
@@ -361,13 +455,13 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
            traj_qvel_tol, twin_detail},
           {"contact set differs", double(set_mismatch), "states", set_tol, on_states},
           {"contact dist", e_dist, "absolute", kin_tol},
-          {"contact pos", e_cpos, "absolute", f32 ? 1e-4 : kin_tol},
-          {"contact frame", e_frame, "absolute", f32 ? 1e-4 : kin_tol},
+          {"contact pos", e_cpos, "absolute", f32 ? 1e-4 : kin_tol, cpos_detail, self(s_cpos)},
+          {"contact frame", e_frame, "absolute", f32 ? 1e-4 : kin_tol, frame_detail, self(s_frame)},
           {"constraint rows differ", double(row_mismatch), "states", set_tol},
           {"efc_J, efc_R, efc_aref", e_rowdata, "of largest", f32 ? double(INFINITY) : c_tol},
-          {"efc_force", e_force, "of largest", c_tol},
-          {"qacc with constraints", e_cqacc, "of largest", c_tol},
-          {"cfrc_ext", e_cfrc, "of largest", c_tol},
+          {"efc_force", e_force, "of largest", c_tol, force_detail, self(s_force)},
+          {"qacc with constraints", e_cqacc, "of largest", c_tol, cqacc_detail, self(s_qacc)},
+          {"cfrc_ext", e_cfrc, "of largest", c_tol, twin ? moved(s_cfrc) : "", self(s_cfrc)},
           {"sensordata with constraints", e_csensor, "of largest", c_tol}};
 }
 

@@ -198,18 +198,29 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
            (with_hfield ? " with height field '" +
                               name_of(m, m->name_geomadr[t1 == mjGEOM_HFIELD ? g1 : g2]) + "'"
                         : std::string()) +
-           "; supported: plane, sphere, capsule, box, and a height field with a sphere, capsule "
-           "or box; or set its contype and conaffinity to 0)");
+           "; supported: plane, sphere, capsule, ellipsoid, cylinder and box among themselves and "
+           "with a height field; or set its contype and conaffinity to 0)");
   }
-  int hfield_pairs = 0;
-  for (const collision::CollisionPair& p : pairs)
-    hfield_pairs += m->geom_type[p.geom1] == mjGEOM_HFIELD;
-  if (hfield_pairs > 0 && m->opt.ccd_iterations > collision::ccd::kCcdMaxIterations)
+  // Pairs through GJK/EPA (height fields, and ellipsoids and cylinders among the convex geoms).
+  int ccd_pairs = 0;
+  std::string first_ccd;
+  for (const collision::CollisionPair& p : pairs) {
+    const int t1 = m->geom_type[p.geom1], t2 = m->geom_type[p.geom2];
+    if (t1 == mjGEOM_HFIELD || collision::pair_uses_ccd(t1, t2)) {
+      if (ccd_pairs++ == 0)
+        first_ccd = "geoms '" + name_of(m, m->name_geomadr[p.geom1]) + "' and '" +
+                    name_of(m, m->name_geomadr[p.geom2]) + "'";
+    }
+  }
+  if (ccd_pairs > 0 && m->opt.ccd_iterations > collision::ccd::kCcdMaxIterations)
     refuse("ccd_iterations " + std::to_string(m->opt.ccd_iterations) +
-           " with height-field collisions (at most " +
+           " with GJK/EPA collisions (" + first_ccd + "; at most " +
            std::to_string(collision::ccd::kCcdMaxIterations) +
            ": the GJK/EPA polytope has a fixed size)");
-  r.nhfield_pairs = hfield_pairs;
+  if (ccd_pairs > 0 && (m->opt.disableflags & mjDSBL_NATIVECCD))
+    refuse("option flag nativeccd disabled with GJK/EPA collisions (" + first_ccd +
+           "; libccd's MPR is not ported: leave nativeccd enabled)");
+  r.nccd_pairs = ccd_pairs;
   int nefc = 0;
   for (int i = 0; i < m->nv; ++i) nefc += r.dof_frictionloss[i] > 0;
   for (int j = 0; j < m->njnt; ++j) nefc += r.jnt_limited[j] ? 2 : 0;

@@ -72,7 +72,7 @@ enum class Stage {
   kPosition,
   kCollision,
   kCollisionNoBoxBox,
-  kCollisionHfield,
+  kCollisionCcd,
   kConstraintRows,
   kVelocity,
   kActuation,
@@ -100,7 +100,7 @@ struct StageFn {
     if constexpr (S == Stage::kPosition) forward_position(m, e);
     if constexpr (S == Stage::kCollision) collision_stage<T, true, false>(m, e);
     if constexpr (S == Stage::kCollisionNoBoxBox) collision_stage<T, false, false>(m, e);
-    if constexpr (S == Stage::kCollisionHfield) collision_stage<T, true, true>(m, e);
+    if constexpr (S == Stage::kCollisionCcd) collision_stage<T, true, true>(m, e);
     if constexpr (S == Stage::kConstraintRows) forward_constraint_rows(m, e);
     if constexpr (S == Stage::kVelocity) forward_velocity(m, e);
     if constexpr (S == Stage::kActuation) actuation(m, e);
@@ -171,9 +171,9 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t
   using detail::launch_stage;
   launch_stage<D, Stage::kPosition>("physics.position", m, b, n, device, stream, 0, only);
   // Collision sized to the model's worst pair: without box-box unless the model has such a pair,
-  // without height fields unless it has such a pair.
-  if (m.nhfield_pairs > 0)
-    launch_stage<D, Stage::kCollisionHfield>("physics.collision", m, b, n, device, stream, 0, only);
+  // without GJK/EPA unless it has a height-field or convex pair.
+  if (m.nccd_pairs > 0)
+    launch_stage<D, Stage::kCollisionCcd>("physics.collision", m, b, n, device, stream, 0, only);
   else if (m.ncon_scratch > 0)
     launch_stage<D, Stage::kCollision>("physics.collision", m, b, n, device, stream, 0, only);
   else

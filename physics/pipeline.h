@@ -469,15 +469,15 @@ MYRIAD_HD void actuation(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
 // contact list has the model's bound (ncon_max) plus the pair functions' room (ncon_scratch), so
 // no contact is ever dropped.
 // kBoxBox false: the stage compiled without box-box, for a model without such a pair (its
-// ncon_scratch is 0); kHFields false: without height fields (nhfield_pairs 0); the staged launch
+// ncon_scratch is 0); kCcd false: without GJK/EPA (nccd_pairs 0); the staged launch
 // picks them so (physics/launch.h).
-template <class T, bool kBoxBox = true, bool kHFields = true>
+template <class T, bool kBoxBox = true, bool kCcd = true>
 MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
   const collision::CollisionModel<T> cm = collision::collision_model<T>(m);
   const auto* pairs = reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs);
-  d.ncon[0] = T(collision::collide<T, kBoxBox, kHFields>(cm, pairs, m.ncandidate, d.geom_xpos,
-                                                         d.geom_xmat, constraint::contacts_of(d),
-                                                         m.ncon_max + m.ncon_scratch));
+  d.ncon[0] = T(collision::collide<T, kBoxBox, kCcd>(cm, pairs, m.ncandidate, d.geom_xpos,
+                                                     d.geom_xmat, constraint::contacts_of(d),
+                                                     m.ncon_max + m.ncon_scratch));
 }
 
 // mj_forward's stages, grouped as MuJoCo's engine_forward.c. forward() runs them in order for

@@ -26,7 +26,11 @@ void run_check(const CheckArgs& a) {
     char tol[32] = "-";
     if (judged) std::snprintf(tol, sizeof tol, "%.0e", r.tolerance);
     std::printf("%-34s %12.3e %10s %10s  %s%s%s\n", r.quantity.c_str(), r.max_error, r.kind.c_str(),
-                tol, judged ? (r.ok() ? "ok" : "EXCEEDED") : "(reported)",
+                tol,
+                judged ? (r.ok()                      ? "ok"
+                          : r.ok_or_within_rounding() ? "EXCEEDED, within float32 rounding"
+                                                      : "EXCEEDED")
+                       : "(reported)",
                 r.detail.empty() ? "" : "  ", r.detail.c_str());
   }
   if (const physics::CheckRow* worst = physics::worst_failure(rows))

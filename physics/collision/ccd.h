@@ -1,12 +1,20 @@
-// Convex collision detection as libmujoco 3.11 computes it for a height-field prism against a
-// sphere, capsule or box (mjc_ccd with MuJoCo's native GJK and EPA, engine_collision_gjk.c), at
-// its default behaviour. Ported from spikes/hfield_ccd/hfield_ccd.py (see its README for what was
-// confirmed against the 3.11 library and how); the arithmetic follows the same order, so that in
-// double with -ffp-contract=off the results are bitwise those of 3.11.
+// Convex collision detection as libmujoco 3.11 computes it (mjc_ccd with MuJoCo's native GJK and
+// EPA, engine_collision_gjk.c) for a height-field prism against a sphere, capsule, ellipsoid,
+// cylinder or box, and for two geoms among sphere, capsule, ellipsoid, cylinder and box
+// (mjc_Convex, convex.h), at its default behaviour. Ported from spikes/hfield_ccd/hfield_ccd.py
+// (see its README for what was confirmed against the 3.11 library and how) and, for the ellipsoid
+// and cylinder supports and the two-sided sphere/capsule core pass, from 3.11's own machine code
+// (libmujoco.so.3.11.0: mjc_ellipsoidSupport, mjc_cylinderSupport, mjc_ccd); the arithmetic follows
+// the same order, so that in double with -ffp-contract=off the results are bitwise those of 3.11.
+// Three rules the spike had inferred are now taken from that machine code too: a face's v points
+// away from an interior point of the initial polytope (orient_face), GJK reports 0 when its
+// four-point simplex encloses the origin, and the EPA finds no contact only when it converges on
+// its first face with the support more than 1e-10 short of it. With them the height field also
+// agrees at ccd_tolerance 1e-2 and 3e-2, where the spike's rules did not.
 //
-// Everything here runs in the height field's frame. MYRIAD_HD, templated on the scalar, no heap,
-// no recursion, fixed-size buffers (the EPA polytope lives on the caller's stack: see
-// kEpaMaxFaces and sizeof(Polytope<T>)).
+// Everything here runs in one frame: the height field's, or the world for two geoms. MYRIAD_HD,
+// templated on the scalar, no heap, no recursion, fixed-size buffers (the EPA polytope lives on the
+// caller's stack: see kEpaMaxFaces and sizeof(Polytope<T>)).
 #pragma once
 
 #include <cmath>
@@ -116,9 +124,9 @@ MYRIAD_HD int same_sign2(T a, T b) {
 
 // ------------------------------------------------------------------------- convex objects
 
-// One convex object (mjCCDObj) in the height-field frame: a prism of the height field (its 6
-// vertices: 0..2 on the base, 3..5 on the surface) or a sphere, capsule or box; in the
-// sphere/capsule core pass of mjc_ccd a point or a segment.
+// One convex object (mjCCDObj): a prism of the height field (its 6 vertices: 0..2 on the base,
+// 3..5 on the surface) or a sphere, capsule, ellipsoid, cylinder or box (pos, mat: its pose; size:
+// MuJoCo's geom size); in the sphere/capsule core pass of mjc_ccd a point or a segment.
 template <class T>
 struct Obj {
   int type = kHField;
@@ -157,8 +165,10 @@ MYRIAD_HD void line_support(T* res, const Obj<T>& o, const T* d) {
   set3(res, m[2] * s + o.pos[0], m[5] * s + o.pos[1], m[8] * s + o.pos[2]);
 }
 
-// Support of a sphere, capsule or box along unit d, without margin (mjc_sphereSupport,
-// mjc_capsuleSupport, mjc_boxSupport); a box records its corner in vertindex.
+// Support of a sphere, capsule, ellipsoid, cylinder or box along unit d, without margin
+// (mjc_sphereSupport, mjc_capsuleSupport, mjc_ellipsoidSupport, mjc_cylinderSupport,
+// mjc_boxSupport); a box records its corner in vertindex. The ellipsoid's and cylinder's degenerate
+// branches compare squared norms with mjMINVAL^2, as 3.11's machine code does.
 template <class T>
 MYRIAD_HD void geom_support(T* res, Obj<T>& o, const T* d) {
   if (o.type == kSphere) {
@@ -168,7 +178,22 @@ MYRIAD_HD void geom_support(T* res, Obj<T>& o, const T* d) {
   }
   T ld[3], ls[3];
   mat_t_vec(ld, o.mat, d);
-  if (o.type == kCapsule) {
+  if (o.type == kEllipsoid) {
+    const T* s = o.size;
+    const T t[3] = {ld[0] * s[0], ld[1] * s[1], ld[2] * s[2]};
+    const T n2 = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
+    if (n2 < min_val2<T>()) {  // d ~ 0: the end of the local x axis
+      const T* m = o.mat;
+      set3(res, m[0] * s[0] + o.pos[0], m[3] * s[0] + o.pos[1], m[6] * s[0] + o.pos[2]);
+      return;
+    }
+    const T inv = T(1) / sqrt(n2);
+    set3(ls, t[0] * (inv * s[0]), t[1] * (inv * s[1]), t[2] * (inv * s[2]));
+  } else if (o.type == kCylinder) {
+    const T n2 = ld[0] * ld[0] + ld[1] * ld[1];
+    const T scale = n2 < min_val2<T>() ? T(0) : o.size[0] / sqrt(n2);  // d along the axis: centre
+    set3(ls, scale * ld[0], scale * ld[1], ld[2] >= 0 ? o.size[1] : -o.size[1]);
+  } else if (o.type == kCapsule) {
     const T r = o.size[0];
     set3(ls, ld[0] * r, ld[1] * r, ld[2] * r);
     ls[2] += ld[2] >= 0 ? o.size[1] : -o.size[1];
@@ -567,8 +592,9 @@ MYRIAD_HD void gjk_separated(Status<T>* st, int k) {
 // GJK distance between the objects (gjk) as 3.11 computes it: with dist_cutoff > 0 the distance
 // (stopping as soon as it exceeds the cutoff), else an intersection test that hands a
 // tetrahedron to gjkIntersect. Leaves the simplex, witnesses x1, x2 and dist in st: the squared
-// norm after the early stop |x|^2 < tol^2, ~0 when the origin is enclosed, else |x_k| from the
-// top of the last iteration.
+// norm after the early stop |x|^2 < tol^2, 0 when the four-point simplex encloses the origin (3.11
+// writes 0, not |x_k|: with S3D's kept lam[3] the last iterate need not be near 0), else |x_k| from
+// the top of the last iteration.
 template <class T>
 MYRIAD_HD void gjk(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
   const bool get_dist = st->dist_cutoff > 0;
@@ -644,7 +670,7 @@ MYRIAD_HD void gjk(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
   }
   st->gjk_iterations = k;
   st->nsimplex = n;
-  st->dist = early ? x_norm : (enclosed ? norm3(x_k) : x_norm);
+  st->dist = early ? x_norm : (enclosed ? T(0) : x_norm);
 }
 
 // ------------------------------------------------------------------------- EPA polytope
@@ -670,7 +696,7 @@ struct Polytope {
   int nverts;
   int nfaces;
   int nmap;
-  int orient;  // winding of the initial polytope that means "outward" (+1 or -1)
+  T center[3];  // a point inside the initial polytope: faces' v point away from it
   // Horizon of the current EPA step: faces and edges, and the explicit stack of the walk.
   int hor_face[kEpaMaxFaces];
   unsigned char hor_edge[kEpaMaxFaces];
@@ -684,7 +710,7 @@ struct Polytope {
 template <class T>
 MYRIAD_HD void polytope_clear(Polytope<T>* pt) {
   pt->nverts = pt->nfaces = pt->nmap = 0;
-  pt->orient = 0;
+  set3(pt->center, T(0), T(0), T(0));
 }
 
 template <class T>
@@ -705,6 +731,16 @@ MYRIAD_HD int epa_support(Polytope<T>* pt, Obj<T>& o1, Obj<T>& o2, const T* d, T
   return pt->nverts++;
 }
 
+// Turns the face's v out of the polytope: flips it when v . (P1 - center) < 0, P1 the face's first
+// vertex and center the initial polytope's interior point (3.11's attachFace; it matters when the
+// origin lies outside a face, e.g. GJK stopped within ccd_tolerance of the boundary).
+template <class T>
+MYRIAD_HD void orient_face(Polytope<T>* pt, Face<T>& f) {
+  T d[3];
+  sub3(d, pt->verts[f.verts[0]].vert, pt->center);
+  if (dot3(f.v, d) < 0) set3(f.v, -f.v[0], -f.v[1], -f.v[2]);
+}
+
 // Appends face (v1, v2, v3) with adjacent faces (a1, a2, a3) and returns its |v|^2, 0 when the
 // triangle is degenerate (attachFace).
 template <class T>
@@ -719,23 +755,9 @@ MYRIAD_HD T attach_face(Polytope<T>* pt, int v1, int v2, int v3, int a1, int a2,
     set3(f.v, T(0), T(0), T(0));
     return 0;
   }
+  orient_face(pt, f);
   f.dist2 = dot3(f.v, f.v);
   return f.dist2;
-}
-
-// Turns the face's v out of the polytope: flips it when s * ((P2-P1) x (P3-P1)) . v < 0, s the
-// winding sign of the polytope (3.11's behaviour when the origin lies outside a face).
-template <class T>
-MYRIAD_HD void orient_face(Polytope<T>* pt, Face<T>& f, int s) {
-  if (!s) return;
-  const T* p1 = pt->verts[f.verts[0]].vert;
-  const T* p2 = pt->verts[f.verts[1]].vert;
-  const T* p3 = pt->verts[f.verts[2]].vert;
-  T e1[3], e2[3], n[3];
-  sub3(e1, p2, p1);
-  sub3(e2, p3, p1);
-  cross3(n, e1, e2);
-  if (T(s) * dot3(n, f.v) < 0) scl3(f.v, f.v, T(-1));
 }
 
 // Puts the first n faces in the map, in order.
@@ -849,6 +871,7 @@ MYRIAD_HD int polytope3(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) 
   const T* v1 = st->simplex[0].vert;
   const T* v2 = st->simplex[1].vert;
   const T* v3 = st->simplex[2].vert;
+  for (int c = 0; c < 3; ++c) pt->center[c] = ((v1[c] + v2[c]) + v3[c]) * T(0.3333333333333333);
   T e1[3], e2[3], n[3], n_neg[3];
   sub3(e1, v2, v1);
   sub3(e2, v3, v1);
@@ -870,11 +893,9 @@ MYRIAD_HD int polytope3(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) 
   const FaceDef defs[6] = {{{i4, i1, i2}, {1, 3, 2}}, {{i4, i3, i1}, {2, 4, 0}},
                            {{i4, i2, i3}, {0, 5, 1}}, {{i5, i2, i1}, {5, 0, 4}},
                            {{i5, i1, i3}, {3, 1, 5}}, {{i5, i3, i2}, {4, 2, 3}}};
-  pt->orient = 1;
   for (const FaceDef& f : defs) {
     if (attach_face(pt, f.v[0], f.v[1], f.v[2], f.a[0], f.a[1], f.a[2]) < min_val2<T>())
       return kP3OriginOnFace;
-    orient_face(pt, pt->faces[pt->nfaces - 1], 1);
   }
   populate_map(pt, 6);
   return kEpaOk;
@@ -896,6 +917,8 @@ MYRIAD_HD int restart_polytope3(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<
 // directions 120 degrees apart (polytope2).
 template <class T>
 MYRIAD_HD int polytope2(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
+  for (int c = 0; c < 3; ++c)
+    pt->center[c] = (st->simplex[0].vert[c] + st->simplex[1].vert[c]) * T(0.5);
   T diff[3];
   sub3(diff, st->simplex[1].vert, st->simplex[0].vert);
   T value = max_limit<T>();
@@ -920,11 +943,9 @@ MYRIAD_HD int polytope2(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) 
   const FaceDef defs[6] = {{{i1, i3, i4}, {1, 3, 2}}, {{i1, i5, i3}, {2, 4, 0}},
                            {{i1, i4, i5}, {0, 5, 1}}, {{i2, i4, i3}, {5, 0, 4}},
                            {{i2, i3, i5}, {3, 1, 5}}, {{i2, i5, i4}, {4, 2, 3}}};
-  pt->orient = -1;
   for (const FaceDef& f : defs) {
     if (attach_face(pt, f.v[0], f.v[1], f.v[2], f.a[0], f.a[1], f.a[2]) < min_val2<T>())
       return restart_polytope3(pt, st, o1, o2, f.v[0], f.v[1], f.v[2]);
-    orient_face(pt, pt->faces[pt->nfaces - 1], -1);
   }
   const Vertex<T>* v = pt->verts;
   if (!ray_triangle(v[i1].vert, v[i2].vert, v[i3].vert, v[i4].vert, v[i5].vert))
@@ -941,11 +962,7 @@ MYRIAD_HD int polytope4(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) 
   const int i3 = insert_vertex(pt, st->simplex[2]);
   const int i4 = insert_vertex(pt, st->simplex[3]);
   const T* p[4] = {pt->verts[i1].vert, pt->verts[i2].vert, pt->verts[i3].vert, pt->verts[i4].vert};
-  T e1[3], e2[3], e3[3];
-  sub3(e1, p[1], p[0]);
-  sub3(e2, p[2], p[0]);
-  sub3(e3, p[3], p[0]);
-  const int sg = det3(e1, e2, e3) > 0 ? -1 : 1;
+  for (int c = 0; c < 3; ++c) pt->center[c] = (((p[0][c] + p[1][c]) + p[2][c]) + p[3][c]) * T(0.25);
   const FaceDef defs[4] = {{{i1, i2, i3}, {1, 3, 2}},
                            {{i1, i4, i2}, {2, 3, 0}},
                            {{i1, i3, i4}, {0, 3, 1}},
@@ -953,8 +970,6 @@ MYRIAD_HD int polytope4(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) 
   for (const FaceDef& f : defs) {
     if (attach_face(pt, f.v[0], f.v[1], f.v[2], f.a[0], f.a[1], f.a[2]) < min_val2<T>())
       return restart_polytope3(pt, st, o1, o2, f.v[0], f.v[1], f.v[2]);
-    orient_face(pt, pt->faces[pt->nfaces - 1], sg);
-    pt->orient = sg;
   }
   if (!test_tetra(p[0], p[1], p[2], p[3])) return kP4MissingOrigin;
   populate_map(pt, 4);
@@ -1092,7 +1107,6 @@ MYRIAD_HD bool attach_horizon(Polytope<T>* pt, int wi, T lower2, T upper2) {
     const int a = hf.verts[he], b = hf.verts[(he + 1) % 3];
     hf.adj[he] = cur;
     const T dist2 = attach_face(pt, wi, b, a, prev, pt->hor_face[i], next);
-    orient_face(pt, pt->faces[pt->nfaces - 1], pt->orient);
     if (dist2 == 0) return false;
     if (dist2 >= lower2 && dist2 <= upper2) {
       pt->map[pt->nmap] = pt->nfaces - 1;
@@ -1141,11 +1155,13 @@ MYRIAD_HD void epa(Status<T>* st, Polytope<T>* pt, Obj<T>& o1, Obj<T>& o2) {
       upper = upper_k;
       upper2 = upper * upper;
     }
-    if (upper < 0) {  // the origin is outside the polytope: no contact (3.11, inferred)
-      face = -1;
+    if (upper - lower < tolerance) {
+      // Converged; on the first face, a support short of it by more than 1e-10 means the origin is
+      // outside the polytope: no contact (3.11's machine code; the stored upstream source has no
+      // such test).
+      if (k == 0 && lower + T(-1e-10) > upper) face = -1;
       break;
     }
-    if (upper - lower < tolerance) break;
     if (discrete && repeated_vertex(pt, w)) break;
     pt->w = w.vert;
     horizon(pt, face);
@@ -1199,30 +1215,44 @@ MYRIAD_HD void penetration(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
   if (ret == kEpaOk) epa(st, &pt, o1, o2);
 }
 
-// Signed distance between prism o1 and geom o2 (margin in o2.margin) with witnesses x1, x2
-// (mjc_ccd, one contact, dist_cutoff 0): > 0 separated (DBL_MAX when beyond the cutoff), < 0
-// penetration depth. A sphere or capsule first runs GJK on its core (point, segment) and, when
-// that core is outside the prism, inflates the result by radius + margin/2.
+// Signed distance between objects o1 and o2 (their margins in o1.margin, o2.margin: each support
+// is inflated by half of it) with witnesses x1 on o1 and x2 on o2 (mjc_ccd, one contact,
+// dist_cutoff 0): > 0 separated (DBL_MAX when beyond the cutoff), < 0 penetration depth. When
+// either object is a sphere or capsule, GJK first runs with each sphere (capsule) shrunk to its
+// centre (segment), margin 0, the other object as it is; when that core pass ends outside
+// ccd_tolerance, the result is inflated by radius + margin/2 of each shrunk object.
 template <class T>
-MYRIAD_HD T distance(Status<T>* st, Obj<T>& o1, Obj<T>& o2, T tolerance, int max_iterations) {
+MYRIAD_HD T ccd_distance(Status<T>* st, Obj<T>& o1, Obj<T>& o2, T tolerance, int max_iterations) {
   obj_center(st->x1, o1);
   obj_center(st->x2, o2);
   st->tolerance = tolerance;
   st->max_iterations = max_iterations;
   st->dist_cutoff = 0;
   st->gjk_iterations = 0;
-  if (o2.type == kSphere || o2.type == kCapsule) {
-    const T margin2 = o2.margin;
-    const T full2 = o2.size[0] + T(0.5) * margin2;
-    o2.mode = o2.type == kSphere ? kPoint : kLine;
-    o2.margin = 0;
-    st->dist_cutoff += T(0) + full2;
+  const bool core1 = o1.type == kSphere || o1.type == kCapsule;
+  const bool core2 = o2.type == kSphere || o2.type == kCapsule;
+  if (core1 || core2) {
+    const T margin1 = o1.margin, margin2 = o2.margin;
+    T full1 = 0, full2 = 0;
+    if (core1) {
+      full1 = T(0.5) * margin1 + o1.size[0];
+      o1.mode = o1.type == kSphere ? kPoint : kLine;
+      o1.margin = 0;
+    }
+    if (core2) {
+      full2 = T(0.5) * margin2 + o2.size[0];
+      o2.mode = o2.type == kSphere ? kPoint : kLine;
+      o2.margin = 0;
+    }
+    const T full = full1 + full2;
+    st->dist_cutoff += full;
     gjk(st, o1, o2);
     st->dist_cutoff = 0;
+    o1.margin = margin1;
     o2.margin = margin2;
-    o2.mode = kFull;
-    if (st->dist > st->tolerance) {  // the core is outside: shallow or separated
-      inflate(st, T(0), full2);
+    o1.mode = o2.mode = kFull;
+    if (st->dist > st->tolerance) {  // the cores are apart: shallow or separated
+      inflate(st, full1, full2);
       if (st->dist > st->dist_cutoff) st->dist = max_limit<T>();
       return st->dist;
     }
@@ -1236,6 +1266,13 @@ MYRIAD_HD T distance(Status<T>* st, Obj<T>& o1, Obj<T>& o2, T tolerance, int max
     penetration(st, o1, o2);
   }
   return st->dist;
+}
+
+// Signed distance between prism o1 and geom o2 (margin in o2.margin): ccd_distance with a prism,
+// which has no core and no margin.
+template <class T>
+MYRIAD_HD T distance(Status<T>* st, Obj<T>& o1, Obj<T>& o2, T tolerance, int max_iterations) {
+  return ccd_distance(st, o1, o2, tolerance, max_iterations);
 }
 
 }  // namespace myriad::physics::collision::ccd

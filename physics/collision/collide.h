@@ -5,14 +5,15 @@
 #pragma once
 
 #include "physics/collision/box.h"
+#include "physics/collision/convex.h"
 #include "physics/collision/filter.h"
 #include "physics/collision/hfield.h"
 
 namespace myriad::physics::collision {
 
-// Runs the pair function for (geom types) type1 <= type2; returns the contact count, 0 for an
-// unsupported pair. kBoxBox false compiles without box-box (its clipping arrays are most of a GPU
-// thread's stack), for models that have no box-box pair.
+// Runs the analytic pair function for (geom types) type1 <= type2; returns the contact count, 0
+// for a pair without one (GJK/EPA's pairs: collide()). kBoxBox false compiles without box-box (its
+// clipping arrays are most of a GPU thread's stack), for models that have no box-box pair.
 template <class T, bool kBoxBox = true>
 MYRIAD_HD int collide_primitives(int type1, int type2, Contact<T>* con, T margin, const T* pos1,
                                  const T* mat1, const T* size1, const T* pos2, const T* mat2,
@@ -21,10 +22,13 @@ MYRIAD_HD int collide_primitives(int type1, int type2, Contact<T>* con, T margin
   if (type1 == kPlane) {
     if (type2 == kSphere) MYRIAD_PAIR(plane_sphere);
     if (type2 == kCapsule) MYRIAD_PAIR(plane_capsule);
+    if (type2 == kEllipsoid) MYRIAD_PAIR(plane_convex);
+    if (type2 == kCylinder) MYRIAD_PAIR(plane_cylinder);
     if (type2 == kBox) MYRIAD_PAIR(plane_box);
   } else if (type1 == kSphere) {
     if (type2 == kSphere) MYRIAD_PAIR(sphere_sphere);
     if (type2 == kCapsule) MYRIAD_PAIR(sphere_capsule);
+    if (type2 == kCylinder) MYRIAD_PAIR(sphere_cylinder);
     if (type2 == kBox) MYRIAD_PAIR(sphere_box);
   } else if (type1 == kCapsule) {
     if (type2 == kCapsule) MYRIAD_PAIR(capsule_capsule);
@@ -116,8 +120,8 @@ MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionP
   return o;
 }
 
-// A height field (g1) against a sphere, capsule or box (g2): hfield.h's collider, in double
-// whatever T is (see hfield_convex), its contacts written as T.
+// A height field (g1) against a sphere, capsule, ellipsoid, cylinder or box (g2): hfield.h's
+// collider, in double whatever T is (see hfield_convex), its contacts written as T.
 template <class T>
 MYRIAD_HD int hfield_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>* found, T margin,
                           const T* pos1, const T* mat1, const T* pos2, const T* mat2) {
@@ -139,15 +143,52 @@ MYRIAD_HD int hfield_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
                                double(m.ccd_tolerance));
 }
 
+// Two convex geoms through GJK/EPA (convex.h's convex_convex: pair_uses_ccd), in double whatever
+// T is, as the height field's collider: in float GJK/EPA's decisions near degenerate simplices
+// and multi-CCD's 1e-3 rad perturbations go other ways than libmujoco's.
+template <class T>
+MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>* found, T margin,
+                          const T* pos1, const T* mat1, const T* pos2, const T* mat2) {
+  const bool multiccd = !(m.disableflags & kDisableMultiCcd);
+  const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
+  if constexpr (sizeof(T) == sizeof(double)) {
+    return convex_convex<T>(found, margin, type1, pos1, mat1, m.geom_size + 3 * g1,
+                            m.geom_rbound[g1], type2, pos2, mat2, m.geom_size + 3 * g2,
+                            m.geom_rbound[g2], m.ccd_iterations, m.ccd_tolerance, multiccd);
+  } else {
+    double p1[3], p2[3], m1[9], m2[9], s1[3], s2[3];
+    for (int i = 0; i < 3; ++i) {
+      p1[i] = pos1[i];
+      p2[i] = pos2[i];
+      s1[i] = m.geom_size[3 * g1 + i];
+      s2[i] = m.geom_size[3 * g2 + i];
+    }
+    for (int i = 0; i < 9; ++i) {
+      m1[i] = mat1[i];
+      m2[i] = mat2[i];
+    }
+    Contact<double> c[kMaxConvexContacts];
+    const int n = convex_convex<double>(
+        c, double(margin), type1, p1, m1, s1, double(m.geom_rbound[g1]), type2, p2, m2, s2,
+        double(m.geom_rbound[g2]), m.ccd_iterations, double(m.ccd_tolerance), multiccd);
+    for (int k = 0; k < n; ++k) {
+      found[k].dist = T(c[k].dist);
+      for (int i = 0; i < 3; ++i) found[k].pos[i] = T(c[k].pos[i]);
+      for (int i = 0; i < 9; ++i) found[k].frame[i] = T(c[k].frame[i]);
+    }
+    return n;
+  }
+}
+
 // Collides one env's geoms: geom_xpos [ngeom, 3] and geom_xmat [ngeom, 9] are the world poses
 // (mj_kinematics' output), pairs/npair the model's candidate list (collision_pairs). Contacts go
 // to out in libmujoco's order and the return value is their number. Each pair function writes in
 // place at the end of the list (no stack scratch: a GPU thread's stack stays small), so out needs
 // `room` = max_contacts(m, pairs, npair) + pair_scratch(m, pairs, npair) entries; with less, the
 // pairs that do not fit are skipped and -1 is returned (a caller's error, never the engine's).
-// kHFields false compiles without the height-field collider (its GJK/EPA polytope is tens of KB of
-// a GPU thread's stack), for a model without such a pair (nhfield_pairs 0).
-template <class T, bool kBoxBox = true, bool kHFields = true>
+// kCcd false compiles without GJK/EPA (the height-field collider and convex_pair: its polytope is
+// tens of KB of a GPU thread's stack), for a model without such a pair (nccd_pairs 0).
+template <class T, bool kBoxBox = true, bool kCcd = true>
 MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, int npair,
                       const T* geom_xpos, const T* geom_xmat, Contact<T>* out, int room) {
   int ncon = 0;
@@ -186,7 +227,9 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
     Contact<T>* found = out + ncon;
     int num = 0;
     if (type1 == kHField) {
-      if constexpr (kHFields) num = hfield_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2);
+      if constexpr (kCcd) num = hfield_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2);
+    } else if (pair_uses_ccd(type1, type2)) {
+      if constexpr (kCcd) num = convex_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2);
     } else {
       num = collide_primitives<T, kBoxBox>(type1, type2, found, detect, pos1, mat1,
                                            m.geom_size + 3 * g1, pos2, mat2, m.geom_size + 3 * g2);

@@ -61,15 +61,20 @@ MYRIAD_HD const char* geom_type_name(int type) {
   }
 }
 
-// The types with a pair function here among themselves; ellipsoid, cylinder and mesh (MuJoCo's
-// convex collision) are not supported and must be refused at import. A height field collides
-// with a sphere, capsule or box (hfield.h), with nothing else here.
+// The types with a pair function here among themselves: every type but the mesh (MuJoCo's
+// convex collision of meshes is not ported) and the height field, which collides with the others
+// but not with a plane or another height field.
 MYRIAD_HD bool geom_type_supported(int type) {
-  return type == kPlane || type == kSphere || type == kCapsule || type == kBox;
+  return type == kPlane || type == kSphere || type == kCapsule || type == kEllipsoid ||
+         type == kCylinder || type == kBox;
 }
 
 // Most contacts one height-field pair gives (mjMAXCONPAIR).
 constexpr int kMaxHFieldContacts = 50;
+// Most contacts convex_convex gives (convex.h: mjc_ccd's one and four from multi-CCD's
+// perturbations, where a capsule, cylinder or box meets a cylinder), and plane_cylinder.
+constexpr int kMaxConvexContacts = 5;
+constexpr int kMaxPlaneCylinderContacts = 4;
 
 // Whether a pair of geoms of these types (either order) has a pair function here.
 MYRIAD_HD bool pair_supported(int type1, int type2) {
@@ -78,8 +83,18 @@ MYRIAD_HD bool pair_supported(int type1, int type2) {
     type1 = type2;
     type2 = t;
   }
-  if (type1 == kHField) return type2 == kSphere || type2 == kCapsule || type2 == kBox;
+  if (type1 == kHField) return type2 != kHField && geom_type_supported(type2) && type2 != kPlane;
   return geom_type_supported(type1) && geom_type_supported(type2);
+}
+
+// Whether the pair (type1 <= type2) goes through the general GJK/EPA (convex.h's convex_convex):
+// two of sphere, capsule, ellipsoid, cylinder, box with an ellipsoid or a cylinder, except
+// sphere-cylinder (its own function). Height-field pairs use GJK/EPA too (hfield.h).
+MYRIAD_HD bool pair_uses_ccd(int type1, int type2) {
+  if (type1 < kSphere || type2 > kBox || type1 > type2) return false;
+  const bool convex =
+      type1 == kEllipsoid || type1 == kCylinder || type2 == kEllipsoid || type2 == kCylinder;
+  return convex && !(type1 == kSphere && type2 == kCylinder);
 }
 
 // Most contacts one pair of geoms of (type1, type2) gives (order-free; for box-box what
@@ -92,13 +107,16 @@ MYRIAD_HD int max_pair_contacts(int type1, int type2) {
   }
   if (!pair_supported(type1, type2)) return 0;
   if (type1 == kHField) return kMaxHFieldContacts;
+  if (pair_uses_ccd(type1, type2))  // one, or five with multi-CCD where a cylinder meets no sphere
+    return type1 == kEllipsoid || type2 == kEllipsoid ? 1 : kMaxConvexContacts;
   if (type1 == kPlane) {
-    if (type2 == kSphere) return 1;
+    if (type2 == kSphere || type2 == kEllipsoid) return 1;
     if (type2 == kCapsule) return 2;
+    if (type2 == kCylinder) return kMaxPlaneCylinderContacts;
     if (type2 == kBox) return 4;
     return 0;  // plane-plane
   }
-  if (type1 == kSphere) return 1;   // sphere-sphere, sphere-capsule, sphere-box
+  if (type1 == kSphere) return 1;   // sphere-sphere, sphere-capsule, sphere-cylinder, sphere-box
   if (type1 == kCapsule) return 2;  // capsule-capsule, capsule-box
   return kMaxBoxBoxKept;            // box-box
 }

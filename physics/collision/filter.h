@@ -20,6 +20,8 @@ constexpr int32_t kDisableConstraint = 1 << 0;
 constexpr int32_t kDisableContact = 1 << 4;
 constexpr int32_t kDisableFilterParent = 1 << 10;
 constexpr int32_t kDisableMidphase = 1 << 14;
+constexpr int32_t kDisableNativeCcd = 1 << 17;  // libccd's MPR instead: not ported, refused
+constexpr int32_t kDisableMultiCcd = 1 << 19;
 constexpr int32_t kEnableOverride = 1 << 0;
 enum CollisionMode : int32_t { kCollideAll = 0, kCollidePairs = 1, kCollideDynamic = 2 };
 

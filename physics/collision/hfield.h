@@ -1,6 +1,9 @@
-// Height field against a sphere, capsule or box as libmujoco 3.11 computes it (mjc_ConvexHField
-// with native CCD: ccd.h), ported from spikes/hfield_ccd/hfield_ccd.py. Bitwise equal to 3.11 in
-// double with -ffp-contract=off at default ccd settings (tests/physics/test_hfield_ccd.cc).
+// Height field against a sphere, capsule, ellipsoid, cylinder or box as libmujoco 3.11 computes it
+// (mjc_ConvexHField with native CCD: ccd.h), ported from spikes/hfield_ccd/hfield_ccd.py. The
+// ellipsoid and cylinder take the same path as the box (no core pass: that is only for spheres and
+// capsules), with their own supports for the bounding box and the CCD. Bitwise equal to 3.11 in
+// double with -ffp-contract=off at default ccd settings (tests/physics/test_hfield_ccd.cc,
+// tests/physics/test_convex_ccd.cc).
 #pragma once
 
 #include <cmath>
@@ -115,7 +118,7 @@ MYRIAD_HD void write_contact(Contact<C>& con, const ccd::Status<T>& st, T dist, 
   }
 }
 
-// The geom (sphere, capsule or box) as a CCD object in the hfield frame.
+// The geom (sphere, capsule, ellipsoid, cylinder or box) as a CCD object in the hfield frame.
 template <class T>
 MYRIAD_HD void geom_in_hfield_frame(ccd::Obj<T>* o, int type, const T* pos1, const T* mat1,
                                     const T* pos2, const T* mat2, const T* size2) {
@@ -131,8 +134,8 @@ MYRIAD_HD void geom_in_hfield_frame(ccd::Obj<T>* o, int type, const T* pos1, con
 
 }  // namespace hfield_detail
 
-// Contacts between a height field (geom 1) and a sphere, capsule or box (geom 2)
-// (mjc_ConvexHField): every triangular prism of the grid under the geom's bounding box whose top
+// Contacts between a height field (geom 1) and a sphere, capsule, ellipsoid, cylinder or box (geom
+// 2) (mjc_ConvexHField): every triangular prism of the grid under the geom's bounding box whose top
 // reaches the geom's lowest point runs mjc_ccd against the geom; each penetration gives one
 // contact, in prism order, at most kMaxHFieldContacts (mjMAXCONPAIR). margin is the pair's margin
 // (the sum of the geom margins); it raises the prisms' tops and inflates the geom by margin/2.

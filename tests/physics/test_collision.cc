@@ -696,16 +696,22 @@ TEST(CollisionScenes, ClusterOrderAndBound) {
 
 // Unsupported types are listed and named so that an importer can refuse them.
 TEST(CollisionScenes, UnsupportedTypesAreNamed) {
-  auto md = load(R"(<mujoco><worldbody><geom type="plane" size="0 0 1"/>
-    <body><freejoint/><geom type="cylinder" size="0.1 0.1"/></body></worldbody></mujoco>)");
+  auto md = load(R"(<mujoco><asset><mesh name="tet" vertex="0 0 0 .1 0 0 0 .1 0 0 0 .1"/></asset>
+    <worldbody><geom type="plane" size="0 0 1"/>
+    <body><freejoint/><geom type="cylinder" size="0.1 0.1"/></body>
+    <body pos="1 0 0"><freejoint/><geom type="mesh" mesh="tet"/></body></worldbody></mujoco>)");
   ASSERT_TRUE(md);
   const CollisionModel<double> v = view(md->m);
   CollisionPair pairs[4];
   const int n = collision_pairs(v, pairs, 4);
-  ASSERT_EQ(n, 1);
+  ASSERT_EQ(n, 3);  // plane-cylinder, plane-mesh, cylinder-mesh
   const int bad = first_unsupported_pair(v, pairs, n);
-  ASSERT_EQ(bad, 0);
-  EXPECT_STREQ(geom_type_name(md->m->geom_type[pairs[bad].geom2]), "cylinder");
+  ASSERT_GE(bad, 0);
+  EXPECT_STREQ(geom_type_name(md->m->geom_type[pairs[bad].geom2]), "mesh");
+  EXPECT_TRUE(pair_supported(kPlane, kCylinder));
+  EXPECT_TRUE(pair_supported(kEllipsoid, kHField));
+  EXPECT_FALSE(pair_supported(kHField, kMesh));
+  EXPECT_FALSE(pair_supported(kHField, kPlane));
   EXPECT_STREQ(geom_type_name(kEllipsoid), "ellipsoid");
   EXPECT_STREQ(geom_type_name(kMesh), "mesh");
 }

@@ -122,6 +122,8 @@ TEST(Import, UnsupportedFeaturesAreRefusedByName) {
   const std::string floor = "<geom name='floor' type='plane' size='1 1 .1'/>";
   const std::string bumps =
       "<asset><hfield name='bumps' nrow='3' ncol='3' size='1 1 0.1 0.1'/></asset>";
+  const std::string tet =
+      "<asset><mesh name='tet' vertex='0 0 0  0.1 0 0  0 0.1 0  0 0 0.1'/></asset>";
   struct Case {
     std::string xml, expect1, expect2;
   };
@@ -156,18 +158,27 @@ TEST(Import, UnsupportedFeaturesAreRefusedByName) {
        "coef='1'/></fixed></tendon></mujoco>",
        "tendon actuatorfrcrange", "sum"},
 
-      {"<mujoco><worldbody>" + floor +
-           "<body><freejoint/><geom name='can' type='cylinder' size='0.1 0.2'/></body>"
+      {"<mujoco>" + tet + "<worldbody>" + floor +
+           "<body><freejoint/><geom name='rock' type='mesh' mesh='tet'/></body>"
            "</worldbody></mujoco>",
-       "cylinder collisions", "can"},
-      {"<mujoco>" + bumps +
+       "mesh collisions", "rock"},
+      {"<mujoco>" + bumps + tet +
            "<worldbody><geom name='ground' type='hfield' hfield='bumps'/><body><freejoint/>"
-           "<geom name='can' type='cylinder' size='0.1 0.2'/></body></worldbody></mujoco>",
-       "cylinder collisions", "with height field 'ground'"},
+           "<geom name='rock' type='mesh' mesh='tet'/></body></worldbody></mujoco>",
+       "mesh collisions", "with height field 'ground'"},
       {"<mujoco><option ccd_iterations='80'/>" + bumps +
            "<worldbody><geom type='hfield' hfield='bumps'/><body><freejoint/>"
            "<geom size='0.1'/></body></worldbody></mujoco>",
-       "ccd_iterations 80", "height-field"},
+       "ccd_iterations 80", "GJK/EPA"},
+      {"<mujoco><option ccd_iterations='80'/><worldbody>" + floor +
+           "<body><freejoint/><geom name='can' type='cylinder' size='0.1 0.2'/></body>"
+           "<body pos='0 0 1'><freejoint/><geom name='egg' type='ellipsoid' size='.1 .1 .2'/>"
+           "</body></worldbody></mujoco>",
+       "ccd_iterations 80", "GJK/EPA collisions (geoms"},
+      {"<mujoco><option><flag nativeccd='disable'/></option>" + bumps +
+           "<worldbody><geom type='hfield' hfield='bumps'/><body><freejoint/>"
+           "<geom size='0.1'/></body></worldbody></mujoco>",
+       "nativeccd", "MPR"},
       {"<mujoco><worldbody>" + floor +
            "<body><freejoint/><geom name='ball' size='0.1'/></body></worldbody>"
            "<sensor><distance name='gap' geom1='ball' geom2='floor'/></sensor></mujoco>",

@@ -139,7 +139,7 @@ TEST_P(CudaPhysics, Float32IsAsAccurateAsCpu) { compare_f32(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Models, CudaPhysics,
                          ::testing::Values("pendulum", "double_pendulum", "cartpole",
                                            "hopper_chain", "free_body", "quadruped", "ant_contacts",
-                                           "hfield"));
+                                           "hfield", "convex"));
 
 }  // namespace
 }  // namespace myriad::physics

@@ -444,12 +444,16 @@ MJCF_MUTATIONS = [
      r"joint attribute 'mass' \(valid: armature"),
     ("implicit_integrator", 'timestep="0.01"', 'timestep="0.01" integrator="implicit"',
      r"implicit integrator \(use implicitfast"),
-    ("cylinder_colliding", 'type="sphere" size="0.1"', 'type="cylinder" size="0.1 0.1"',
-     r"cylinder collisions \(geom 'bob'"),
-    ("hfield_ellipsoid", '<geom name="floor" type="plane" size="5 5 0.1"/>',
-     '<geom name="ground" type="hfield" hfield="bumps"/><body name="egg" pos="0 0 0.5">'
-     '<freejoint/><geom name="egg" type="ellipsoid" size="0.1 0.1 0.2"/></body>',
-     r"ellipsoid collisions \(geom 'egg' with height field 'ground'"),
+    ("mesh_colliding", 'type="sphere" size="0.1"', 'type="mesh" mesh="tet"',
+     r"mesh collisions \(geom 'bob'"),
+    ("hfield_mesh", '<geom name="floor" type="plane" size="5 5 0.1"/>',
+     '<geom name="ground" type="hfield" hfield="bumps"/><body name="rock" pos="0 0 0.5">'
+     '<freejoint/><geom name="rock" type="mesh" mesh="tet"/></body>',
+     r"mesh collisions \(geom 'rock' with height field 'ground'"),
+    ("nativeccd_disabled", '<worldbody>',
+     '<option><flag nativeccd="disable"/></option><worldbody><body name="drum" pos="0 0 2">'
+     '<freejoint/><geom name="drum" type="ellipsoid" size="0.1 0.1 0.2"/></body>',
+     r"nativeccd disabled with GJK/EPA collisions \(geoms 'bob' and 'drum'"),
     ("hfield_file_missing", '<worldbody>',
      '<asset><hfield name="terrain" file="no_such_terrain.png" size="1 1 0.1 0.1"/></asset>'
      '<worldbody>', r"no_such_terrain\.png"),

@@ -52,7 +52,7 @@ constexpr int kNImp = 5;
   X(ncon_scratch, 0, custom)         /* contact room past ncon_max a pair function uses */ \
   X(nefc_max, 0, custom)             /* most constraint rows one env can have */ \
   X(nsolver_scratch, 0, custom)      /* scratch the Newton solver needs per env */ \
-  X(nhfield_pairs, 0, custom)        /* candidate pairs with a height field (collision kernel) */
+  X(nccd_pairs, 0, custom)           /* candidate pairs through GJK/EPA: height-field, convex */
 #define MYRIAD_COLLISION_INT_SCALARS(X) \
   X(nbody, 0, copy)                     \
   X(ngeom, 0, copy)                     \
