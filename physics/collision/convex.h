@@ -136,28 +136,6 @@ MYRIAD_HD void plane_contact(Contact<T>& c, const T* normal, T dist, const T* p)
   c.frame[3] = c.frame[4] = c.frame[5] = 0;
 }
 
-// Rotation matrix of the unit quaternion q (mju_quat2Mat, identity for (1, 0, 0, 0)).
-template <class T>
-MYRIAD_HD void quat_to_mat(T* r, const T* q) {
-  if (q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
-    for (int k = 0; k < 9; ++k) r[k] = (k % 4 == 0) ? T(1) : T(0);
-    return;
-  }
-  const T q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
-  const T q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
-  const T q22 = q[2] * q[2], q23 = q[2] * q[3];
-  const T q33 = q[3] * q[3];
-  r[0] = q00 + q11 - q22 - q33;
-  r[4] = q00 - q11 + q22 - q33;
-  r[8] = q00 - q11 - q22 + q33;
-  r[1] = T(2) * (q12 - q03);
-  r[2] = T(2) * (q13 + q02);
-  r[3] = T(2) * (q12 + q03);
-  r[5] = T(2) * (q23 - q01);
-  r[6] = T(2) * (q13 - q02);
-  r[7] = T(2) * (q23 + q01);
-}
-
 // res = a * b (3x3, mju_mulMatMat3).
 template <class T>
 MYRIAD_HD void mat_mat3(T* res, const T* a, const T* b) {
@@ -363,7 +341,7 @@ MYRIAD_HD int convex_convex(Contact<T>* con, T margin, int type1, const T* pos1,
       const T s = sin(half);
       const T q[4] = {cos(half), s * axis[0], s * axis[1], s * axis[2]};
       T rot[9], inv[9];
-      quat_to_mat(rot, q);
+      quat2mat(rot, q);  // mju_quat2Mat (spatial.h)
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) inv[3 * i + j] = rot[3 * j + i];
       rotate_frame(&o1, origin, rot);
