@@ -101,6 +101,7 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
   }
   forward(m, d);
   std::mt19937 rand_ulp_gen(o.seed + 3);
+  mjData* moved_ref = f32 ? mj_makeData(mm) : nullptr;
   double s_rand_qacc = 0;
   for (int s = 0; s < o.samples; ++s) {
     // The reference gets exactly the engine's (possibly rounded) inputs.
@@ -112,7 +113,7 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
     std::copy(ctrl.begin(), ctrl.end(), ref->ctrl);
     mj_forward(mm, ref);
     if (f32) {  // libmujoco's own sensitivity: the state moved one float32 ulp
-      mjData* moved_ref = mj_copyData(nullptr, mm, ref);
+      mj_copyData(moved_ref, mm, ref);
       for (int k = 0; k < mm->nq; ++k)
         moved_ref->qpos[k] = std::nextafter(static_cast<float>(ref->qpos[k]),
                                             (rand_ulp_gen() & 1) ? INFINITY : -INFINITY);
@@ -122,7 +123,6 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
       mj_forward(mm, moved_ref);
       s_rand_qacc = std::max(s_rand_qacc, rel_error({moved_ref->qacc, moved_ref->qacc + mm->nv},
                                                     {ref->qacc, ref->qacc + mm->nv}));
-      mj_deleteData(moved_ref);
     }
     auto cmp = [&](const char* field, const mjtNum* r, int64_t n, bool relative) {
       const std::vector<double> ours = take(d, m, field, s), theirs(r, r + n);
@@ -394,6 +394,7 @@ std::vector<CheckRow> run(const mjModel* mm, const Model<double>& md, const Chec
   if (sd) mj_deleteData(sd);
   mj_deleteModel(tight);
   mj_deleteData(ref);
+  if (moved_ref) mj_deleteData(moved_ref);
   // float32 trajectories drift from float64 libmujoco by rounding alone (chaotically on some
   // models), so they are reported, not judged. In float32 a contact right at the margin can be
   // in one set and not the other: up to 2% of the states may differ.
