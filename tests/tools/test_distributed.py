@@ -180,11 +180,14 @@ def test_python_train_under_torchrun(tmp_path):
 
     script = tmp_path / "train.py"
     script.write_text(
-        "import json, sys, myriad\n"
+        "import json, os, sys, myriad\n"
+        "from pathlib import Path\n"
         "s = myriad.train(sys.argv[1], out=sys.argv[2], env={'num_envs': 16, 'device': 'cpu'},\n"
         "                 run={'total_env_steps': 20000, 'eval_episodes': 5, 'threads': 1},\n"
         "                 eval={'record': False})\n"
-        "print('SUMMARY', json.dumps(s))\n")
+        "print('SUMMARY', json.dumps(s), flush=True)\n"
+        "(Path(sys.argv[2]).parent / ('summary-rank%s.json' % os.environ['RANK'])).write_text(\n"
+        "    json.dumps(s))\n")
     torchrun = Path(sys.executable).parent / "torchrun"
     python_dir = Path(BIN).resolve().parents[1] / "python"
     out = tmp_path / "run"
@@ -193,9 +196,13 @@ def test_python_train_under_torchrun(tmp_path):
                        timeout=300, env=dict(os.environ, PYTHONPATH=str(python_dir),
                                              OMP_NUM_THREADS="1"))
     assert p.returncode == 0, p.stdout + p.stderr
-    summaries = [json.loads(line.split(" ", 1)[1]) for line in p.stdout.splitlines()
-                 if line.startswith("SUMMARY")]
-    assert len(summaries) == 2
+    # Each rank's summary comes back through a file of its own: both ranks share torchrun's
+    # stdout, and one CI run (2026-12-04) found only rank 0's SUMMARY line there though the job
+    # exited 0. The printed lines are kept as a diagnostic.
+    files = sorted(tmp_path.glob("summary-rank*.json"))
+    assert [f.name for f in files] == ["summary-rank0.json", "summary-rank1.json"], (
+        p.stdout + p.stderr)
+    summaries = [json.loads(f.read_text()) for f in files]
     assert {s["world_size"] for s in summaries} == {2}
     assert len({s["params_crc32c"] for s in summaries}) == 1
     assert json.loads((out / "summary.json").read_text())["env_steps"] >= 20000
