@@ -210,6 +210,7 @@ MYRIAD_HD int newton_begin(const G& g, NewtonRun<T>& r, const T* qacc_warmstart)
   const int nv = r.nv, nefc = r.rows.nefc;
   const Rows<T>& rows = r.rows;
   r.iter = 0;
+  r.small_improvements = 0;
   for (int i = 0; i < nefc; ++i)
     if (rows.type[i] < kEquality || rows.type[i] > kContactElliptic ||
         (rows.type[i] == kContactElliptic && !rows.has_cones))

@@ -130,11 +130,35 @@ TEST(ShippedModels, EllipticConeParity) {
 }
 
 // The implicitfast integrator (physics/models/implicitfast.xml: damping, position, velocity,
-// affine-gain and tendon actuators, a tendon across two trees, free bodies solved alone), float64.
+// affine-gain and tendon actuators, a tendon across two trees, free bodies solved alone), float64
+// and float32. In float32 its forces once stopped 5e-3 of the largest away: one improvement
+// within the cost's rounding ended the solve with a full Newton step still to take (newton.h,
+// converged).
 TEST(ShippedModels, ImplicitFastParity) {
-  CheckOptions o;
-  o.steps = 400;
-  expect_ok(check_against_mujoco(shipped_model("implicitfast"), o), false);
+  for (bool float32 : {false, true}) {
+    CheckOptions o;
+    o.float32 = float32;
+    o.steps = 400;
+    SCOPED_TRACE(float32 ? "float32" : "float64");
+    expect_ok(check_against_mujoco(shipped_model("implicitfast"), o), float32);
+  }
+}
+
+// CheckRow's verdict: a row passes within its tolerance; states where libmujoco moves itself by
+// more than the tolerance (float32 random states) are left out of max_error, and fail the row only
+// where ours is more than twice libmujoco's own movement there.
+TEST(CheckRowVerdict, IllConditionedStatesJudgedByLibmujocosOwnMovement) {
+  CheckRow r{"qacc", 5e-5, "relative", 1e-4};
+  EXPECT_TRUE(r.ok());
+  r.ill_conditioned = 1;
+  r.ill_conditioned_self = 1.5e-2;
+  r.ill_conditioned_error = 1.6e-2;
+  EXPECT_TRUE(r.ok());
+  r.ill_conditioned_error = 3.1e-2;
+  EXPECT_FALSE(r.ok());
+  r.ill_conditioned_error = 1e-2;
+  r.max_error = 2e-4;
+  EXPECT_FALSE(r.ok());
 }
 
 // Height fields (physics/models/hfield.xml: a sphere, a capsule with a margin and two boxes
@@ -180,17 +204,15 @@ TEST(ShippedModels, ConvexParity) {
 
 // The robot scenes (envs/robots/models/: mjlab's Go1 and G1 with the actuators, armature and
 // collision settings of its velocity tasks; Go1 on elliptic cones with condim 6 feet and
-// impratio 10, both implicitfast; both on a height field too, Go1's float64 only), a trajectory
-// from the home keyframe among the others, float64 and float32.
+// impratio 10, both implicitfast; both on a height field too), a trajectory from the home
+// keyframe among the others, float64 and float32. Go1 on a height field in float32 once failed
+// efc_force by 0.7 of the largest: libmujoco's solve there had stopped short of the optimum (the
+// model's 20 line-search evaluations ran out on two coincident contacts), so the check's tight
+// solve now gives the line search 100 as well.
 TEST(RobotScenes, Go1AndG1Parity) {
   const char* src = std::getenv("MYRIAD_SOURCE_DIR");
   for (const char* robot : {"go1", "g1", "go1_rough", "g1_rough"})
     for (bool float32 : {false, true}) {
-      // go1_rough in float32: contacts agree (the collider runs in double), but on the elliptic
-      // cone with condim 6 over a foot's several near-parallel prism contacts the float32 solve
-      // ends 0.7 of the largest force away from libmujoco's, even with the check's 200
-      // iterations (lab notebook, "Height-field collisions"); G1's pyramidal feet agree.
-      if (float32 && std::string(robot) == "go1_rough") continue;
       CheckOptions o;
       o.float32 = float32;
       o.steps = 200;

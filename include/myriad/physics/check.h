@@ -29,7 +29,18 @@ struct CheckRow {
   // float32 only, where measured (else -1): libmujoco against itself, the same states with qpos
   // and qvel moved one float32 ulp, in the row's kind; what rounding alone moves the quantity by.
   double self_error = -1;
-  bool ok() const { return max_error <= tolerance; }
+  // float32, random states only: states left out of max_error because libmujoco against itself
+  // (the state moved one float32 ulp) moves the quantity by more than the tolerance there, so
+  // that no float32 engine can be held to it; of those, the one where ours is the largest
+  // multiple of libmujoco's own movement: ours and libmujoco's own there. Such states still fail
+  // the row where ours is more than twice libmujoco's own.
+  int ill_conditioned = 0;
+  double ill_conditioned_error = 0;
+  double ill_conditioned_self = 0;
+  bool ok() const {
+    return max_error <= tolerance &&
+           (ill_conditioned == 0 || ill_conditioned_error <= 2 * ill_conditioned_self);
+  }
   // Within the tolerance, or no farther than twice what libmujoco moves under float32 rounding.
   bool ok_or_within_rounding() const {
     return ok() || (self_error >= 0 && max_error <= 2 * self_error);
