@@ -27,6 +27,7 @@
 #include "envs/action_checks.h"
 #include "envs/batch_env_checks.h"
 #include "envs/env_options.h"
+#include "envs/episode_buffers.h"
 #include "envs/locomotion/models.h"
 #include "envs/mjcf/mjcf_drawing.h"
 #include "envs/physics_runner.h"
@@ -109,7 +110,7 @@ class PhysicsBatchEnv final : public BatchEnv {
 
   PhysicsBatchEnv(int64_t n, DeviceId device, uint64_t seed, const EnvOptions& options,
                   const EnvTextOptions& text)
-      : n_(n), device_(device), seed_(seed) {
+      : n_(n), device_(device) {
     spec_.id = Env::kId;
     spec_.max_episode_steps = Env::kMaxEpisodeSteps;
     spec_.reward_threshold = reward_threshold<Env>(0);
@@ -252,24 +253,13 @@ class PhysicsBatchEnv final : public BatchEnv {
                                                  : PhysicsSim::kMyriad32;
       runner_ = make_cpu_runner<Env>(sim, model_, compiled_->get(), n, cpu_launch);
     }
-    const auto f32 = at::TensorOptions().dtype(at::kFloat).device(torch_device(device_));
-    const auto i32 = f32.dtype(at::kInt);
-    elapsed_ = at::zeros({n_}, i32);
-    episode_ = at::zeros({n_}, i32);
-    running_return_ = at::zeros({n_}, f32);
-    diverged_ = at::zeros({n_}, i32);
-    info_ = at::zeros({info_dim_, n_}, f32);
-    buf_.obs = at::zeros({n_, obs_dim_}, f32);
-    buf_.final_obs = at::zeros({n_, obs_dim_}, f32);
-    buf_.reward = at::zeros({n_}, f32);
-    buf_.terminated = at::zeros({n_}, f32.dtype(at::kBool));
-    buf_.truncated = at::zeros({n_}, f32.dtype(at::kBool));
-    buf_.episode_return = at::zeros({n_}, f32);
-    buf_.episode_length = at::zeros({n_}, i32);
+    ep_ = EpisodeBuffers(n_, device, obs_dim_, /*agents=*/0, seed);
+    info_ = at::zeros({info_dim_, n_},
+                      at::TensorOptions().dtype(at::kFloat).device(torch_device(device_)));
     int64_t row = 0;
     for (const auto& k : info_keys_) {
       const at::Tensor rows = info_.narrow(0, row, k.width);
-      buf_.info[k.name] = k.width == 1 ? rows[0] : rows.t();
+      ep_.buffers().info[k.name] = k.width == 1 ? rows[0] : rows.t();
       row += k.width;
     }
     reset(seed);
@@ -278,22 +268,12 @@ class PhysicsBatchEnv final : public BatchEnv {
   const EnvSpec& spec() const override { return spec_; }
   int64_t num_envs() const override { return n_; }
   DeviceId device_id() const override { return device_; }
-  const StepBuffers& buffers() const override { return buf_; }
+  const StepBuffers& buffers() const override { return ep_.buffers(); }
   // Which sim runs the physics ("myriad" or "mujoco") and the simulated seconds per step.
   const std::string& physics() const { return physics_; }
 
   void reset(std::optional<uint64_t> seed) override {
-    if (seed) {
-      check_seed(spec_, *seed);
-      seed_ = *seed;
-      episode_.zero_();
-    } else {
-      episode_.add_(1);
-    }
-    diverged_.zero_();
-    buf_.reward.zero_();
-    buf_.terminated.zero_();
-    buf_.truncated.zero_();
+    ep_.begin_reset(spec_, seed);
     info_.zero_();
     runner_->reset(frame(nullptr), params_, stream());
   }
@@ -339,7 +319,7 @@ class PhysicsBatchEnv final : public BatchEnv {
                          rows, written.data_ptr<uint8_t>(), stream());
   }
 
-  int64_t diverged_count() const override { return diverged_.sum().item<int64_t>(); }
+  int64_t diverged_count() const override { return ep_.diverged_count(); }
 
   Scene scene() const override {
     return mjcf_scene(model_, compiled_->get(), model_.timestep * frame_skip_);
@@ -359,7 +339,7 @@ class PhysicsBatchEnv final : public BatchEnv {
   std::map<std::string, at::Tensor> save_rollout_state() const override {
     at::Tensor snapshot = at::empty({n_, runner_->snapshot_width()}, double_options());
     runner_->save_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());
-    auto out = save_rollout(rollout_tensors(), seed_);
+    auto out = ep_.save({});
     out["physics"] = snapshot.to(at::kCPU);
     out["state"] = get_state().to(at::kCPU);  // for reading; loading uses the snapshot
     return out;
@@ -374,7 +354,7 @@ class PhysicsBatchEnv final : public BatchEnv {
                                   shape_string(it->second.sizes()) + ", expected [" +
                                   std::to_string(n_) + ", " + std::to_string(width) + "]");
     const at::Tensor snapshot = it->second.to(double_options()).contiguous();
-    seed_ = load_rollout(saved, rollout_tensors());
+    ep_.load(saved, {});
     runner_->load_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());
   }
 
@@ -382,13 +362,6 @@ class PhysicsBatchEnv final : public BatchEnv {
   int64_t state_width() const { return 1 + model_.nq + model_.nv; }
   at::TensorOptions double_options() const {
     return at::TensorOptions().dtype(at::kDouble).device(torch_device(device_));
-  }
-  RolloutTensors rollout_tensors() const {
-    return {{"elapsed", &elapsed_},
-            {"episode", &episode_},
-            {"running_return", &running_return_},
-            {"diverged", &diverged_},
-            {"obs", &buf_.obs}};
   }
   void* stream() const { return current_stream(device_); }
 
@@ -408,24 +381,11 @@ class PhysicsBatchEnv final : public BatchEnv {
 
   PhysicsFrame frame(const float* action) const {
     PhysicsFrame f;
-    f.n = n_;
-    f.seed = seed_;
-    f.max_steps = spec_.max_episode_steps;
+    ep_.fill(f, spec_.max_episode_steps);
     f.frame_skip = frame_skip_;
     f.obs_dim = static_cast<int32_t>(obs_dim_);
     f.action_dim = model_.nu;
     f.action = action;
-    f.obs = buf_.obs.data_ptr<float>();
-    f.final_obs = buf_.final_obs.data_ptr<float>();
-    f.reward = buf_.reward.data_ptr<float>();
-    f.terminated = reinterpret_cast<uint8_t*>(buf_.terminated.data_ptr<bool>());
-    f.truncated = reinterpret_cast<uint8_t*>(buf_.truncated.data_ptr<bool>());
-    f.elapsed = elapsed_.data_ptr<int32_t>();
-    f.episode = episode_.data_ptr<int32_t>();
-    f.running_return = running_return_.data_ptr<float>();
-    f.episode_return = buf_.episode_return.data_ptr<float>();
-    f.episode_length = buf_.episode_length.data_ptr<int32_t>();
-    f.diverged = diverged_.data_ptr<int32_t>();
     f.info = info_.data_ptr<float>();
     return f;
   }
@@ -433,7 +393,6 @@ class PhysicsBatchEnv final : public BatchEnv {
   EnvSpec spec_;
   int64_t n_;
   DeviceId device_;
-  uint64_t seed_;
   std::string physics_;
   int frame_skip_ = 1;
   int64_t obs_dim_ = 0, info_dim_ = 0;
@@ -442,8 +401,8 @@ class PhysicsBatchEnv final : public BatchEnv {
   physics::Model<double> model_;
   std::unique_ptr<physics::MjModelHandle> compiled_;
   std::unique_ptr<PhysicsRunner<Env>> runner_;
-  at::Tensor elapsed_, episode_, running_return_, diverged_, info_, action_;
-  StepBuffers buf_;
+  at::Tensor info_, action_;
+  EpisodeBuffers ep_;
 };
 
 }  // namespace myriad::envs
