@@ -114,6 +114,43 @@ def test_physics_check_passes_and_fails_honestly():
     assert bad.returncode != 0 and "EXCEEDED" in bad.stdout
 
 
+def write_png_heightfield(path, width=16, height=16):
+    """An 8-bit grey PNG of smooth bumps, written with zlib alone."""
+    import math  # noqa: PLC0415
+    import struct  # noqa: PLC0415
+    import zlib  # noqa: PLC0415
+
+    rows = b"".join(b"\x00" + bytes(int(127 + 120 * math.sin(0.7 * x) * math.cos(0.5 * y))
+                                    for x in range(width)) for y in range(height))
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" +
+                     chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)) +
+                     chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def test_physics_check_height_field_from_a_png(tmp_path):
+    """A height field from a PNG file (libmujoco decodes it; the engine reads the compiled
+    elevations): a sphere, a capsule and a box dropped on it agree with libmujoco in float64,
+    contacts, rows and forces."""
+    write_png_heightfield(tmp_path / "terrain.png")
+    scene = tmp_path / "scene.xml"
+    scene.write_text(
+        '<mujoco><asset><hfield name="terrain" file="terrain.png" size="1 1 0.2 0.1"/></asset>'
+        '<worldbody><geom type="hfield" hfield="terrain"/>'
+        '<body pos="0.1 0.2 0.5"><freejoint/><geom type="sphere" size="0.08"/></body>'
+        '<body pos="-0.3 0.1 0.6"><freejoint/><geom type="capsule" size="0.05 0.1"/></body>'
+        '<body pos="0.3 -0.3 0.6"><freejoint/><geom type="box" size="0.06 0.05 0.04"/></body>'
+        '</worldbody></mujoco>')
+    out = run("physics-check", scene, "--steps", 200).stdout
+    assert "EXCEEDED" not in out, out
+    with_contacts = [line for line in out.splitlines() if line.startswith("contact set differs")]
+    assert with_contacts and " 0 with contacts" not in with_contacts[0], out
+
+
 def test_physics_bench_lockstep_accounting():
     """--lockstep: a tile of one env never pads; identical envs (zero controls from qpos0) pad
     nothing at any width; random controls make envs differ, so wider tiles pad more; libmujoco
