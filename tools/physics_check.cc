@@ -33,10 +33,16 @@ void run_check(const CheckArgs& a) {
                        : "(reported)",
                 r.detail.empty() ? "" : "  ", r.detail.c_str());
   }
-  if (const physics::CheckRow* worst = physics::worst_failure(rows))
+  if (const physics::CheckRow* worst = physics::worst_failure(rows)) {
+    if (worst->max_error <= worst->tolerance)  // it fails on a state left out as ill-conditioned
+      throw std::runtime_error(
+          "parity fails; worst: " + worst->quantity + " on an ill-conditioned state, ours " +
+          std::to_string(worst->ill_conditioned_error) + " > twice libmujoco's own " +
+          std::to_string(worst->ill_conditioned_self) + " (see the table above)");
     throw std::runtime_error("parity fails; worst: " + worst->quantity + " " +
                              std::to_string(worst->max_error) + " > " +
                              std::to_string(worst->tolerance) + " (see the table above)");
+  }
 }
 
 }  // namespace

@@ -159,6 +159,12 @@ TEST(CheckRowVerdict, IllConditionedStatesJudgedByLibmujocosOwnMovement) {
   r.ill_conditioned_error = 1e-2;
   r.max_error = 2e-4;
   EXPECT_FALSE(r.ok());
+  // Within twice libmujoco's own movement on the states that enter max_error, but not on the
+  // ill-conditioned one: not within rounding either.
+  r.self_error = 1.5e-4;
+  EXPECT_TRUE(r.ok_or_within_rounding());
+  r.ill_conditioned_error = 3.1e-2;
+  EXPECT_FALSE(r.ok_or_within_rounding());
 }
 
 // Height fields (physics/models/hfield.xml: a sphere, a capsule with a margin and two boxes
