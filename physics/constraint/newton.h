@@ -786,11 +786,11 @@ MYRIAD_HD bool step_rejected(const NewtonRun<T>& r, const LineSearch<T>& ls, T a
 // a kink of the 1-D cost near its start while the gradient is far from small (the next full
 // Newton step then moves forces by percents: implicitfast.xml, and the elliptic cone's steps on
 // Go1), so only two in a row stop it. An improvement under the tolerance (zero or negative
-// included) stops at once in both precisions, as in MuJoCo. Measured on the states of physics-check (160 per model, mjlab's 10 iterations and 20
-// line-search evaluations): on Go1 on a height field 4.25 iterations to libmujoco's 3.79, never
-// the cap, forces 2.2e-5 of the largest from the optimum, where stopping by the gradient alone
-// took 6.75 and hit the cap on 43 states for the same forces, and one improvement under the
-// floor stopped 2.2e-3 away.
+// included) stops at once in both precisions, as in MuJoCo. Measured on the states of physics-check
+// (160 per model, mjlab's 10 iterations and 20 line-search evaluations): on Go1 on a height
+// field 4.25 iterations to libmujoco's 3.79, never the cap, forces 2.2e-5 of the largest from the
+// optimum, where stopping by the gradient alone took 6.75 and hit the cap on 43 states for the same
+// forces, and one improvement under the floor stopped 2.2e-3 away.
 template <class T>
 MYRIAD_HD bool converged(NewtonRun<T>& r, T old_cost, T grad_noise) {
   const T improvement = (old_cost - r.cost) * r.scale;
