@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "myriad/physics/data.h"
+#include "physics/env_params.h"
 #include "physics/model_view.h"
 
 namespace myriad::envs {
@@ -21,6 +22,18 @@ struct MujocoSim {
   physics::ModelView<double> model;  // of the engine's import of mj (for the env code)
   const mjModel* mj = nullptr;
   mjData* const* datas = nullptr;  // [N]
+  // Per-env model parameters: each env's own mjModel (a copy of mj with its values and
+  // mj_setConst's constants) and, for the env code, the same values over `model`; null: mj.
+  mjModel* const* models = nullptr;  // [N]
+  physics::EnvParamsView<double> params;
+  bool per_env_params = false;
+
+  const mjModel* mj_of(int64_t i) const { return models != nullptr ? models[i] : mj; }
+  physics::ModelView<double> model_of(int64_t i) const {
+    physics::ModelView<double> m = model;
+    if (per_env_params) params.apply(m, i);
+    return m;
+  }
 
   // The fields of kind `env` (myriad/physics/data.h) point into env i's mjData; the rest are
   // null.
@@ -36,13 +49,13 @@ struct MujocoSim {
 #undef MYRIAD_MJ_env
     return e;
   }
-  void clear(physics::EnvData<double>&, int64_t i) const { mj_resetData(mj, datas[i]); }
-  void step(physics::EnvData<double>&, int64_t i) const { mj_step(mj, datas[i]); }
+  void clear(physics::EnvData<double>&, int64_t i) const { mj_resetData(mj_of(i), datas[i]); }
+  void step(physics::EnvData<double>&, int64_t i) const { mj_step(mj_of(i), datas[i]); }
   // Gymnasium's step ends with mj_rnePostConstraint (cfrc_ext). False when libmujoco found a
   // bad qpos, qvel or qacc during the step and reset the data itself (its warnings count them).
   bool after_steps(physics::EnvData<double>&, int64_t i) const {
     mjData* d = datas[i];
-    mj_rnePostConstraint(mj, d);
+    mj_rnePostConstraint(mj_of(i), d);
     bool ok = true;
     for (int w : {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC}) {
       ok = ok && d->warning[w].number == 0;
@@ -51,8 +64,8 @@ struct MujocoSim {
     return ok;
   }
   void forward(physics::EnvData<double>&, int64_t i) const {
-    mj_forward(mj, datas[i]);
-    mj_rnePostConstraint(mj, datas[i]);
+    mj_forward(mj_of(i), datas[i]);
+    mj_rnePostConstraint(mj_of(i), datas[i]);
   }
 };
 

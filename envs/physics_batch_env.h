@@ -7,7 +7,9 @@
 // Options: the env's own (Gymnasium's keyword names; ranges such as healthy_z_range are text
 // "low,high"), plus max_episode_steps, frame_skip, precision (32 or 64; the engine's),
 // cuda_graph (1, the default: on CUDA the staged env step replays as one CUDA graph; 0: plain
-// launches) and the text options physics ("myriad" or "mujoco") and launch.
+// launches) and the text options physics ("myriad" or "mujoco"), launch and randomize (domain
+// randomization terms as JSON, envs/randomization.h: per-env model parameters drawn from
+// (seed, env) whenever reset() is given a seed; the CPU only, with the fused launch).
 #pragma once
 
 #include <ATen/ATen.h>
@@ -31,6 +33,7 @@
 #include "envs/locomotion/models.h"
 #include "envs/mjcf/mjcf_drawing.h"
 #include "envs/physics_runner.h"
+#include "envs/randomization.h"
 #include "myriad/batch_env.h"
 #include "myriad/physics/import.h"
 #include "myriad/registry.h"
@@ -103,7 +106,8 @@ class PhysicsBatchEnv final : public BatchEnv {
   static std::vector<std::string> all_option_names() {
     std::vector<std::string> names = locomotion::option_names(Env::options());
     for (const auto& name : name_option_names<Env>(0)) names.push_back(name);
-    for (const char* common : {"frame_skip", "precision", "physics", "launch", "cuda_graph"})
+    for (const char* common :
+         {"frame_skip", "precision", "physics", "launch", "cuda_graph", "randomize"})
       names.push_back(common);
     return names;
   }
@@ -123,6 +127,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     int frame_skip = Env::kFrameSkip;
     std::string physics = "myriad";
     std::string launch = "auto";
+    std::string randomize;
     for (const auto& [key, value] : options) {
       if (take_common_option(spec_, key, value)) continue;
       if (key == "frame_skip") {
@@ -157,6 +162,10 @@ class PhysicsBatchEnv final : public BatchEnv {
         physics = value;
         continue;
       }
+      if (key == "randomize") {
+        randomize = value;
+        continue;
+      }
       if (key == "launch") {
         if (value != "auto" && value != "fused" && value != "staged" && value != "tiled")
           throw std::invalid_argument(spec_.id + " option launch must be one of: auto, fused, " +
@@ -189,10 +198,27 @@ class PhysicsBatchEnv final : public BatchEnv {
       throw std::invalid_argument(spec_.id + " option launch=" + launch +
                                   " runs on the CPU only (CUDA runs staged: a kernel per stage, "
                                   "the env step replayed as one CUDA graph)");
+    if (!randomize.empty()) {
+      try {
+        terms_ = parse_randomization(randomize);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(spec_.id + " option " + e.what());
+      }
+      if (!terms_.empty() && device.is_cuda())
+        throw std::invalid_argument(spec_.id +
+                                    " option randomize: per-env model parameters run on the CPU "
+                                    "for now (device=cpu); on CUDA: not yet");
+      if (!terms_.empty() && (launch == "staged" || launch == "tiled"))
+        throw std::invalid_argument(spec_.id + " option randomize needs launch=fused or auto " +
+                                    "(per-env model parameters run with the fused launch), got " +
+                                    "launch=" + launch);
+    }
     // auto: staged on CUDA (a kernel per stage, each at its own occupancy), tiled on the CPU (the
-    // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused).
+    // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused), fused on the CPU
+    // when the model differs per env.
     const bool staged = launch == "staged" || (launch == "auto" && device.is_cuda());
-    const PhysicsLaunch cpu_launch = launch == "fused"    ? PhysicsLaunch::kFused
+    const PhysicsLaunch cpu_launch = launch == "fused" || (launch == "auto" && !terms_.empty())
+                                         ? PhysicsLaunch::kFused
                                      : launch == "staged" ? PhysicsLaunch::kStaged
                                                           : PhysicsLaunch::kTiled;
     physics_ = physics;
@@ -217,6 +243,11 @@ class PhysicsBatchEnv final : public BatchEnv {
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(spec_.id + " option keyframe: " + e.what());
       }
+    }
+    try {
+      resolved_ = resolve_randomization(terms_, model_);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(spec_.id + " option " + e.what());
     }
     prepare_env<Env>(params_, model_, names, 0);
     params_.dt = model_.timestep * frame_skip;
@@ -271,9 +302,20 @@ class PhysicsBatchEnv final : public BatchEnv {
   const StepBuffers& buffers() const override { return ep_.buffers(); }
   // Which sim runs the physics ("myriad" or "mujoco") and the simulated seconds per step.
   const std::string& physics() const { return physics_; }
+  // The per-env model parameters in force (empty without randomize), float64 on the host.
+  physics::EnvParams<double> env_params() const {
+    return resolved_.empty() ? physics::EnvParams<double>{}
+                             : draw_env_params(resolved_, model_, n_, ep_.seed());
+  }
 
   void reset(std::optional<uint64_t> seed) override {
     ep_.begin_reset(spec_, seed);
+    // Domain randomization: every env's model parameters, drawn from (seed, env) when a seed is
+    // given (and once at construction).
+    if (!resolved_.empty() && (seed || !params_drawn_)) {
+      runner_->set_params(draw_env_params(resolved_, model_, n_, ep_.seed()));
+      params_drawn_ = true;
+    }
     info_.zero_();
     runner_->reset(frame(nullptr), params_, stream());
   }
@@ -401,6 +443,9 @@ class PhysicsBatchEnv final : public BatchEnv {
   physics::Model<double> model_;
   std::unique_ptr<physics::MjModelHandle> compiled_;
   std::unique_ptr<PhysicsRunner<Env>> runner_;
+  std::vector<RandomTerm> terms_;
+  std::vector<ResolvedTerm> resolved_;
+  bool params_drawn_ = false;
   at::Tensor info_, action_;
   EpisodeBuffers ep_;
 };

@@ -21,6 +21,7 @@
 #include "myriad/hd.h"
 #include "myriad/rng.h"
 #include "physics/batch_view.h"
+#include "physics/env_params.h"
 #include "physics/env_step.h"
 #include "physics/model_view.h"
 #include "physics/pipeline.h"
@@ -33,8 +34,17 @@ struct MyriadSim {
   using Scalar = T;
   physics::ModelView<T> model;
   physics::BatchView<T> data;
+  // Per-env model parameters (physics/env_params.h); all null: every env reads `model`.
+  physics::EnvParamsView<T> params;
+  bool per_env_params = false;
 
   MYRIAD_HD physics::EnvData<T> env(int64_t i) const { return data.env(i); }
+  // Env i's model: the shared one, its per-env fields at env i's rows.
+  MYRIAD_HD physics::ModelView<T> model_of(int64_t i) const {
+    physics::ModelView<T> m = model;
+    if (per_env_params) params.apply(m, i);
+    return m;
+  }
   // A new episode starts as mj_resetData leaves a state: no warm start, zero controls, time 0.
   MYRIAD_HD void clear(physics::EnvData<T>& d, int64_t) const {
     for (int k = 0; k < model.nv; ++k) d.qacc_warmstart[k] = 0;
@@ -42,22 +52,22 @@ struct MyriadSim {
     d.time[0] = 0;
   }
   // The pipeline runs out of line (physics/env_step.h), compiled once, not once per kernel.
-  MYRIAD_HD void step(physics::EnvData<T>& d, int64_t) const {
+  MYRIAD_HD void step(physics::EnvData<T>& d, int64_t i) const {
 #if defined(__CUDA_ARCH__)
-    physics::step_env_device(model, d);
+    physics::step_env_device(per_env_params ? model_of(i) : model, d);
 #else
-    physics::step_env(model, d);
+    physics::step_env(per_env_params ? model_of(i) : model, d);
 #endif
   }
   // After the substeps of an env step: the last forward pass already filled cfrc_ext (as
   // mj_rnePostConstraint after mj_step does). False would mean the sim reset a diverged state.
   MYRIAD_HD bool after_steps(physics::EnvData<T>&, int64_t) const { return true; }
   // mj_forward, with cfrc_ext.
-  MYRIAD_HD void forward(physics::EnvData<T>& d, int64_t) const {
+  MYRIAD_HD void forward(physics::EnvData<T>& d, int64_t i) const {
 #if defined(__CUDA_ARCH__)
-    physics::forward_env_device(model, d);
+    physics::forward_env_device(per_env_params ? model_of(i) : model, d);
 #else
-    physics::forward_env(model, d);
+    physics::forward_env(per_env_params ? model_of(i) : model, d);
 #endif
   }
 };
@@ -94,7 +104,7 @@ MYRIAD_HD void physics_episode_state(const PhysicsView<Env, Sim>& v, int64_t i) 
   auto d = v.sim.env(i);
   v.sim.clear(d, i);
   Rng rng(v.f.seed, static_cast<uint32_t>(i), static_cast<uint32_t>(v.f.episode[i]), 0u);
-  Env::reset(v.params, v.sim.model, d, rng);
+  Env::reset(v.params, v.sim.model_of(i), d, rng);
 }
 template <class Env, class Sim>
 MYRIAD_HD void physics_episode_observe(const PhysicsView<Env, Sim>& v, int64_t i) {
@@ -102,7 +112,7 @@ MYRIAD_HD void physics_episode_observe(const PhysicsView<Env, Sim>& v, int64_t i
   for (int k = 0; k < 6 * v.sim.model.nbody; ++k) d.cfrc_ext[k] = 0;
   v.f.elapsed[i] = 0;
   v.f.running_return[i] = 0.0f;
-  Env::observe(v.params, v.sim.model, d, v.f.obs + i * v.f.obs_dim);
+  Env::observe(v.params, v.sim.model_of(i), d, v.f.obs + i * v.f.obs_dim);
 }
 template <class Env, class Sim>
 MYRIAD_HD void physics_start_episode(const PhysicsView<Env, Sim>& v, int64_t i) {
@@ -137,14 +147,14 @@ MYRIAD_HD void physics_pre_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
   using T = typename Sim::Scalar;
   auto d = v.sim.env(i);
   const float* action = v.f.action + i * v.f.action_dim;
-  Env::before_step(v.params, v.sim.model, d, before);
+  Env::before_step(v.params, v.sim.model_of(i), d, before);
   for (int u = 0; u < v.sim.model.nu; ++u) d.ctrl[u] = static_cast<T>(action[u]);
 }
 
 template <class Env, class Sim, bool kResetNow = true>
 MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
                                      const typename Sim::Scalar* before) {
-  const auto& m = v.sim.model;
+  const auto m = v.sim.model_of(i);
   const PhysicsFrame& f = v.f;
   auto d = v.sim.env(i);
   const float* action = f.action + i * f.action_dim;
@@ -220,7 +230,7 @@ MYRIAD_HD void physics_write_state_one(const PhysicsView<Env, Sim>& v, const dou
   const int64_t i = ids[r];
   auto d = v.sim.env(i);
   v.sim.forward(d, i);
-  Env::observe(v.params, v.sim.model, d, v.f.obs + i * v.f.obs_dim);
+  Env::observe(v.params, v.sim.model_of(i), d, v.f.obs + i * v.f.obs_dim);
 }
 
 // Snapshots, for exact resume: every field of kind `env` (myriad/physics/data.h: the state, the

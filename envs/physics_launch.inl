@@ -81,7 +81,7 @@ struct PhysicsObserveWritten {
   MYRIAD_HD void operator()(int64_t i) const {
     if (only.skips(i)) return;
     auto d = v.sim.env(i);
-    Env::observe(v.params, v.sim.model, d, v.f.obs + i * v.f.obs_dim);
+    Env::observe(v.params, v.sim.model_of(i), d, v.f.obs + i * v.f.obs_dim);
   }
 };
 

@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 
 #include "envs/physics_frame.h"
 #include "myriad/physics/model.h"
+#include "physics/env_params.h"
 
 struct mjModel_;
 typedef struct mjModel_ mjModel;
@@ -40,6 +42,13 @@ class PhysicsRunner {
   virtual void save_snapshot(const PhysicsFrame& f, const Params& p, double* out, void* stream) = 0;
   virtual void load_snapshot(const PhysicsFrame& f, const Params& p, const double* in,
                              void* stream) = 0;
+  // Per-env model parameters (physics/env_params.h, [N, ...] rows in float64; empty: every env
+  // reads the model), from the next launch on. The CPU runners take them (the engine with the
+  // fused launch, libmujoco); the others refuse non-empty ones.
+  virtual void set_params(const physics::EnvParams<double>& p) {
+    if (!p.empty())
+      throw std::invalid_argument("per-env model parameters are not supported by this runner");
+  }
 };
 
 // How the engine's env step runs on the CPU: one fused pass per env (pre-step, substeps,

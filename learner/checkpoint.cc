@@ -343,6 +343,7 @@ void Trainer::load_checkpoint(const std::string& path) {
   check("env.options", options(saved.env.options), options(cfg_.env.options));
   check("env.options (ranges and names)", text_options(saved.env.text_options),
         text_options(cfg_.env.text_options));
+  check("env.randomize", "'" + saved.env.randomize + "'", "'" + cfg_.env.randomize + "'");
   check("env.num_envs", std::to_string(saved.env.num_envs), std::to_string(cfg_.env.num_envs));
   check("ppo.num_steps", std::to_string(saved.ppo.num_steps), std::to_string(cfg_.ppo.num_steps));
   check("ppo.hidden_sizes", sizes(saved.ppo.hidden_sizes), sizes(cfg_.ppo.hidden_sizes));

@@ -9,9 +9,11 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 
+#include "envs/randomization.h"
 #include "myriad/registry.h"
 
 namespace myriad::learner {
@@ -225,6 +227,81 @@ Field env_options(const std::string& path, std::map<std::string, double>* number
           }};
 }
 
+// YAML <-> JSON for env.randomize (the env takes its terms as JSON text): mappings, lists,
+// booleans, numbers and names.
+nlohmann::json to_json(const YAML::Node& n, const std::string& path) {
+  if (n.IsMap()) {
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& kv : n) {
+      const auto key = kv.first.as<std::string>();
+      o[key] = to_json(kv.second, path + "." + key);
+    }
+    return o;
+  }
+  if (n.IsSequence()) {
+    nlohmann::json a = nlohmann::json::array();
+    for (size_t k = 0; k < n.size(); ++k)
+      a.push_back(to_json(n[k], path + "[" + std::to_string(k) + "]"));
+    return a;
+  }
+  if (!n.IsScalar()) return nullptr;
+  bool b = false;
+  double x = 0;
+  int64_t i = 0;
+  if (n.Tag() != "!" && YAML::convert<bool>::decode(n, b)) return b;
+  if (n.Tag() != "!" && YAML::convert<int64_t>::decode(n, i)) return i;
+  if (n.Tag() != "!" && YAML::convert<double>::decode(n, x)) {
+    if (!std::isfinite(x)) fail(path, "must be finite, got " + scalar_text(n));
+    return x;
+  }
+  return n.Scalar();
+}
+YAML::Node to_yaml_node(const nlohmann::json& j) {
+  if (j.is_object()) {
+    YAML::Node m(YAML::NodeType::Map);
+    for (const auto& [k, v] : j.items()) m[k] = to_yaml_node(v);
+    return m;
+  }
+  if (j.is_array()) {
+    YAML::Node l(YAML::NodeType::Sequence);
+    for (const auto& v : j) l.push_back(to_yaml_node(v));
+    l.SetStyle(YAML::EmitterStyle::Flow);
+    return l;
+  }
+  if (j.is_boolean()) return YAML::Node(j.get<bool>());
+  if (j.is_number()) return YAML::Node(j.get<double>());
+  if (j.is_string()) return YAML::Node(j.get<std::string>());
+  return YAML::Node();
+}
+
+// env.randomize: domain randomization terms (envs/randomization.h), checked when read; kept as
+// the JSON text the env takes.
+Field env_randomize(const std::string& path, std::string* json_text) {
+  return {path,
+          [=](const YAML::Node& n) {
+            json_text->clear();
+            if (n.IsNull() || (n.IsMap() && n.size() == 0)) return;
+            if (!n.IsMap())
+              fail(path, "expected a mapping of term names to terms, got " + scalar_text(n));
+            const std::string text = to_json(n, path).dump();
+            try {
+              envs::parse_randomization(text);
+            } catch (const std::invalid_argument& e) {
+              // "randomize.<term>.<key>: what" => config key 'env.randomize.<term>.<key>': what
+              const std::string what = e.what();
+              const size_t colon = what.find(": ");
+              if (colon == std::string::npos) fail(path, what);
+              throw std::invalid_argument("config key 'env." + what.substr(0, colon) +
+                                          "': " + what.substr(colon + 2));
+            }
+            *json_text = text;
+          },
+          [=] {
+            if (json_text->empty()) return YAML::Node(YAML::NodeType::Map);
+            return to_yaml_node(nlohmann::json::parse(*json_text));
+          }};
+}
+
 // The one list of every config key.
 std::vector<Field> fields(TrainConfig& c) {
   return {
@@ -232,6 +309,7 @@ std::vector<Field> fields(TrainConfig& c) {
       number("env.num_envs", &c.env.num_envs, positive()),
       text("env.device", &c.env.device, {"cpu", "cuda", "auto"}),
       env_options("env.options", &c.env.options, &c.env.text_options),
+      env_randomize("env.randomize", &c.env.randomize),
       text("env.xml", &c.env.xml),
       text("env.physics", &c.env.physics, {"myriad", "mujoco"}),
       number("ppo.num_steps", &c.ppo.num_steps, positive()),
@@ -391,6 +469,7 @@ TrainConfig load_config(const std::string& path, const std::vector<std::string>&
 
 std::map<std::string, std::string> env_text_options(const EnvConfig& env) {
   std::map<std::string, std::string> text = env.text_options;
+  if (!env.randomize.empty()) text["randomize"] = env.randomize;
   if (!env.xml.empty()) {
     text["xml"] = env.xml;
     text["physics"] = env.physics;

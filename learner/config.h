@@ -21,6 +21,9 @@ struct EnvConfig {
   std::map<std::string, std::string> text_options;
   std::string xml;                 // MJCF-v0: the model file
   std::string physics = "myriad";  // MJCF-v0 and the physics envs: myriad or mujoco
+  // per-env model parameters drawn per seed: term name -> {field, names, axes, range,
+  // distribution, operation, shared} (docs/own-env.md); kept as JSON text, "" for none
+  std::string randomize;
 };
 
 struct PpoConfig {

@@ -75,13 +75,13 @@ def _type_name(kind, ctype):
         return "list of integers"
     if kind == "text_list":
         return "list of names"
-    if kind == "env_options":
+    if kind in ("env_options", "env_randomize"):
         return "mapping"
     return "integer" if "int" in ctype else "number"
 
 
 def _default_text(kind, ctype, default):
-    if kind == "env_options":
+    if kind in ("env_options", "env_randomize"):
         return "`{}`"
     if kind in ("int_list", "text_list"):
         return "`[" + default.strip("{}").replace(" ", "").replace(",", ", ") + "]`"

@@ -30,6 +30,7 @@ struct BenchOptions {
   std::string launch = "auto";  // physics envs on the engine: auto, fused, staged or tiled
   bool stage_times = false;     // CUDA: a second timed run with events around every launch
   bool no_cuda_graph = false;   // physics envs on CUDA: plain launches instead of the graph
+  std::string randomize;        // physics envs: domain randomization terms (JSON)
 };
 
 // A ring of pre-sampled random action batches, so the timed loop measures the env alone.
@@ -70,11 +71,12 @@ void run_bench(const BenchOptions& o) {
     options = {{"precision", o.float64 ? 64 : 32}};
     if (o.frame_skip > 0) options["frame_skip"] = o.frame_skip;
     if (o.no_cuda_graph) options["cuda_graph"] = 0;
+    if (!o.randomize.empty()) text["randomize"] = o.randomize;
   } else if (!o.xml.empty() || o.physics != "myriad" || o.frame_skip > 0 || o.float64 ||
-             o.launch != "auto" || o.no_cuda_graph) {
+             o.launch != "auto" || o.no_cuda_graph || !o.randomize.empty()) {
     throw std::invalid_argument(
-        "--xml, --physics, --frame-skip, --float64, --launch and --no-cuda-graph apply to physics "
-        "envs (MJCF-v0, Ant-v5, ...), not to '" +
+        "--xml, --physics, --frame-skip, --float64, --launch, --no-cuda-graph and --randomize "
+        "apply to physics envs (MJCF-v0, Ant-v5, ...), not to '" +
         o.env + "'");
   }
   auto env = envs::make(o.env, o.num_envs, device, o.seed, options, text);
@@ -167,6 +169,9 @@ void add_bench_command(CLI::App& app) {
                   "envs at a time in SIMD lanes) or auto (staged on CUDA, tiled on the CPU)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "fused", "staged", "tiled"}));
+  cmd->add_option("--randomize", opts->randomize,
+                  "Physics envs: domain randomization terms as JSON, as env.randomize takes them "
+                  "(per-env model parameters; the CPU's fused launch)");
   cmd->callback([opts] { run_bench(*opts); });
 }
 

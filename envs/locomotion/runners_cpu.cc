@@ -37,6 +37,16 @@ class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
     this->before_ = before_store_.data();
   }
 
+ public:
+  void set_params(const physics::EnvParams<double>& p) override {
+    if (!p.empty() && this->staged_)
+      throw std::invalid_argument(
+          "per-env model parameters run with the fused launch (launch=fused) on the CPU");
+    params_ = p.cast<T>();
+    this->sim_.params = physics::params_view(params_, model_);
+    this->sim_.per_env_params = !params_.empty();
+  }
+
  private:
   void forward_staged(physics::EnvMask only, void*) override {
     physics::forward_staged(model_, data_, only.a, only.b);
@@ -53,6 +63,7 @@ class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
   physics::Data<T> data_;
   std::vector<T> before_store_;  // the staged or tiled step's `before` values
   bool tiled_;
+  physics::EnvParams<T> params_;  // per-env model parameters, in the sim's precision
 };
 
 template <class Env>
@@ -65,11 +76,60 @@ class MujocoRunner final : public SimRunner<Device::kCpu, Env, MujocoSim> {
     this->sim_.mj = batch_.model();
     this->sim_.datas = datas_.data();
   }
+  ~MujocoRunner() override { free_models(); }
+
+  // Each env gets its own mjModel: the shared one with env i's values written in, and the
+  // constants MuJoCo derives from them (mj_setConst) recomputed by libmujoco itself.
+  void set_params(const physics::EnvParams<double>& p) override {
+    free_models();
+    params_ = p;
+    this->sim_.params = physics::params_view(params_, model_);
+    this->sim_.per_env_params = !p.empty();
+    if (p.empty()) return;
+    const mjModel* base = batch_.model();
+    for (int64_t i = 0; i < p.n; ++i) {
+      mjModel* m = mj_copyModel(nullptr, base);
+      write_row(p.geom_friction, i, m->geom_friction, 3, 3, base->ngeom);
+      write_row(p.body_mass, i, m->body_mass, 1, 1, base->nbody);
+      write_row(p.body_ipos, i, m->body_ipos, 3, 3, base->nbody);
+      write_row(p.body_inertia, i, m->body_inertia, 3, 3, base->nbody);
+      write_row(p.dof_damping, i, m->dof_damping, 1, 1, base->nv);
+      write_row(p.dof_armature, i, m->dof_armature, 1, 1, base->nv);
+      write_row(p.dof_frictionloss, i, m->dof_frictionloss, 1, 1, base->nv);
+      write_row(p.jnt_stiffness, i, m->jnt_stiffness, 1, 1, base->njnt);
+      write_row(p.actuator_gainprm, i, m->actuator_gainprm, 3, mjNGAIN, base->nu);
+      write_row(p.actuator_biasprm, i, m->actuator_biasprm, 3, mjNBIAS, base->nu);
+      write_row(p.actuator_forcerange, i, m->actuator_forcerange, 2, 2, base->nu);
+      if (!p.gravity.empty())
+        for (int k = 0; k < 3; ++k) m->opt.gravity[k] = p.gravity[3 * i + k];
+      mjData* scratch = mj_makeData(m);
+      mj_setConst(m, scratch);
+      mj_deleteData(scratch);
+      models_.push_back(m);
+    }
+    this->sim_.models = models_.data();
+  }
 
  private:
+  // Row i of a per-env field ([n, rows * cols]) into an mjModel array of `stride` per row.
+  static void write_row(const std::vector<double>& field, int64_t i, mjtNum* out, int cols,
+                        int stride, int rows) {
+    if (field.empty()) return;
+    const double* row = field.data() + i * int64_t{rows} * cols;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) out[r * stride + c] = row[r * cols + c];
+  }
+  void free_models() {
+    for (mjModel* m : models_) mj_deleteModel(m);
+    models_.clear();
+    this->sim_.models = nullptr;
+  }
+
   physics::Model<double> model_;
   physics::MujocoBatch batch_;
   std::vector<mjData*> datas_;
+  physics::EnvParams<double> params_;
+  std::vector<mjModel*> models_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@ with the same lifetime.
 """
 from __future__ import annotations
 
+import json
 import numbers
 import os
 import operator
@@ -113,6 +114,13 @@ class VectorEnv(_GymVectorEnv):
         for key, value in env_options.items():
             if isinstance(value, (str, os.PathLike)):
                 texts[key] = os.fspath(value)  # e.g. physics="mujoco", MJCF-v0's xml
+            elif isinstance(value, dict):
+                # Structured options (the physics envs' randomize terms) travel as JSON.
+                try:
+                    texts[key] = json.dumps(value, allow_nan=False)
+                except (TypeError, ValueError) as e:
+                    raise ValueError(f"env option {key!r} must be JSON-serializable with finite "
+                                     f"numbers: {e}") from None
             elif isinstance(value, (tuple, list)):
                 # Ranges, as Gymnasium's keyword arguments: healthy_z_range=(0.7, float("inf")).
                 if len(value) != 2 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)

@@ -60,6 +60,34 @@ TEST(Config, WrongTypesAndValuesNameTheKey) {
   EXPECT_NE(error_of("a: [").find("YAML"), std::string::npos);
 }
 
+TEST(Config, RandomizationTermsAreCheckedNamingTheirKey) {
+  const TrainConfig c = parse_config(
+      "env:\n  randomize:\n    foot:\n      field: geom_friction\n      names: [.*foot]\n"
+      "      axes: [0]\n      range: [0.3, 1.5]\n      shared: true\n",
+      {});
+  EXPECT_NE(c.env.randomize.find("\"geom_friction\""), std::string::npos) << c.env.randomize;
+  EXPECT_EQ(env_text_options(c.env).at("randomize"), c.env.randomize);
+  EXPECT_EQ(to_yaml(parse_config(to_yaml(c), {})), to_yaml(c));
+  // No terms: nothing reaches the env (a config written back says randomize: {}).
+  const TrainConfig none = parse_config(to_yaml(parse_config("", {})), {});
+  EXPECT_EQ(none.env.randomize, "");
+  EXPECT_EQ(env_text_options(none.env).count("randomize"), 0u);
+  EXPECT_NE(error_of("env: {randomize: {f: {field: geom_friction, range: [2, 1]}}}")
+                .find("config key 'env.randomize.f.range': the range is inverted"),
+            std::string::npos);
+  EXPECT_NE(error_of("env: {randomize: {f: {field: geom_friction, range: [0, .inf]}}}")
+                .find("config key 'env.randomize.f.range[1]': must be finite"),
+            std::string::npos);
+  EXPECT_NE(error_of("env: {randomize: {f: {field: mass, range: [0, 1]}}}")
+                .find("config key 'env.randomize.f.field': unknown field 'mass' (valid: "),
+            std::string::npos);
+  EXPECT_NE(error_of("env: {randomize: {f: {field: geom_friction, range: [0, 1], how: x}}}")
+                .find("config key 'env.randomize.f.how': unknown key"),
+            std::string::npos);
+  EXPECT_NE(error_of("env: {randomize: [1, 2]}").find("config key 'env.randomize'"),
+            std::string::npos);
+}
+
 TEST(Config, SeedsOutsideTheCheckpointRangeAreRefusedNotWrapped) {
   EXPECT_EQ(parse_config("", {"run.seed=9223372036854775807"}).run.seed, 9223372036854775807ULL);
   for (const char* bad : {"-1", "9223372036854775808", "18446744073709551616", "1e19"}) {

@@ -1,0 +1,420 @@
+// Domain randomization terms: parsing, resolution against a model, and the per-env draw.
+#include "envs/randomization.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+#include "myriad/rng.h"
+#include "physics/set_const.h"
+
+namespace myriad::envs {
+namespace {
+
+using Json = nlohmann::json;
+
+// The Philox counters of the startup draw: episode slot kStartup (no episode reaches it), step
+// slot kStream + the term's index (no step counter reaches it).
+constexpr uint32_t kStartupEpisode = 0xFFFFFFFFu;
+constexpr uint32_t kRandomizeStream = 0x80000000u;
+
+// What elements a field's rows are.
+enum class Elements { kGeom, kBody, kDof, kJoint, kActuator, kNone };
+
+struct FieldInfo {
+  const char* name;
+  Elements elements;
+  int cols;
+  bool nonnegative;  // physical values >= 0
+  bool set_const;    // mj_setConst's derived constants depend on it
+};
+
+// The fields of MYRIAD_ENV_PARAM_FIELDS, with what they mean, and gravity.
+const std::vector<FieldInfo>& field_table() {
+  static const std::vector<FieldInfo> table = {
+      {"geom_friction", Elements::kGeom, 3, true, false},
+      {"body_mass", Elements::kBody, 1, true, true},
+      {"body_ipos", Elements::kBody, 3, false, true},
+      {"body_inertia", Elements::kBody, 3, true, true},
+      {"dof_damping", Elements::kDof, 1, true, false},
+      {"dof_armature", Elements::kDof, 1, true, true},
+      {"dof_frictionloss", Elements::kDof, 1, true, false},
+      {"jnt_stiffness", Elements::kJoint, 1, true, false},
+      {"actuator_gainprm", Elements::kActuator, 3, false, false},
+      {"actuator_biasprm", Elements::kActuator, 3, false, false},
+      {"actuator_forcerange", Elements::kActuator, 2, false, false},
+      {"gravity", Elements::kNone, 3, false, false},
+  };
+  return table;
+}
+
+const FieldInfo* find_field(const std::string& name) {
+  for (const auto& f : field_table())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+[[noreturn]] void fail(const std::string& at, const std::string& what) {
+  throw std::invalid_argument(at + ": " + what);
+}
+
+std::pair<double, double> read_range(const Json& v, const std::string& at) {
+  if (!v.is_array()) fail(at, "expected [low, high], got " + v.dump());
+  if (v.empty()) fail(at, "the range is empty; expected [low, high]");
+  if (v.size() != 2) fail(at, "expected [low, high] (two numbers), got " + v.dump());
+  if (!v[0].is_number() || !v[1].is_number())
+    fail(at, "expected [low, high] (two numbers), got " + v.dump());
+  const double lo = v[0].get<double>(), hi = v[1].get<double>();
+  if (!std::isfinite(lo) || !std::isfinite(hi)) fail(at, "low and high must be finite");
+  if (lo > hi)
+    fail(at, "the range is inverted: low " + Json(lo).dump() + " > high " + Json(hi).dump());
+  return {lo, hi};
+}
+
+int read_axis(const Json& v, int cols, const std::string& at) {
+  int axis = -1;
+  if (v.is_number_integer()) {
+    axis = v.get<int>();
+  } else if (v.is_number() && v.get<double>() == std::floor(v.get<double>()) &&
+             std::abs(v.get<double>()) < 1e6) {
+    axis = static_cast<int>(v.get<double>());
+  } else if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      axis = std::stoi(s);
+  }
+  if (axis < 0 || axis >= cols)
+    fail(at, "axis " + v.dump() + " is not a column of the field (0.." + std::to_string(cols - 1) +
+                 ")");
+  return axis;
+}
+
+RandomTerm parse_term(const std::string& name, const Json& spec) {
+  const std::string at = "randomize." + name;
+  if (!spec.is_object()) fail(at, "expected a mapping (field, names, axes, range, ...)");
+  static const std::set<std::string> keys = {"field",        "names",     "axes",   "range",
+                                             "distribution", "operation", "shared", "mode"};
+  for (const auto& [key, value] : spec.items())
+    if (!keys.count(key))
+      fail(at + "." + key,
+           "unknown key (valid: field, names, axes, range, distribution, operation, shared, "
+           "mode)");
+  RandomTerm t;
+  t.name = name;
+  if (!spec.contains("field") || !spec["field"].is_string())
+    fail(at + ".field", "required: one of " + join(randomizable_fields()));
+  t.field = spec["field"].get<std::string>();
+  const FieldInfo* info = find_field(t.field);
+  if (!info)
+    fail(at + ".field",
+         "unknown field '" + t.field + "' (valid: " + join(randomizable_fields()) + ")");
+  if (spec.contains("mode")) {
+    const Json& mode = spec["mode"];
+    if (!mode.is_string() || mode.get<std::string>() != "startup")
+      fail(at + ".mode",
+           "only startup (drawn once per env when the seed is set) is supported; got " +
+               mode.dump() + " (reset and interval modes: not yet)");
+  }
+  if (spec.contains("names")) {
+    const Json& names = spec["names"];
+    if (info->elements == Elements::kNone)
+      fail(at + ".names", "field " + t.field + " has no elements to name");
+    if (names.is_string()) {
+      t.names.push_back(names.get<std::string>());
+    } else if (names.is_array()) {
+      if (names.empty()) fail(at + ".names", "an empty list names nothing (omit it for all)");
+      for (const auto& n : names) {
+        if (!n.is_string()) fail(at + ".names", "expected names (strings), got " + n.dump());
+        t.names.push_back(n.get<std::string>());
+      }
+    } else {
+      fail(at + ".names", "expected a name or a list of names, got " + names.dump());
+    }
+    for (const auto& n : t.names) {
+      try {
+        std::regex re(n);
+      } catch (const std::regex_error& e) {
+        fail(at + ".names", "'" + n + "' is not a regular expression (" + e.what() + ")");
+      }
+    }
+    t.all_names = false;
+  }
+  if (!spec.contains("range")) fail(at + ".range", "required: [low, high]");
+  const Json& range = spec["range"];
+  if (range.is_object()) {
+    if (range.empty()) fail(at + ".range", "the range is empty; expected {axis: [low, high]}");
+    if (spec.contains("axes"))
+      fail(at + ".axes", "give the axes either here or as the keys of range, not both");
+    for (const auto& [axis, r] : range.items()) {
+      const int a = read_axis(Json(axis), info->cols, at + ".range." + axis);
+      t.ranges[a] = read_range(r, at + ".range." + axis);
+    }
+  } else {
+    const auto lo_hi = read_range(range, at + ".range");
+    std::vector<int> axes;
+    if (spec.contains("axes")) {
+      const Json& a = spec["axes"];
+      if (!a.is_array() || a.empty())
+        fail(at + ".axes", "expected a list of columns, e.g. [0], got " + a.dump());
+      for (const auto& x : a) {
+        const int axis = read_axis(x, info->cols, at + ".axes");
+        if (std::find(axes.begin(), axes.end(), axis) != axes.end())
+          fail(at + ".axes", "axis " + std::to_string(axis) + " appears twice");
+        axes.push_back(axis);
+      }
+    } else {
+      for (int c = 0; c < info->cols; ++c) axes.push_back(c);
+    }
+    for (int a : axes) t.ranges[a] = lo_hi;
+  }
+  if (spec.contains("distribution")) {
+    const Json& d = spec["distribution"];
+    const std::string s = d.is_string() ? d.get<std::string>() : "";
+    if (s == "uniform") {
+      t.distribution = RandomTerm::kUniform;
+    } else if (s == "log_uniform") {
+      t.distribution = RandomTerm::kLogUniform;
+    } else {
+      fail(at + ".distribution", "expected uniform or log_uniform, got " + d.dump());
+    }
+  }
+  if (t.distribution == RandomTerm::kLogUniform)
+    for (const auto& [axis, r] : t.ranges)
+      if (!(r.first > 0))
+        fail(at + ".range", "log_uniform needs low > 0, got " + Json(r.first).dump());
+  if (spec.contains("operation")) {
+    const Json& o = spec["operation"];
+    const std::string s = o.is_string() ? o.get<std::string>() : "";
+    if (s == "abs") {
+      t.operation = RandomTerm::kAbs;
+    } else if (s == "add") {
+      t.operation = RandomTerm::kAdd;
+    } else if (s == "scale") {
+      t.operation = RandomTerm::kScale;
+    } else {
+      fail(at + ".operation", "expected abs, add or scale, got " + o.dump());
+    }
+  }
+  if (spec.contains("shared")) {
+    if (!spec["shared"].is_boolean())
+      fail(at + ".shared", "expected true or false, got " + spec["shared"].dump());
+    t.shared = spec["shared"].get<bool>();
+  }
+  return t;
+}
+
+// The model's names and row counts of an element kind.
+const std::vector<std::string>& element_names(const physics::Model<double>& m, Elements e) {
+  static const std::vector<std::string> none;
+  switch (e) {
+    case Elements::kGeom:
+      return m.geom_names;
+    case Elements::kBody:
+      return m.body_names;
+    case Elements::kDof:
+    case Elements::kJoint:
+      return m.joint_names;
+    case Elements::kActuator:
+      return m.actuator_names;
+    case Elements::kNone:
+      break;
+  }
+  return none;
+}
+
+int joint_dofs(const physics::Model<double>& m, int j) {
+  const int type = m.jnt_type[j];
+  return type == physics::kFree ? 6 : type == physics::kBall ? 3 : 1;
+}
+
+// A per-env field's storage and the model's default values, by name.
+std::vector<double>* storage(physics::EnvParams<double>& p, const std::string& name) {
+  if (name == "gravity") return &p.gravity;
+#define MYRIAD_X(field, rows, cols) \
+  if (name == #field) return &p.field;
+  MYRIAD_ENV_ALL_PARAM_FIELDS(MYRIAD_X)
+#undef MYRIAD_X
+  return nullptr;
+}
+std::vector<double> defaults(const physics::Model<double>& m, const std::string& name) {
+  if (name == "gravity") return {m.gravity[0], m.gravity[1], m.gravity[2]};
+#define MYRIAD_X(field, rows, cols) \
+  if (name == #field) return m.field;
+  MYRIAD_ENV_ALL_PARAM_FIELDS(MYRIAD_X)
+#undef MYRIAD_X
+  return {};
+}
+
+double draw(Rng& rng, const RandomTerm& t, std::pair<double, double> r) {
+  const double u = static_cast<double>(rng.uniform());
+  if (t.distribution == RandomTerm::kLogUniform) {
+    const double a = std::log(r.first), b = std::log(r.second);
+    return std::exp(a + (b - a) * u);
+  }
+  return r.first + (r.second - r.first) * u;
+}
+
+double apply(const RandomTerm& t, double base, double v) {
+  return t.operation == RandomTerm::kAbs   ? v
+         : t.operation == RandomTerm::kAdd ? base + v
+                                           : base * v;
+}
+
+}  // namespace
+
+std::vector<std::string> randomizable_fields() {
+  std::vector<std::string> names;
+  for (const auto& f : field_table()) names.push_back(f.name);
+  return names;
+}
+
+std::vector<RandomTerm> parse_randomization(const std::string& json_text) {
+  Json root;
+  try {
+    root = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    throw std::invalid_argument(std::string("randomize: not a valid JSON mapping (") + e.what() +
+                                ")");
+  }
+  if (root.is_null()) return {};
+  if (!root.is_object())
+    throw std::invalid_argument("randomize: expected a mapping of term names to terms, got " +
+                                root.dump());
+  std::vector<RandomTerm> terms;
+  for (const auto& [name, spec] : root.items()) terms.push_back(parse_term(name, spec));
+  return terms;
+}
+
+std::vector<ResolvedTerm> resolve_randomization(const std::vector<RandomTerm>& terms,
+                                                const physics::Model<double>& m) {
+  std::vector<ResolvedTerm> out;
+  for (const auto& t : terms) {
+    const std::string at = "randomize." + t.name;
+    const FieldInfo& info = *find_field(t.field);
+    ResolvedTerm r;
+    r.term = t;
+    r.cols = info.cols;
+    const std::vector<std::string>& names = element_names(m, info.elements);
+    // Elements by name: every element (bodies but the world), or those a regex matches whole.
+    std::vector<int> elements;
+    if (info.elements == Elements::kNone) {
+      elements.push_back(0);
+    } else if (t.all_names) {
+      for (size_t e = info.elements == Elements::kBody ? 1 : 0; e < names.size(); ++e)
+        elements.push_back(static_cast<int>(e));
+    } else {
+      std::set<int> chosen;
+      for (const auto& pattern : t.names) {
+        const std::regex re(pattern);
+        bool any = false;
+        for (size_t e = 0; e < names.size(); ++e)
+          if (std::regex_match(names[e], re)) {
+            chosen.insert(static_cast<int>(e));
+            any = true;
+          }
+        if (!any)
+          fail(at + ".names", "'" + pattern + "' matches no " +
+                                  (info.elements == Elements::kGeom       ? "geom"
+                                   : info.elements == Elements::kBody     ? "body"
+                                   : info.elements == Elements::kActuator ? "actuator"
+                                                                          : "joint") +
+                                  " of the model (names: " + join(names) + ")");
+      }
+      elements.assign(chosen.begin(), chosen.end());
+    }
+    for (int e : elements) {
+      if (info.elements == Elements::kDof) {
+        for (int k = 0; k < joint_dofs(m, e); ++k) r.rows.push_back(m.jnt_dofadr[e] + k);
+      } else {
+        r.rows.push_back(e);
+      }
+    }
+    // The extreme values each element can take, against what the field allows.
+    const std::vector<double> base = defaults(m, t.field);
+    for (int row : r.rows)
+      for (const auto& [axis, range] : t.ranges) {
+        const double def = base[static_cast<size_t>(row) * info.cols + axis];
+        for (double v : {range.first, range.second}) {
+          const double value = apply(t, def, v);
+          if (info.nonnegative && !(value >= 0))
+            fail(at + ".range", t.field + " could become " + Json(value).dump() + " (default " +
+                                    Json(def).dump() + ", drawn " + Json(v).dump() +
+                                    "); it must stay >= 0");
+          if (!std::isfinite(value))
+            fail(at + ".range", t.field + " could become " + Json(value).dump());
+        }
+      }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& terms,
+                                           const physics::Model<double>& m, int64_t n,
+                                           uint64_t seed) {
+  physics::EnvParams<double> p;
+  p.n = n;
+  if (terms.empty()) return p;
+  bool needs_set_const = false;
+  // Every field a term touches: [n, size], every row starting at the model's values.
+  for (const auto& r : terms) {
+    std::vector<double>& f = *storage(p, r.term.field);
+    needs_set_const = needs_set_const || find_field(r.term.field)->set_const;
+    if (!f.empty()) continue;
+    const std::vector<double> def = defaults(m, r.term.field);
+    f.resize(def.size() * static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) std::copy(def.begin(), def.end(), f.begin() + i * def.size());
+  }
+  if (needs_set_const) {
+#define MYRIAD_X(field, rows, cols) p.field.resize(m.field.size() * static_cast<size_t>(n));
+    MYRIAD_ENV_DERIVED_FIELDS(MYRIAD_X)
+#undef MYRIAD_X
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t t = 0; t < terms.size(); ++t) {
+      const ResolvedTerm& r = terms[t];
+      Rng rng(seed, static_cast<uint32_t>(i), kStartupEpisode,
+              kRandomizeStream + static_cast<uint32_t>(t));
+      std::map<int, double> shared;
+      if (r.term.shared)
+        for (const auto& [axis, range] : r.term.ranges) shared[axis] = draw(rng, r.term, range);
+      std::vector<double>& f = *storage(p, r.term.field);
+      const std::vector<double> def = defaults(m, r.term.field);
+      double* row_i = f.data() + i * def.size();
+      for (int row : r.rows)
+        for (const auto& [axis, range] : r.term.ranges) {
+          const size_t k = static_cast<size_t>(row) * r.cols + axis;
+          const double v = r.term.shared ? shared[axis] : draw(rng, r.term, range);
+          row_i[k] = apply(r.term, def[k], v);
+        }
+    }
+  }
+  if (needs_set_const) {
+    // mj_setConst's constants per env, from the env's own masses, inertias and armature.
+    physics::Data<double> scratch(m, 1);
+    const physics::ModelView<double> base = physics::view_of(m);
+    const physics::EnvParamsView<double> view = physics::params_view(p, m);
+    for (int64_t i = 0; i < n; ++i) {
+      physics::ModelView<double> v = base;
+      view.apply(v, i);
+      physics::set_const(
+          v, m, scratch,
+          physics::DerivedConstants{p.body_subtreemass.data() + i * m.body_subtreemass.size(),
+                                    p.dof_invweight0.data() + i * m.dof_invweight0.size(),
+                                    p.body_invweight0.data() + i * m.body_invweight0.size(),
+                                    p.tendon_invweight0.data() + i * m.tendon_invweight0.size()});
+    }
+  }
+  return p;
+}
+
+}  // namespace myriad::envs
