@@ -46,6 +46,10 @@ const std::vector<FieldInfo>& field_table() {
       {"actuator_gainprm", Elements::kActuator, 3, false, false},
       {"actuator_biasprm", Elements::kActuator, 3, false, false},
       {"actuator_forcerange", Elements::kActuator, 2, false, false},
+      // A position actuator's gains as mjlab's pd_gains randomizes them: kp is gainprm[0] and
+      // -biasprm[1] together, kd is -biasprm[2].
+      {"actuator_kp", Elements::kActuator, 1, true, false},
+      {"actuator_kd", Elements::kActuator, 1, true, false},
       {"gravity", Elements::kNone, 3, false, false},
   };
   return table;
@@ -237,6 +241,13 @@ int joint_dofs(const physics::Model<double>& m, int j) {
 }
 
 // A per-env field's storage and the model's default values, by name.
+// The model fields a term writes: its own, or a gain's gainprm and biasprm.
+std::vector<std::string> written_fields(const std::string& name) {
+  if (name == "actuator_kp") return {"actuator_gainprm", "actuator_biasprm"};
+  if (name == "actuator_kd") return {"actuator_biasprm"};
+  return {name};
+}
+
 std::vector<double>* storage(physics::EnvParams<double>& p, const std::string& name) {
   if (name == "gravity") return &p.gravity;
 #define MYRIAD_X(field, rows, cols) \
@@ -247,6 +258,12 @@ std::vector<double>* storage(physics::EnvParams<double>& p, const std::string& n
 }
 std::vector<double> defaults(const physics::Model<double>& m, const std::string& name) {
   if (name == "gravity") return {m.gravity[0], m.gravity[1], m.gravity[2]};
+  if (name == "actuator_kp" || name == "actuator_kd") {
+    std::vector<double> gains(m.nu);
+    for (int u = 0; u < m.nu; ++u)
+      gains[u] = name == "actuator_kp" ? m.actuator_gainprm[3 * u] : -m.actuator_biasprm[3 * u + 2];
+    return gains;
+  }
 #define MYRIAD_X(field, rows, cols) \
   if (name == #field) return m.field;
   MYRIAD_ENV_ALL_PARAM_FIELDS(MYRIAD_X)
@@ -338,6 +355,14 @@ std::vector<ResolvedTerm> resolve_randomization(const std::vector<RandomTerm>& t
         r.rows.push_back(e);
       }
     }
+    if (t.field == "actuator_kp" || t.field == "actuator_kd")
+      for (int u : r.rows)
+        if (m.actuator_biastype[u] != physics::kBiasAffine ||
+            (t.field == "actuator_kp" &&
+             m.actuator_gainprm[3 * u] != -m.actuator_biasprm[3 * u + 1]))
+          fail(at + ".names",
+               t.field + " applies to position actuators (affine bias, gainprm[0] == " +
+                   "-biasprm[1]); actuator '" + m.actuator_names[u] + "' is not one");
     // The extreme values each element can take, against what the field allows.
     const std::vector<double> base = defaults(m, t.field);
     for (int row : r.rows)
@@ -367,12 +392,14 @@ physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& term
   bool needs_set_const = false;
   // Every field a term touches: [n, size], every row starting at the model's values.
   for (const auto& r : terms) {
-    std::vector<double>& f = *storage(p, r.term.field);
     needs_set_const = needs_set_const || find_field(r.term.field)->set_const;
-    if (!f.empty()) continue;
-    const std::vector<double> def = defaults(m, r.term.field);
-    f.resize(def.size() * static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) std::copy(def.begin(), def.end(), f.begin() + i * def.size());
+    for (const auto& name : written_fields(r.term.field)) {
+      std::vector<double>& f = *storage(p, name);
+      if (!f.empty()) continue;
+      const std::vector<double> def = defaults(m, name);
+      f.resize(def.size() * static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) std::copy(def.begin(), def.end(), f.begin() + i * def.size());
+    }
   }
   if (needs_set_const) {
 #define MYRIAD_X(field, rows, cols) p.field.resize(m.field.size() * static_cast<size_t>(n));
@@ -387,8 +414,21 @@ physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& term
       std::map<int, double> shared;
       if (r.term.shared)
         for (const auto& [axis, range] : r.term.ranges) shared[axis] = draw(rng, r.term, range);
-      std::vector<double>& f = *storage(p, r.term.field);
       const std::vector<double> def = defaults(m, r.term.field);
+      const bool kp = r.term.field == "actuator_kp", kd = r.term.field == "actuator_kd";
+      if (kp || kd) {
+        double* gain = p.actuator_gainprm.data() + i * m.actuator_gainprm.size();
+        double* bias = p.actuator_biasprm.data() + i * m.actuator_biasprm.size();
+        for (int u : r.rows) {
+          const auto& range = r.term.ranges.begin()->second;
+          const double v = r.term.shared ? shared.begin()->second : draw(rng, r.term, range);
+          const double value = apply(r.term, def[u], v);
+          if (kp) gain[3 * u] = value;
+          bias[3 * u + (kp ? 1 : 2)] = -value;
+        }
+        continue;
+      }
+      std::vector<double>& f = *storage(p, r.term.field);
       double* row_i = f.data() + i * def.size();
       for (int row : r.rows)
         for (const auto& [axis, range] : r.term.ranges) {

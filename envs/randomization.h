@@ -6,7 +6,9 @@
 //
 //   randomize:
 //     foot_friction:                      # the term's name (any)
-//       field: geom_friction              # a per-env field (physics/env_params.h) or gravity
+//       field: geom_friction              # a per-env field (physics/env_params.h), gravity, or
+//                                         # a position actuator's actuator_kp (gainprm[0] and
+//                                         # -biasprm[1] together) or actuator_kd (-biasprm[2])
 //       names: [".*_foot_collision"]      # elements by name, each a regex matched whole;
 //                                         # omitted: every element (bodies: every body but the
 //                                         # world)

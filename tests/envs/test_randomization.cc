@@ -147,6 +147,41 @@ TEST(Randomization, DrawsAreOneEnvsOwnWhateverTheBatch) {
   }
 }
 
+// mjlab's pd_gains: a position actuator's kp moves gainprm[0] and -biasprm[1] together.
+TEST(Randomization, PositionActuatorGainsStayConsistent) {
+  const physics::Model<double> m = physics::load_mjcf(robot("go1"));
+  const auto terms = resolve_randomization(
+      parse_randomization(R"({"kp": {"field": "actuator_kp", "operation": "scale",
+                                     "range": [0.8, 1.2]},
+                              "kd": {"field": "actuator_kd", "names": ".*calf.*",
+                                     "operation": "scale", "range": [0.5, 1.5]}})"),
+      m);
+  const physics::EnvParams<double> p = draw_env_params(terms, m, 16, 4);
+  ASSERT_FALSE(p.actuator_gainprm.empty());
+  const size_t row = m.actuator_gainprm.size();
+  bool any_kd_changed = false;
+  for (int64_t i = 0; i < 16; ++i)
+    for (int u = 0; u < m.nu; ++u) {
+      const double kp = p.actuator_gainprm[i * row + 3 * u];
+      EXPECT_EQ(kp, -p.actuator_biasprm[i * row + 3 * u + 1]);
+      const double scale = kp / m.actuator_gainprm[3 * u];
+      EXPECT_TRUE(scale >= 0.8 - 1e-12 && scale <= 1.2 + 1e-12) << scale;
+      const double kd = -p.actuator_biasprm[i * row + 3 * u + 2];
+      const bool calf = m.actuator_names[u].find("calf") != std::string::npos;
+      if (!calf) EXPECT_EQ(kd, -m.actuator_biasprm[3 * u + 2]);
+      any_kd_changed = any_kd_changed || (calf && kd != -m.actuator_biasprm[3 * u + 2]);
+    }
+  EXPECT_TRUE(any_kd_changed);
+  // A motor is not a position actuator.
+  const physics::Model<double> hopper = physics::load_mjcf(
+      std::string(std::getenv("MYRIAD_SOURCE_DIR") ? std::getenv("MYRIAD_SOURCE_DIR") : ".") +
+      "/physics/models/hopper_chain.xml");
+  EXPECT_THROW(
+      resolve_randomization(
+          parse_randomization(R"({"kp": {"field": "actuator_kp", "range": [1, 2]}})"), hopper),
+      std::invalid_argument);
+}
+
 // The randomized env i steps to the same bits as a model with env i's values set by hand (and
 // its constants recomputed), in float32 and float64.
 template <class T>
