@@ -206,12 +206,16 @@ class PhysicsBatchEnv final : public BatchEnv {
       }
       if (!terms_.empty() && device.is_cuda())
         throw std::invalid_argument(spec_.id +
-                                    " option randomize: per-env model parameters run on the CPU "
-                                    "for now (device=cpu); on CUDA: not yet");
-      if (!terms_.empty() && (launch == "staged" || launch == "tiled"))
-        throw std::invalid_argument(spec_.id + " option randomize needs launch=fused or auto " +
-                                    "(per-env model parameters run with the fused launch), got " +
-                                    "launch=" + launch);
+                                    " option randomize: per-env model parameters and pushes run "
+                                    "on the CPU for now (device=cpu); on CUDA: not yet");
+      if (!terms_.empty() && launch == "staged")
+        throw std::invalid_argument(spec_.id + " option randomize needs launch=fused, tiled or " +
+                                    "auto on the CPU (the staged launch has no per-env model " +
+                                    "and no push), got launch=staged");
+      if (model_terms() && launch == "tiled")
+        throw std::invalid_argument(spec_.id + " option randomize: per-env model parameters " +
+                                    "need launch=fused or auto (the tiled launch's SIMD lanes " +
+                                    "share one model), got launch=tiled");
     }
     // auto: staged on CUDA (a kernel per stage, each at its own occupancy), tiled on the CPU (the
     // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused), fused on the CPU
@@ -251,6 +255,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     }
     prepare_env<Env>(params_, model_, names, 0);
     params_.dt = model_.timestep * frame_skip;
+    push_ = push_event(resolved_, model_, params_.dt);
     frame_skip_ = frame_skip;
     obs_dim_ = Env::obs_dim(params_, model_);
     info_keys_ = Env::info_keys(params_, model_);
@@ -312,10 +317,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     ep_.begin_reset(spec_, seed);
     // Domain randomization: every env's model parameters, drawn from (seed, env) when a seed is
     // given (and once at construction).
-    if (!resolved_.empty() && (seed || !params_drawn_)) {
-      runner_->set_params(draw_env_params(resolved_, model_, n_, ep_.seed()));
-      params_drawn_ = true;
-    }
+    if (!resolved_.empty() && (seed || !params_drawn_)) draw_params();
     info_.zero_();
     runner_->reset(frame(nullptr), params_, stream());
   }
@@ -397,6 +399,8 @@ class PhysicsBatchEnv final : public BatchEnv {
                                   std::to_string(n_) + ", " + std::to_string(width) + "]");
     const at::Tensor snapshot = it->second.to(double_options()).contiguous();
     ep_.load(saved, {});
+    // A rollout saved under another seed ran on that seed's models.
+    if (!resolved_.empty() && ep_.seed() != params_seed_) draw_params();
     runner_->load_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());
   }
 
@@ -429,6 +433,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     f.action_dim = model_.nu;
     f.action = action;
     f.info = info_.data_ptr<float>();
+    f.push = push_;
     return f;
   }
 
@@ -446,6 +451,19 @@ class PhysicsBatchEnv final : public BatchEnv {
   std::vector<RandomTerm> terms_;
   std::vector<ResolvedTerm> resolved_;
   bool params_drawn_ = false;
+  uint64_t params_seed_ = 0;  // the seed the per-env parameters in force were drawn from
+  void draw_params() {
+    runner_->set_params(draw_env_params(resolved_, model_, n_, ep_.seed()));
+    params_drawn_ = true;
+    params_seed_ = ep_.seed();
+  }
+  PushEvent push_;  // randomize's interval push, if any
+  // Whether a randomize term draws model parameters (not only pushes).
+  bool model_terms() const {
+    for (const auto& t : terms_)
+      if (t.mode == RandomTerm::kStartup) return true;
+    return false;
+  }
   at::Tensor info_, action_;
   EpisodeBuffers ep_;
 };

@@ -9,6 +9,20 @@
 
 namespace myriad::envs {
 
+// An interval event that pushes the root by adding to its velocity (mjlab's
+// push_by_setting_velocity): every env draws its own push times and velocity changes from
+// (seed, env, episode), so the schedule needs no state. The root is a free joint at qpos_adr,
+// qvel_adr; lo, hi [6]: the world-frame linear then angular velocity change's ranges.
+struct PushEvent {
+  int32_t enabled = 0;
+  int32_t qpos_adr = 0;
+  int32_t qvel_adr = 0;
+  float interval[2] = {0, 0};  // seconds between pushes, drawn per push
+  float lo[6] = {};
+  float hi[6] = {};
+  double dt = 0;  // seconds per env step
+};
+
 // The framework's buffers of one batch, as raw pointers (device pointers on CUDA), batch index
 // first. Sizes that options change (observation, info) are runtime values.
 struct PhysicsFrame {
@@ -31,6 +45,7 @@ struct PhysicsFrame {
   int32_t* episode_length = nullptr;  // [N]
   int32_t* diverged = nullptr;        // [N] episodes cut because the state diverged
   float* info = nullptr;              // [info_dim, N]: value k of env i at info[k * n + i]
+  PushEvent push;                     // env.randomize's interval push (disabled by default)
 };
 
 // Where after_step writes env i's info values: value k at p[k * stride].

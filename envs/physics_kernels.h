@@ -151,6 +151,48 @@ MYRIAD_HD void physics_pre_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
   for (int u = 0; u < v.sim.model.nu; ++u) d.ctrl[u] = static_cast<T>(action[u]);
 }
 
+// The push schedule, as mjlab's event manager keeps it per env: a timer drawn from the interval
+// at the episode's start and after every push, one env step off it per step, a push when it falls
+// below 1e-6 s. Push k of env i's episode e draws its interval from stream (seed, i, e,
+// kPushStream + 2k) and its velocity change from kPushStream + 2k + 1. True (and k) when step t
+// of the episode (1 for the first) pushes.
+constexpr uint32_t kPushStream = 0xA0000000u;
+MYRIAD_HD bool physics_push_fires(const PhysicsFrame& f, int64_t i, int32_t t, uint32_t* push) {
+  int32_t s = 0;
+  for (uint32_t k = 0; s < t; ++k) {
+    Rng rng(f.seed, static_cast<uint32_t>(i), static_cast<uint32_t>(f.episode[i]),
+            kPushStream + 2 * k);
+    const double interval = rng.uniform(f.push.interval[0], f.push.interval[1]);
+    // The first whole step count whose time passes the interval less 1e-6 s.
+    const int32_t steps = static_cast<int32_t>(floor((interval - 1e-6) / f.push.dt)) + 1;
+    s += steps > 1 ? steps : 1;
+    if (s == t) {
+      *push = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Push k: the root's world-frame linear velocity changes by U(lo, hi)[0:3], its angular velocity
+// by U(lo, hi)[3:6] in the world frame, which a free joint's qvel holds in the body frame (R^T).
+template <class T>
+MYRIAD_HD void physics_push(const PhysicsFrame& f, physics::EnvData<T>& d, int64_t i, uint32_t k) {
+  Rng rng(f.seed, static_cast<uint32_t>(i), static_cast<uint32_t>(f.episode[i]),
+          kPushStream + 2 * k + 1);
+  T dv[6];
+  for (int a = 0; a < 6; ++a) dv[a] = static_cast<T>(rng.uniform(f.push.lo[a], f.push.hi[a]));
+  T* qvel = d.qvel + f.push.qvel_adr;
+  for (int a = 0; a < 3; ++a) qvel[a] += dv[a];
+  const T* q = d.qpos + f.push.qpos_adr + 3;  // w, x, y, z
+  const T w = q[0], x = q[1], y = q[2], z = q[3];
+  // R^T dw, R from the unit quaternion.
+  const T R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                  2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                  2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+  for (int a = 0; a < 3; ++a) qvel[3 + a] += R[a] * dv[3] + R[3 + a] * dv[4] + R[6 + a] * dv[5];
+}
+
 template <class Env, class Sim, bool kResetNow = true>
 MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
                                      const typename Sim::Scalar* before) {
@@ -175,6 +217,16 @@ MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
   f.elapsed[i] = t;
   f.running_return[i] += reward;
   float* obs = f.obs + i * f.obs_dim;
+  // The interval push (after the reward, as mjlab's events run), then a forward pass so that the
+  // observation sees it. Only where the post-step may run a forward pass (the CPU's fused and
+  // tiled launches; the env refuses a push elsewhere); not where the episode ends and resets.
+  if constexpr (kResetNow) {
+    uint32_t k = 0;
+    if (f.push.enabled && finite && !terminated && !truncated && physics_push_fires(f, i, t, &k)) {
+      physics_push(f, d, i, k);
+      v.sim.forward(d, i);
+    }
+  }
   if (finite) Env::observe(v.params, m, d, obs);
   if (terminated || truncated) {
     float* final_obs = f.final_obs + i * f.obs_dim;

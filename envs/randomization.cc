@@ -50,6 +50,8 @@ const std::vector<FieldInfo>& field_table() {
       // -biasprm[1] together, kd is -biasprm[2].
       {"actuator_kp", Elements::kActuator, 1, true, false},
       {"actuator_kd", Elements::kActuator, 1, true, false},
+      // State, not model: the root free joint's velocity (world frame), by interval events.
+      {"root_velocity", Elements::kNone, 6, false, false},
       {"gravity", Elements::kNone, 3, false, false},
   };
   return table;
@@ -105,13 +107,13 @@ int read_axis(const Json& v, int cols, const std::string& at) {
 RandomTerm parse_term(const std::string& name, const Json& spec) {
   const std::string at = "randomize." + name;
   if (!spec.is_object()) fail(at, "expected a mapping (field, names, axes, range, ...)");
-  static const std::set<std::string> keys = {"field",        "names",     "axes",   "range",
-                                             "distribution", "operation", "shared", "mode"};
+  static const std::set<std::string> keys = {
+      "field", "names", "axes", "range", "distribution", "operation", "shared", "mode", "interval"};
   for (const auto& [key, value] : spec.items())
     if (!keys.count(key))
       fail(at + "." + key,
            "unknown key (valid: field, names, axes, range, distribution, operation, shared, "
-           "mode)");
+           "mode, interval)");
   RandomTerm t;
   t.name = name;
   if (!spec.contains("field") || !spec["field"].is_string())
@@ -123,10 +125,32 @@ RandomTerm parse_term(const std::string& name, const Json& spec) {
          "unknown field '" + t.field + "' (valid: " + join(randomizable_fields()) + ")");
   if (spec.contains("mode")) {
     const Json& mode = spec["mode"];
-    if (!mode.is_string() || mode.get<std::string>() != "startup")
+    const std::string m = mode.is_string() ? mode.get<std::string>() : "";
+    if (m == "startup") {
+      t.mode = RandomTerm::kStartup;
+    } else if (m == "interval") {
+      t.mode = RandomTerm::kInterval;
+    } else {
       fail(at + ".mode",
-           "only startup (drawn once per env when the seed is set) is supported; got " +
-               mode.dump() + " (reset and interval modes: not yet)");
+           "expected startup (drawn once per env when the seed is set) or interval "
+           "(root_velocity pushes); got " +
+               mode.dump() + " (reset mode: not yet)");
+    }
+  }
+  const bool state_field = t.field == "root_velocity";
+  if (state_field && t.mode != RandomTerm::kInterval)
+    fail(at + ".mode", "root_velocity is state, changed by interval events: give mode: interval");
+  if (!state_field && t.mode == RandomTerm::kInterval)
+    fail(at + ".mode",
+         "interval events change root_velocity only (field " + t.field + " is drawn at startup)");
+  if (t.mode == RandomTerm::kInterval) {
+    if (!spec.contains("interval")) fail(at + ".interval", "required: [low, high] seconds");
+    const auto iv = read_range(spec["interval"], at + ".interval");
+    if (!(iv.first > 0)) fail(at + ".interval", "seconds between events must be > 0");
+    t.interval[0] = iv.first;
+    t.interval[1] = iv.second;
+  } else if (spec.contains("interval")) {
+    fail(at + ".interval", "only interval events take an interval");
   }
   if (spec.contains("names")) {
     const Json& names = spec["names"];
@@ -208,6 +232,8 @@ RandomTerm parse_term(const std::string& name, const Json& spec) {
       fail(at + ".operation", "expected abs, add or scale, got " + o.dump());
     }
   }
+  if (state_field && t.operation != RandomTerm::kAdd)
+    fail(at + ".operation", "root_velocity pushes add to the velocity: give operation: add");
   if (spec.contains("shared")) {
     if (!spec["shared"].is_boolean())
       fail(at + ".shared", "expected true or false, got " + spec["shared"].dump());
@@ -314,8 +340,21 @@ std::vector<RandomTerm> parse_randomization(const std::string& json_text) {
 std::vector<ResolvedTerm> resolve_randomization(const std::vector<RandomTerm>& terms,
                                                 const physics::Model<double>& m) {
   std::vector<ResolvedTerm> out;
+  int pushes = 0;
   for (const auto& t : terms) {
     const std::string at = "randomize." + t.name;
+    if (t.field == "root_velocity") {
+      if (++pushes > 1) fail(at + ".field", "one root_velocity push per env, this is the second");
+      if (m.njnt == 0 || m.jnt_type[0] != physics::kFree)
+        fail(at + ".field",
+             "root_velocity needs the model's first joint to be a free joint (a "
+             "floating base)");
+      ResolvedTerm r;
+      r.term = t;
+      r.cols = 6;
+      out.push_back(std::move(r));
+      continue;
+    }
     const FieldInfo& info = *find_field(t.field);
     ResolvedTerm r;
     r.term = t;
@@ -370,6 +409,19 @@ std::vector<ResolvedTerm> resolve_randomization(const std::vector<RandomTerm>& t
         const double def = base[static_cast<size_t>(row) * info.cols + axis];
         for (double v : {range.first, range.second}) {
           const double value = apply(t, def, v);
+          // A body with mass (or inertia) keeps some: zero would make M singular.
+          if ((t.field == "body_mass" || t.field == "body_inertia") && def > 0 && !(value > 0))
+            fail(at + ".range", t.field + " of '" + m.body_names[row] + "' could become " +
+                                    Json(value).dump() + " (default " + Json(def).dump() +
+                                    "); a body with mass keeps it > 0");
+          // Friction loss adds a constraint row per dof that has it: the batch is sized for the
+          // model's dofs with friction loss, so a dof without it cannot gain it.
+          if (t.field == "dof_frictionloss" && def == 0 && value != 0)
+            fail(at + ".range", "dof " + std::to_string(row) + " (joint '" +
+                                    m.joint_names[m.dof_jntid[row]] +
+                                    "') has no friction loss in the model, and a drawn one would "
+                                    "add constraint rows the batch is not sized for; give the "
+                                    "joint a frictionloss in the model (or leave it out of names)");
           if (info.nonnegative && !(value >= 0))
             fail(at + ".range", t.field + " could become " + Json(value).dump() + " (default " +
                                     Json(def).dump() + ", drawn " + Json(v).dump() +
@@ -383,6 +435,25 @@ std::vector<ResolvedTerm> resolve_randomization(const std::vector<RandomTerm>& t
   return out;
 }
 
+PushEvent push_event(const std::vector<ResolvedTerm>& terms, const physics::Model<double>& m,
+                     double dt) {
+  PushEvent e;
+  for (const auto& r : terms) {
+    if (r.term.field != "root_velocity") continue;
+    e.enabled = 1;
+    e.qpos_adr = m.jnt_qposadr[0];
+    e.qvel_adr = m.jnt_dofadr[0];
+    e.interval[0] = static_cast<float>(r.term.interval[0]);
+    e.interval[1] = static_cast<float>(r.term.interval[1]);
+    for (const auto& [axis, range] : r.term.ranges) {
+      e.lo[axis] = static_cast<float>(range.first);
+      e.hi[axis] = static_cast<float>(range.second);
+    }
+    e.dt = dt;
+  }
+  return e;
+}
+
 physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& terms,
                                            const physics::Model<double>& m, int64_t n,
                                            uint64_t seed) {
@@ -392,6 +463,7 @@ physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& term
   bool needs_set_const = false;
   // Every field a term touches: [n, size], every row starting at the model's values.
   for (const auto& r : terms) {
+    if (r.term.mode != RandomTerm::kStartup) continue;
     needs_set_const = needs_set_const || find_field(r.term.field)->set_const;
     for (const auto& name : written_fields(r.term.field)) {
       std::vector<double>& f = *storage(p, name);
@@ -409,6 +481,7 @@ physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& term
   for (int64_t i = 0; i < n; ++i) {
     for (size_t t = 0; t < terms.size(); ++t) {
       const ResolvedTerm& r = terms[t];
+      if (r.term.mode != RandomTerm::kStartup) continue;
       Rng rng(seed, static_cast<uint32_t>(i), kStartupEpisode,
               kRandomizeStream + static_cast<uint32_t>(t));
       std::map<int, double> shared;

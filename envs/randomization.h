@@ -21,6 +21,13 @@
 //       shared: true                      # one draw per env (and axis) for every element;
 //                                         # default false: a draw per element and axis
 //
+//     push:                               # mjlab's push_robot: an interval event on the root's
+//       field: root_velocity              # free joint, world-frame [vx vy vz wx wy wz] changes
+//       mode: interval
+//       interval: [1.0, 3.0]              # seconds between pushes, drawn per push per env
+//       operation: add
+//       range: {0: [-0.5, 0.5], 1: [-0.5, 0.5], 2: [-0.4, 0.4], 3: [-0.52, 0.52], ...}
+//
 // Terms apply in name order, each to the model's default values. After the draw, a term that
 // changed masses, inertias, centres of mass or armature has mj_setConst's derived constants
 // recomputed per env (physics/set_const.h). Bad input is refused naming randomize.<term>.<key>.
@@ -32,12 +39,14 @@
 #include <utility>
 #include <vector>
 
+#include "envs/physics_frame.h"
 #include "myriad/physics/model.h"
 #include "physics/env_params.h"
 
 namespace myriad::envs {
 
 struct RandomTerm {
+  enum Mode { kStartup, kInterval };
   enum Distribution { kUniform, kLogUniform };
   enum Operation { kAbs, kAdd, kScale };
   std::string name;
@@ -48,6 +57,8 @@ struct RandomTerm {
   Distribution distribution = kUniform;
   Operation operation = kAbs;
   bool shared = false;
+  Mode mode = kStartup;
+  double interval[2] = {0, 0};  // kInterval: seconds between events, drawn per event
 };
 
 // The terms of a JSON object {name: {field, names, axes, range, distribution, operation,
@@ -70,6 +81,11 @@ struct ResolvedTerm {
 // std::invalid_argument naming randomize.<term>.<key> and the model's valid names.
 std::vector<ResolvedTerm> resolve_randomization(const std::vector<RandomTerm>& terms,
                                                 const physics::Model<double>& model);
+
+// The interval push among the terms (field root_velocity, mode interval; at most one), for an env
+// step of dt seconds; disabled if there is none.
+PushEvent push_event(const std::vector<ResolvedTerm>& terms, const physics::Model<double>& model,
+                     double dt);
 
 // Every env's parameters drawn from (seed, env): Philox stream (seed, env, startup, term).
 // Fields no term touches stay empty (shared); derived constants recomputed where needed.

@@ -5,8 +5,10 @@
 // (EnvParamsView::apply), so the engine's stages read per-env values without knowing it.
 //
 // The fields are declared once (MYRIAD_ENV_PARAM_FIELDS: what a task sets; MYRIAD_ENV_DERIVED_
-// FIELDS: what MuJoCo's mj_setConst derives from them, physics/set_const.h); storage, views,
-// casts and the randomizer (envs/randomization.h) are generated from the lists.
+// FIELDS: what MuJoCo's mj_setConst derives from them, physics/set_const.h); storage, views and
+// casts are generated from the lists. The randomizer's field table (envs/randomization.cc) and
+// the libmujoco runner's copy into each env's mjModel (envs/locomotion/runners_cpu.cc) name the
+// fields by hand: a field added here is added there too.
 #pragma once
 
 #include <cstdint>

@@ -46,7 +46,8 @@ enum DataField : int {
 #define MYRIAD_TILE_INPUTS(X) X(qpos) X(qvel) X(ctrl)
 #define MYRIAD_TILE_CONSTRAINT_INPUTS(X)                                          \
   X(qpos) X(geom_xpos) X(geom_xmat) X(cdof) X(subtree_com) X(ten_length) X(ten_J) \
-  X(qM) X(qfrc_smooth) X(qacc_smooth)
+  X(qM) X(qfrc_smooth) X(qacc_smooth)                                             \
+  X(actuator_force) X(xpos) X(xmat) X(xipos) X(ximat)  /* implicitfast's */
 #define MYRIAD_TILE_OUTPUTS(X)                                                         \
   X(qpos) X(xpos) X(xquat) X(xmat) X(xipos) X(ximat) X(xanchor) X(xaxis)               \
   X(geom_xpos) X(geom_xmat) X(subtree_com) X(cinert) X(crb) X(cdof) X(cdof_dot)        \

@@ -163,10 +163,12 @@ void add_bench_command(CLI::App& app) {
                   "Physics envs: physics steps per env step (default: the env's; MJCF-v0: 1)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--float64", opts->float64, "Physics envs on myriad physics: float64 engine");
-  cmd->add_option("--launch", opts->launch,
-                  "Physics envs on myriad physics: fused (CPU: one pass per env), staged (one "
-                  "launch per physics stage; CUDA's only shape), tiled (CPU: the smooth stages 8 "
-                  "envs at a time in SIMD lanes) or auto (staged on CUDA, tiled on the CPU)")
+  cmd->add_option(
+         "--launch", opts->launch,
+         "Physics envs on myriad physics: fused (CPU: one pass per env), staged (one "
+         "launch per physics stage; CUDA's only shape), tiled (CPU: the smooth stages 8 "
+         "envs at a time in SIMD lanes) or auto (staged on CUDA, tiled on the CPU; fused with "
+         "per-env model parameters)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "fused", "staged", "tiled"}));
   cmd->add_option("--randomize", opts->randomize,

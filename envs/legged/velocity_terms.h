@@ -242,11 +242,11 @@ MYRIAD_HD T wrap_to_pi(T a) {
 // env's kind, and the time to the next resample.
 template <class T>
 struct TwistCommand {
-  T vel[3];
-  T heading;
-  bool heading_env;
-  bool standing_env;
-  T time_left;
+  T vel[3] = {0, 0, 0};
+  T heading = 0;
+  bool heading_env = false;
+  bool standing_env = false;
+  T time_left = 0;
 };
 
 // The command's ranges (the curriculum widens lin_vel_x and ang_vel_z).
@@ -313,7 +313,7 @@ MYRIAD_HD T heading_of(const T q[4]) {
 // heading_w), ang_vel_z); standing envs get a zero command (last, so it wins).
 template <class T>
 MYRIAD_HD void update_twist(TwistCommand<T>& c, const TwistRanges& r, T heading_w) {
-  if (c.heading_env) {
+  if (r.heading_command && c.heading_env) {
     const T wz = T(r.heading_control_stiffness) * wrap_to_pi(c.heading - heading_w);
     const T lo = T(r.ang_vel_z[0]), hi = T(r.ang_vel_z[1]);
     c.vel[2] = wz < lo ? lo : (wz > hi ? hi : wz);

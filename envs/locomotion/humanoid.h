@@ -37,7 +37,6 @@ struct Humanoid {
     bool include_cvel_in_observation = true;
     bool include_qfrc_actuator_in_observation = true;
     bool include_cfrc_ext_in_observation = true;
-    double total_mass = 0;  // sum of body_mass (prepare)
   };
 
   // Gymnasium's keyword arguments (envs/locomotion/env_support.h, Option).
@@ -58,10 +57,8 @@ struct Humanoid {
         flag("include_qfrc_actuator_in_observation", &Params::include_qfrc_actuator_in_observation),
         flag("include_cfrc_ext_in_observation", &Params::include_cfrc_ext_in_observation)};
   }
-  static void prepare(Params& p, const physics::Model<double>& m) {
+  static void prepare(Params&, const physics::Model<double>& m) {
     require_sizes(m, kId, 24, 23, 17);
-    p.total_mass = 0;
-    for (int b = 0; b < m.nbody; ++b) p.total_mass += m.body_mass[b];
   }
   static int obs_dim(const Params& p, const physics::Model<double>& m) {
     const int bodies = m.nbody - 1;
@@ -96,17 +93,21 @@ struct Humanoid {
     qpos_uniform_noise(m, d, rng, p.reset_noise_scale);
     qvel_uniform_noise(m, d, rng, p.reset_noise_scale);
   }
-  // Gymnasium's mass_center: sum(body_mass * xipos) / sum(body_mass), x and y.
+  // Gymnasium's mass_center: sum(body_mass * xipos) / sum(body_mass), x and y. The masses are
+  // the env's own (randomized per env where env.randomize sets them), the total summed in double
+  // as prepare sums the model's.
   template <class T>
-  MYRIAD_HD static void mass_center(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  MYRIAD_HD static void mass_center(const Params&, const ModelView<T>& m, const EnvData<T>& d,
                                     T* xy) {
     T x = 0, y = 0;
+    double total = 0;
     for (int b = 0; b < m.nbody; ++b) {
       x += m.body_mass[b] * d.xipos[3 * b];
       y += m.body_mass[b] * d.xipos[3 * b + 1];
+      total += static_cast<double>(m.body_mass[b]);
     }
-    xy[0] = x / static_cast<T>(p.total_mass);
-    xy[1] = y / static_cast<T>(p.total_mass);
+    xy[0] = x / static_cast<T>(total);
+    xy[1] = y / static_cast<T>(total);
   }
   template <class T>
   MYRIAD_HD static void before_step(const Params& p, const ModelView<T>& m, const EnvData<T>& d,

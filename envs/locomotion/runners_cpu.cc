@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "envs/locomotion/env_list.h"
@@ -81,14 +82,17 @@ class MujocoRunner final : public SimRunner<Device::kCpu, Env, MujocoSim> {
   // Each env gets its own mjModel: the shared one with env i's values written in, and the
   // constants MuJoCo derives from them (mj_setConst) recomputed by libmujoco itself.
   void set_params(const physics::EnvParams<double>& p) override {
-    free_models();
-    params_ = p;
-    this->sim_.params = physics::params_view(params_, model_);
-    this->sim_.per_env_params = !p.empty();
-    if (p.empty()) return;
+    // Built aside and swapped in at the end: a libmujoco error (thrown) leaves the runner as it
+    // was and leaks nothing.
+    using ModelPtr = std::unique_ptr<mjModel, void (*)(mjModel*)>;
+    using DataPtr = std::unique_ptr<mjData, void (*)(mjData*)>;
+    std::vector<ModelPtr> models;
     const mjModel* base = batch_.model();
-    for (int64_t i = 0; i < p.n; ++i) {
-      mjModel* m = mj_copyModel(nullptr, base);
+    for (int64_t i = 0; i < (p.empty() ? 0 : p.n); ++i) {
+      ModelPtr m(mj_copyModel(nullptr, base), mj_deleteModel);
+      if (!m)
+        throw std::runtime_error("physics=mujoco: could not copy the model for env " +
+                                 std::to_string(i));
       write_row(p.geom_friction, i, m->geom_friction, 3, 3, base->ngeom);
       write_row(p.body_mass, i, m->body_mass, 1, 1, base->nbody);
       write_row(p.body_ipos, i, m->body_ipos, 3, 3, base->nbody);
@@ -102,12 +106,17 @@ class MujocoRunner final : public SimRunner<Device::kCpu, Env, MujocoSim> {
       write_row(p.actuator_forcerange, i, m->actuator_forcerange, 2, 2, base->nu);
       if (!p.gravity.empty())
         for (int k = 0; k < 3; ++k) m->opt.gravity[k] = p.gravity[3 * i + k];
-      mjData* scratch = mj_makeData(m);
-      mj_setConst(m, scratch);
-      mj_deleteData(scratch);
-      models_.push_back(m);
+      DataPtr scratch(mj_makeData(m.get()), mj_deleteData);
+      if (!scratch) throw std::runtime_error("physics=mujoco: could not allocate mjData");
+      mj_setConst(m.get(), scratch.get());
+      models.push_back(std::move(m));
     }
-    this->sim_.models = models_.data();
+    free_models();
+    params_ = p;
+    for (auto& m : models) models_.push_back(m.release());
+    this->sim_.params = physics::params_view(params_, model_);
+    this->sim_.per_env_params = !p.empty();
+    this->sim_.models = models_.empty() ? nullptr : models_.data();
   }
 
  private:

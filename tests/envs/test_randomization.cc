@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "envs/physics_kernels.h"
 #include "envs/randomization.h"
 #include "myriad/device.h"
 #include "myriad/physics/data.h"
@@ -269,6 +270,82 @@ TEST(Randomization, EngineAgreesWithLibmujocoOnRandomizedModels) {
   EXPECT_LT(err2, 1e-7);
 }
 
+// mjlab's push_robot: an interval event adding a world-frame velocity change to the root. The
+// pushed batch and an unpushed one step to the same bits until mjlab's timer (drawn per push,
+// decremented by dt each step, firing below 1e-6 s) fires; then the linear velocity differs by
+// the drawn change and the angular velocity by the change rotated into the body frame.
+TEST(Randomization, IntervalPushesFollowMjlabsTimer) {
+  const char* push = R"({"push": {"field": "root_velocity", "mode": "interval",
+      "interval": [0.1, 0.3], "operation": "add",
+      "range": {"0": [-0.5, 0.5], "1": [-0.5, 0.5], "2": [-0.4, 0.4],
+                "3": [-0.52, 0.52], "4": [-0.52, 0.52], "5": [-0.78, 0.78]}}})";
+  const int64_t n = 3;
+  const uint64_t seed = 9;
+  // The tiled launch (a push alone keeps it) on both.
+  auto pushed = make("MJCF-v0", n, Device::kCpu, seed, {{"precision", 64}, {"frame_skip", 4}},
+                     {{"xml", robot("go1")}, {"launch", "tiled"}, {"randomize", push}});
+  auto plain = make("MJCF-v0", n, Device::kCpu, seed, {{"precision", 64}, {"frame_skip", 4}},
+                    {{"xml", robot("go1")}, {"launch", "tiled"}});
+  const double dt = 0.02;
+  // mjlab's timer, independently: time_left from the interval, minus dt per step.
+  PhysicsFrame f;
+  f.seed = seed;
+  std::vector<int> pushes(n, 0);
+  std::vector<double> time_left(n);
+  std::vector<uint32_t> k(n, 0);
+  auto draw_interval = [&](int64_t i) {
+    Rng rng(seed, static_cast<uint32_t>(i), 0u, kPushStream + 2 * k[i]);
+    return static_cast<double>(rng.uniform(0.1f, 0.3f));
+  };
+  for (int64_t i = 0; i < n; ++i) time_left[i] = draw_interval(i);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  for (int t = 1; t <= 60; ++t) {
+    const at::Tensor before = plain->get_state();
+    const at::Tensor a = at::rand({n, 12}, gen) * 0.4 - 0.2;
+    // Both start each step from the same state (and no warm start): pushes are undone here.
+    pushed->set_state(before, at::Tensor());
+    plain->set_state(before, at::Tensor());
+    pushed->step(a);
+    plain->step(a);
+    const at::Tensor sp = pushed->get_state(), sq = plain->get_state();
+    for (int64_t i = 0; i < n; ++i) {
+      time_left[i] -= dt;
+      const bool fires = time_left[i] < 1e-6;
+      const at::Tensor diff = (sp[i] - sq[i]).abs().max();
+      if (!fires) {
+        EXPECT_EQ(diff.item<double>(), 0.0) << "env " << i << " step " << t << " (no push due)";
+        continue;
+      }
+      // The change drawn for this push, against the velocity difference.
+      Rng rng(seed, static_cast<uint32_t>(i), 0u, kPushStream + 2 * k[i] + 1);
+      double dv[6];
+      const float lo[6] = {-0.5f, -0.5f, -0.4f, -0.52f, -0.52f, -0.78f};
+      for (int c = 0; c < 6; ++c) dv[c] = rng.uniform(lo[c], -lo[c]);
+      const int qv = 1 + 19;  // state: time, qpos [19], qvel
+      for (int c = 0; c < 3; ++c)
+        EXPECT_NEAR((sp[i][qv + c] - sq[i][qv + c]).item<double>(), dv[c], 1e-6)
+            << "env " << i << " step " << t;
+      // Angular: R (qvel_pushed - qvel_plain) is the world-frame change.
+      const double w = sq[i][4].item<double>(), x = sq[i][5].item<double>(),
+                   y = sq[i][6].item<double>(), z = sq[i][7].item<double>();
+      const double R[9] = {
+          1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+          2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+          2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+      for (int r = 0; r < 3; ++r) {
+        double world = 0;
+        for (int c = 0; c < 3; ++c)
+          world += R[3 * r + c] * (sp[i][qv + 3 + c] - sq[i][qv + 3 + c]).item<double>();
+        EXPECT_NEAR(world, dv[3 + r], 1e-6) << "env " << i << " step " << t;
+      }
+      ++pushes[i];
+      ++k[i];
+      time_left[i] = draw_interval(i);
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) EXPECT_GE(pushes[i], 4) << "env " << i;
+}
+
 void expect_refused(const std::string& terms, const std::string& needle) {
   try {
     go1_env("myriad", 2, 32, terms);
@@ -305,6 +382,24 @@ TEST(Randomization, BadTermsAreRefusedNamingTheirKey) {
   expect_refused(R"({"f": {"field": "gravity", "names": "x", "range": [0, 1]}})",
                  "randomize.f.names: field gravity has no elements");
   expect_refused("{not json", "randomize: not a valid JSON mapping");
+  expect_refused(R"({"f": {"field": "dof_frictionloss", "range": [0, 0.3]}})",
+                 "has no friction loss in the model");
+  expect_refused(R"({"f": {"field": "body_mass", "names": "trunk", "range": [0, 5]}})",
+                 "randomize.f.range: body_mass of 'trunk' could become 0");
+  expect_refused(R"({"p": {"field": "root_velocity", "operation": "add", "range": [0, 1]}})",
+                 "randomize.p.mode: root_velocity is state");
+  expect_refused(
+      R"({"p": {"field": "root_velocity", "mode": "interval", "operation": "add", "range": [0, 1]}})",
+      "randomize.p.interval: required");
+  expect_refused(R"({"p": {"field": "root_velocity", "mode": "interval", "interval": [0, 1],
+                           "operation": "add", "range": [0, 1]}})",
+                 "randomize.p.interval: seconds between events must be > 0");
+  expect_refused(R"({"p": {"field": "root_velocity", "mode": "interval", "interval": [1, 2],
+                           "range": [0, 1]}})",
+                 "randomize.p.operation: root_velocity pushes add");
+  expect_refused(R"({"p": {"field": "geom_friction", "mode": "interval", "interval": [1, 2],
+                           "range": [0, 1]}})",
+                 "randomize.p.mode: interval events change root_velocity only");
   // On the staged or tiled launch the model is one for the whole batch.
   try {
     make("MJCF-v0", 2, Device::kCpu, 9, {},

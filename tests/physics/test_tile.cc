@@ -104,7 +104,10 @@ INSTANTIATE_TEST_SUITE_P(
                       "envs/locomotion/models/inverted_double_pendulum.xml",
                       "envs/locomotion/models/reacher.xml", "physics/models/quadruped.xml",
                       "physics/models/cartpole.xml", "physics/models/free_body.xml",
-                      "physics/models/hopper_chain.xml", "physics/models/double_pendulum.xml"),
+                      "physics/models/hopper_chain.xml", "physics/models/double_pendulum.xml",
+                      // implicitfast with force-limited actuators (the integrator reads the
+                      // actuator forces and the free body's poses after every substep's forward)
+                      "physics/models/implicitfast.xml", "envs/robots/models/go1.xml"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string name = info.param.substr(info.param.rfind('/') + 1);
       name = name.substr(0, name.find('.'));
