@@ -477,6 +477,7 @@ physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& term
 #define MYRIAD_X(field, rows, cols) p.field.resize(m.field.size() * static_cast<size_t>(n));
     MYRIAD_ENV_DERIVED_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
+    p.meaninertia.resize(static_cast<size_t>(n));
   }
   for (int64_t i = 0; i < n; ++i) {
     for (size_t t = 0; t < terms.size(); ++t) {
@@ -524,7 +525,8 @@ physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& term
           physics::DerivedConstants{p.body_subtreemass.data() + i * m.body_subtreemass.size(),
                                     p.dof_invweight0.data() + i * m.dof_invweight0.size(),
                                     p.body_invweight0.data() + i * m.body_invweight0.size(),
-                                    p.tendon_invweight0.data() + i * m.tendon_invweight0.size()});
+                                    p.tendon_invweight0.data() + i * m.tendon_invweight0.size(),
+                                    p.meaninertia.data() + i});
     }
   }
   return p;

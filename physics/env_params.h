@@ -50,9 +50,10 @@ struct EnvParams {
   MYRIAD_ENV_ALL_PARAM_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
   std::vector<T> gravity;
+  std::vector<T> meaninertia;  // [n] (derived, with the fields above: mj_setConst's stat)
 
   bool empty() const {
-    bool none = gravity.empty();
+    bool none = gravity.empty() && meaninertia.empty();
 #define MYRIAD_X(name, rows, cols) none = none && name.empty();
     MYRIAD_ENV_ALL_PARAM_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
@@ -67,6 +68,7 @@ struct EnvParams {
     MYRIAD_ENV_ALL_PARAM_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
     out.gravity.assign(gravity.begin(), gravity.end());
+    out.meaninertia.assign(meaninertia.begin(), meaninertia.end());
     return out;
   }
 };
@@ -80,8 +82,10 @@ struct EnvParamsView {
   MYRIAD_ENV_ALL_PARAM_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
   const T* gravity = nullptr;
+  const T* meaninertia = nullptr;
 
-  // view <- env i's model: the per-env fields' pointers at row i, gravity copied, and
+  // view <- env i's model: the per-env fields' pointers at row i, gravity and meaninertia copied,
+  // and
   // any_damping recomputed as view_of computes it (Euler's implicit damping).
   MYRIAD_HD void apply(ModelView<T>& m, int64_t i) const {
 #define MYRIAD_X(name, rows, cols) \
@@ -90,6 +94,7 @@ struct EnvParamsView {
 #undef MYRIAD_X
     if (gravity != nullptr)
       for (int k = 0; k < 3; ++k) m.gravity[k] = gravity[3 * i + k];
+    if (meaninertia != nullptr) m.meaninertia = meaninertia[i];
     if (dof_damping != nullptr) {
       bool any = false;
       for (int k = 0; k < m.nv; ++k) any = any || (m.dof_damping[k] > 0 && m.euler_damping);
@@ -110,6 +115,7 @@ EnvParamsView<T> params_view(const EnvParams<T>& p, const M& m) {
   MYRIAD_ENV_ALL_PARAM_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
   if (!p.gravity.empty()) v.gravity = p.gravity.data();
+  if (!p.meaninertia.empty()) v.meaninertia = p.meaninertia.data();
   return v;
 }
 

@@ -81,6 +81,11 @@ void set_const(const ModelView<double>& m, const Model<double>& shape, Data<doub
     }
   }
 
+  // meaninertia: the mean of M's diagonal (armature included).
+  double trace = 0;
+  for (int k = 0; k < nv; ++k) trace += mat(d.qM, nv, k, k);
+  *out.meaninertia = nv > 0 ? trace / nv : 1.0;
+
   // tendon_invweight0: the tendon's Jacobian row at qpos0.
   for (int t = 0; t < m.ntendon; ++t)
     out.tendon_invweight0[t] = nv == 0 ? 0 : inverse_quadratic(d.ten_J + t * nv);
@@ -90,8 +95,11 @@ void set_const(Model<double>& m) {
   Data<double> scratch(m, 1);
   std::vector<double> subtreemass(m.body_subtreemass.size()), dof(m.dof_invweight0.size()),
       body(m.body_invweight0.size()), tendon(m.tendon_invweight0.size());
-  set_const(view_of(m), m, scratch,
-            DerivedConstants{subtreemass.data(), dof.data(), body.data(), tendon.data()});
+  double meaninertia = 1;
+  set_const(
+      view_of(m), m, scratch,
+      DerivedConstants{subtreemass.data(), dof.data(), body.data(), tendon.data(), &meaninertia});
+  m.meaninertia = meaninertia;
   m.body_subtreemass = subtreemass;
   m.dof_invweight0 = dof;
   m.body_invweight0 = body;

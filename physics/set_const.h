@@ -1,6 +1,6 @@
 // MuJoCo's mj_setConst for the fields a per-env parameter changes (physics/env_params.h): the
-// subtree masses, and the inverse weights at qpos0 that scale the constraint rows' regularizer
-// (dof_invweight0, body_invweight0, tendon_invweight0). MuJoCo computes them when it compiles a
+// subtree masses, the inverse weights at qpos0 that scale the constraint rows' regularizer
+// (dof_invweight0, body_invweight0, tendon_invweight0) and the solver's scale (meaninertia). MuJoCo computes them when it compiles a
 // model; a task that randomizes masses, centres of mass, inertias or armature per env recomputes
 // them per env, as mjlab does (set_const) after such an event.
 #pragma once
@@ -12,12 +12,13 @@
 namespace myriad::physics {
 
 // Where set_const writes: body_subtreemass [nbody], dof_invweight0 [nv], body_invweight0
-// [nbody, 2], tendon_invweight0 [ntendon].
+// [nbody, 2], tendon_invweight0 [ntendon], meaninertia [1].
 struct DerivedConstants {
   double* body_subtreemass;
   double* dof_invweight0;
   double* body_invweight0;
   double* tendon_invweight0;
+  double* meaninertia;
 };
 
 // (m's masses, inertias, centres of mass, armature at qpos0) => out. scratch: one env's data of
@@ -29,6 +30,7 @@ struct DerivedConstants {
 //   dof_invweight0:    diagonal of M^-1 (a free joint's means over its translations and its
 //                      rotations, a ball joint's mean)
 //   tendon_invweight0: J M^-1 J' of the tendon's Jacobian
+//   meaninertia:       trace(M) / nv (m->stat.meaninertia, the solver's scale; 1 without dofs)
 // MuJoCo's shortcut for "simple" bodies (1/mass) is not taken: the full expression is the same
 // quantity (without armature).
 void set_const(const ModelView<double>& m, const Model<double>& shape, Data<double>& scratch,

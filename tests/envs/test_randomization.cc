@@ -47,6 +47,8 @@ double max_rel(const std::vector<double>& a, const std::vector<double>& b) {
   return worst;
 }
 
+double plain_meaninertia(const physics::MjModelHandle& h) { return h.get()->stat.meaninertia; }
+
 // mj_setConst on a model whose masses, centre of mass, inertia and armature were edited, against
 // physics::set_const on the engine's import edited the same way.
 class SetConst : public ::testing::TestWithParam<std::string> {};
@@ -77,6 +79,8 @@ TEST_P(SetConst, MatchesLibmujocoAfterEditingMassesInertiasAndArmature) {
   EXPECT_LT(max_rel(ours.body_subtreemass, expected.body_subtreemass), 1e-14);
   EXPECT_LT(max_rel(ours.dof_invweight0, expected.dof_invweight0), 1e-10);
   EXPECT_LT(max_rel(ours.body_invweight0, expected.body_invweight0), 1e-10);
+  EXPECT_NEAR(ours.meaninertia, expected.meaninertia, 1e-12 * expected.meaninertia);
+  EXPECT_NE(ours.meaninertia, plain_meaninertia(handle));
   // And the unedited model's constants are libmujoco's own.
   physics::Model<double> plain = physics::import_model(handle.get());
   const physics::Model<double> compiled = plain;
