@@ -11,8 +11,11 @@ namespace myriad::envs {
 
 // An interval event that pushes the root by adding to its velocity (mjlab's
 // push_by_setting_velocity): every env draws its own push times and velocity changes from
-// (seed, env, episode), so the schedule needs no state. The root is a free joint at qpos_adr,
-// qvel_adr; lo, hi [6]: the world-frame linear then angular velocity change's ranges.
+// (seed, env, episode), so the schedule needs no state. It adds the change to the root's
+// velocity after the step; mjlab adds it to the root velocity its sensors last computed (one
+// substep stale), so its push also drops the last substep's change of the root's velocity. The root
+// is a free joint at qpos_adr, qvel_adr; lo, hi [6]: the world-frame linear then angular velocity
+// change's ranges.
 struct PushEvent {
   int32_t enabled = 0;
   int32_t qpos_adr = 0;

@@ -234,6 +234,10 @@ RandomTerm parse_term(const std::string& name, const Json& spec) {
   }
   if (state_field && t.operation != RandomTerm::kAdd)
     fail(at + ".operation", "root_velocity pushes add to the velocity: give operation: add");
+  if (state_field && spec.contains("distribution") && t.distribution != RandomTerm::kUniform)
+    fail(at + ".distribution", "root_velocity pushes draw uniformly");
+  if (state_field && spec.contains("shared"))
+    fail(at + ".shared", "root_velocity has one element; shared does not apply");
   if (spec.contains("shared")) {
     if (!spec["shared"].is_boolean())
       fail(at + ".shared", "expected true or false, got " + spec["shared"].dump());
@@ -480,11 +484,12 @@ physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& term
     p.meaninertia.resize(static_cast<size_t>(n));
   }
   for (int64_t i = 0; i < n; ++i) {
+    // Startup terms are numbered among themselves (a push among them moves no stream).
+    uint32_t stream = kRandomizeStream;
     for (size_t t = 0; t < terms.size(); ++t) {
       const ResolvedTerm& r = terms[t];
       if (r.term.mode != RandomTerm::kStartup) continue;
-      Rng rng(seed, static_cast<uint32_t>(i), kStartupEpisode,
-              kRandomizeStream + static_cast<uint32_t>(t));
+      Rng rng(seed, static_cast<uint32_t>(i), kStartupEpisode, stream++);
       std::map<int, double> shared;
       if (r.term.shared)
         for (const auto& [axis, range] : r.term.ranges) shared[axis] = draw(rng, r.term, range);

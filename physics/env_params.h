@@ -84,9 +84,8 @@ struct EnvParamsView {
   const T* gravity = nullptr;
   const T* meaninertia = nullptr;
 
-  // view <- env i's model: the per-env fields' pointers at row i, gravity and meaninertia copied,
-  // and
-  // any_damping recomputed as view_of computes it (Euler's implicit damping).
+  // view <- env i's model: the per-env fields' pointers at row i, gravity and meaninertia
+  // copied, and any_damping recomputed as view_of computes it (Euler's implicit damping).
   MYRIAD_HD void apply(ModelView<T>& m, int64_t i) const {
 #define MYRIAD_X(name, rows, cols) \
   if (name != nullptr) m.name = name + i * name##_size;

@@ -1,8 +1,9 @@
 // MuJoCo's mj_setConst for the fields a per-env parameter changes (physics/env_params.h): the
 // subtree masses, the inverse weights at qpos0 that scale the constraint rows' regularizer
-// (dof_invweight0, body_invweight0, tendon_invweight0) and the solver's scale (meaninertia). MuJoCo computes them when it compiles a
-// model; a task that randomizes masses, centres of mass, inertias or armature per env recomputes
-// them per env, as mjlab does (set_const) after such an event.
+// (dof_invweight0, body_invweight0, tendon_invweight0) and the solver's scale (meaninertia).
+// MuJoCo computes them when it compiles a model; a task that randomizes masses, centres of mass,
+// inertias or armature per env recomputes them per env, as mjlab does (set_const) after such an
+// event.
 #pragma once
 
 #include "myriad/physics/data.h"

@@ -227,7 +227,10 @@ void step_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, int 
       each_env([&](EnvData<S>& e) { euler(m, e); });
       continue;
     }
-    forward_tile(m, b, first, count, t, scratch.solver, false);
+    // The last substep's first forward scatters every output: its sensors are the ones rk4_begin
+    // keeps and rk4_finish leaves in the data (mj_RungeKutta's), and they read poses and
+    // velocities the constraint stages do not.
+    forward_tile(m, b, first, count, t, scratch.solver, last);
     each_env([&](EnvData<S>& e) { rk4_begin(m, e); });
     for (int stage = 1; stage < 4; ++stage) {
       each_env([&](EnvData<S>& e) { rk4_stage_begin(m, e, stage); });

@@ -111,9 +111,13 @@ class MujocoRunner final : public SimRunner<Device::kCpu, Env, MujocoSim> {
       mj_setConst(m.get(), scratch.get());
       models.push_back(std::move(m));
     }
+    physics::EnvParams<double> kept = p;  // copies and allocations before anything is freed
+    std::vector<mjModel*> raw;
+    raw.reserve(models.size());
     free_models();
-    params_ = p;
-    for (auto& m : models) models_.push_back(m.release());
+    params_ = std::move(kept);
+    for (auto& m : models) raw.push_back(m.release());
+    models_ = std::move(raw);
     this->sim_.params = physics::params_view(params_, model_);
     this->sim_.per_env_params = !p.empty();
     this->sim_.models = models_.empty() ? nullptr : models_.data();

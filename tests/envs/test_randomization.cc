@@ -290,6 +290,16 @@ TEST(Randomization, IntervalPushesFollowMjlabsTimer) {
                      {{"xml", robot("go1")}, {"launch", "tiled"}, {"randomize", push}});
   auto plain = make("MJCF-v0", n, Device::kCpu, seed, {{"precision", 64}, {"frame_skip", 4}},
                     {{"xml", robot("go1")}, {"launch", "tiled"}});
+  // A root turned well away from the world's axes (yaw 1.1, roll 0.5), so that the angular
+  // change's rotation into the body frame shows.
+  {
+    at::Tensor s = plain->get_state();
+    const double cy = std::cos(0.55), sy = std::sin(0.55), cr = std::cos(0.25), sr = std::sin(0.25);
+    const double q[4] = {cy * cr, cy * sr, sy * sr, sy * cr};
+    for (int64_t i = 0; i < n; ++i)
+      for (int c = 0; c < 4; ++c) s[i][4 + c] = q[c];
+    plain->set_state(s, at::Tensor());
+  }
   const double dt = 0.02;
   // mjlab's timer, independently: time_left from the interval, minus dt per step.
   PhysicsFrame f;

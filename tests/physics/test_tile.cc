@@ -107,7 +107,9 @@ INSTANTIATE_TEST_SUITE_P(
                       "physics/models/hopper_chain.xml", "physics/models/double_pendulum.xml",
                       // implicitfast with force-limited actuators (the integrator reads the
                       // actuator forces and the free body's poses after every substep's forward)
-                      "physics/models/implicitfast.xml", "envs/robots/models/go1.xml"),
+                      "physics/models/implicitfast.xml", "envs/robots/models/go1.xml",
+                      // every sensor, after Euler and after RK4's first stage
+                      "physics/models/sensors.xml", "physics/models/sensors_rk4.xml"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string name = info.param.substr(info.param.rfind('/') + 1);
       name = name.substr(0, name.find('.'));
