@@ -307,11 +307,6 @@ class PhysicsBatchEnv final : public BatchEnv {
   const StepBuffers& buffers() const override { return ep_.buffers(); }
   // Which sim runs the physics ("myriad" or "mujoco") and the simulated seconds per step.
   const std::string& physics() const { return physics_; }
-  // The per-env model parameters in force (empty without randomize), float64 on the host.
-  physics::EnvParams<double> env_params() const {
-    return resolved_.empty() ? physics::EnvParams<double>{}
-                             : draw_env_params(resolved_, model_, n_, ep_.seed());
-  }
 
   void reset(std::optional<uint64_t> seed) override {
     ep_.begin_reset(spec_, seed);

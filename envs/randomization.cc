@@ -483,6 +483,9 @@ physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& term
 #undef MYRIAD_X
     p.meaninertia.resize(static_cast<size_t>(n));
   }
+  // Each term's model values, once.
+  std::vector<std::vector<double>> term_defaults;
+  for (const auto& r : terms) term_defaults.push_back(defaults(m, r.term.field));
   for (int64_t i = 0; i < n; ++i) {
     // Startup terms are numbered among themselves (a push among them moves no stream).
     uint32_t stream = kRandomizeStream;
@@ -493,7 +496,7 @@ physics::EnvParams<double> draw_env_params(const std::vector<ResolvedTerm>& term
       std::map<int, double> shared;
       if (r.term.shared)
         for (const auto& [axis, range] : r.term.ranges) shared[axis] = draw(rng, r.term, range);
-      const std::vector<double> def = defaults(m, r.term.field);
+      const std::vector<double>& def = term_defaults[t];
       const bool kp = r.term.field == "actuator_kp", kd = r.term.field == "actuator_kd";
       if (kp || kd) {
         double* gain = p.actuator_gainprm.data() + i * m.actuator_gainprm.size();

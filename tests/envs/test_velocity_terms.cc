@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "envs/legged/velocity_terms.h"
+#include "tests/temp_dir.h"
 #include "tests/test_python.h"
 
 namespace myriad::envs::legged {
@@ -41,9 +42,8 @@ const Reference& reference() {
         source_dir != nullptr && *source_dir != '\0'
             ? std::string(source_dir) + "/tests/envs/mjlab_velocity_reference.py"
             : here.substr(0, here.rfind('/')) + "/mjlab_velocity_reference.py";
-    char dir_template[] = "/tmp/myriad_mjlab_ref_XXXXXX";
-    const std::string dir = mkdtemp(dir_template);
-    const std::string out_file = dir + "/ref.json", err_file = dir + "/stderr.txt";
+    testing_util::TempDir dir("mjlab_reference");
+    const std::string out_file = dir.file("ref.json"), err_file = dir.file("stderr.txt");
     const std::string command =
         std::string(python) + " '" + script + "' --out '" + out_file + "' 2> '" + err_file + "'";
     const int status = std::system(command.c_str());
@@ -61,9 +61,6 @@ const Reference& reference() {
       std::printf("[ mjlab   ] reference: mjlab %s's own term functions\n",
                   all["mjlab_version"].get<std::string>().c_str());
     }
-    std::remove(out_file.c_str());
-    std::remove(err_file.c_str());
-    std::remove(dir.c_str());
     return out;
   }();
   return r;
