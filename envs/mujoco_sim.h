@@ -67,6 +67,18 @@ struct MujocoSim {
     mj_forward(mj_of(i), datas[i]);
     mj_rnePostConstraint(mj_of(i), datas[i]);
   }
+  // fn(geom1, geom2, frame [9], force [6]) for every contact with constraint rows, as MyriadSim's.
+  template <class Fn>
+  void for_each_contact(const physics::EnvData<double>&, int64_t i, Fn&& fn) const {
+    const mjData* d = datas[i];
+    for (int c = 0; c < d->ncon; ++c) {
+      const mjContact& k = d->contact[c];
+      if (k.efc_address < 0) continue;
+      mjtNum local[6];
+      mj_contactForce(mj_of(i), d, c, local);
+      fn(k.geom[0], k.geom[1], k.frame, local);
+    }
+  }
 };
 
 }  // namespace myriad::envs

@@ -33,6 +33,7 @@
 #include "envs/locomotion/models.h"
 #include "envs/mjcf/mjcf_drawing.h"
 #include "envs/physics_runner.h"
+#include "envs/physics_task_kernels.h"
 #include "envs/randomization.h"
 #include "myriad/batch_env.h"
 #include "myriad/physics/import.h"
@@ -198,6 +199,18 @@ class PhysicsBatchEnv final : public BatchEnv {
       throw std::invalid_argument(spec_.id + " option launch=" + launch +
                                   " runs on the CPU only (CUDA runs staged: a kernel per stage, "
                                   "the env step replayed as one CUDA graph)");
+    if constexpr (is_task_env_v<Env>) {
+      // A task env runs its robot's randomization unless the option replaces it.
+      if (text.find("randomize") == text.end()) randomize = Env::default_randomize();
+      if (device.is_cuda())
+        throw std::invalid_argument(spec_.id +
+                                    " runs on the CPU for now (device=cpu); on CUDA: not yet");
+      if (launch == "staged" || launch == "tiled")
+        throw std::invalid_argument(spec_.id + " runs launch=fused (or auto) on the CPU: its " +
+                                    "task reads the contacts between substeps; got launch=" +
+                                    launch);
+      if (!names.count("keyframe")) names["keyframe"] = Env::keyframe();
+    }
     if (!randomize.empty()) {
       try {
         terms_ = parse_randomization(randomize);
@@ -221,7 +234,8 @@ class PhysicsBatchEnv final : public BatchEnv {
     // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused), fused on the CPU
     // when the model differs per env.
     const bool staged = launch == "staged" || (launch == "auto" && device.is_cuda());
-    const PhysicsLaunch cpu_launch = launch == "fused" || (launch == "auto" && !terms_.empty())
+    const PhysicsLaunch cpu_launch = launch == "fused" ||
+                                             (launch == "auto" && (!terms_.empty() || kTask))
                                          ? PhysicsLaunch::kFused
                                      : launch == "staged" ? PhysicsLaunch::kStaged
                                                           : PhysicsLaunch::kTiled;
@@ -258,6 +272,10 @@ class PhysicsBatchEnv final : public BatchEnv {
     push_ = push_event(resolved_, model_, params_.dt);
     frame_skip_ = frame_skip;
     obs_dim_ = Env::obs_dim(params_, model_);
+    if constexpr (kTask) {
+      spec_.actor_obs_dim = Env::actor_obs_dim(params_, model_);
+      task_dim_ = Env::task_dim(params_, model_);
+    }
     info_keys_ = Env::info_keys(params_, model_);
     for (const auto& k : info_keys_) info_dim_ += k.width;
 
@@ -282,7 +300,8 @@ class PhysicsBatchEnv final : public BatchEnv {
     for (int k = 0; k < nv; ++k) spec_.state_names.push_back("qvel[" + std::to_string(k) + "]");
 
     if (device.is_cuda()) {
-      runner_ = make_cuda_runner<Env>(model_, n, device.index, staged, precision, cuda_graph);
+      if constexpr (!kTask)
+        runner_ = make_cuda_runner<Env>(model_, n, device.index, staged, precision, cuda_graph);
     } else {
       const PhysicsSim sim = physics == "mujoco" ? PhysicsSim::kMujoco
                              : precision == 64   ? PhysicsSim::kMyriad64
@@ -290,6 +309,8 @@ class PhysicsBatchEnv final : public BatchEnv {
       runner_ = make_cpu_runner<Env>(sim, model_, compiled_->get(), n, cpu_launch);
     }
     ep_ = EpisodeBuffers(n_, device, obs_dim_, /*agents=*/0, seed);
+    task_ = at::zeros({n_, task_dim_},
+                      at::TensorOptions().dtype(at::kFloat).device(torch_device(device_)));
     info_ = at::zeros({info_dim_, n_},
                       at::TensorOptions().dtype(at::kFloat).device(torch_device(device_)));
     int64_t row = 0;
@@ -314,6 +335,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     // given (and once at construction).
     if (!resolved_.empty() && (seed || !params_drawn_)) draw_params();
     info_.zero_();
+    task_.zero_();
     runner_->reset(frame(nullptr), params_, stream());
   }
 
@@ -380,6 +402,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     runner_->save_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());
     auto out = ep_.save({});
     out["physics"] = snapshot.to(at::kCPU);
+    if (task_dim_ > 0) out["task"] = task_.to(at::kCPU).clone();
     out["state"] = get_state().to(at::kCPU);  // for reading; loading uses the snapshot
     return out;
   }
@@ -393,6 +416,13 @@ class PhysicsBatchEnv final : public BatchEnv {
                                   shape_string(it->second.sizes()) + ", expected [" +
                                   std::to_string(n_) + ", " + std::to_string(width) + "]");
     const at::Tensor snapshot = it->second.to(double_options()).contiguous();
+    if (task_dim_ > 0) {
+      auto task = saved.find("task");
+      if (task == saved.end() || !task->second.sizes().equals({n_, task_dim_}))
+        throw std::invalid_argument("rollout state lacks " + spec_.id + "'s task state [" +
+                                    std::to_string(n_) + ", " + std::to_string(task_dim_) + "]");
+      task_.copy_(task->second);
+    }
     ep_.load(saved, {});
     // A rollout saved under another seed ran on that seed's models.
     if (!resolved_.empty() && ep_.seed() != params_seed_) draw_params();
@@ -429,6 +459,8 @@ class PhysicsBatchEnv final : public BatchEnv {
     f.action = action;
     f.info = info_.data_ptr<float>();
     f.push = push_;
+    f.task = task_dim_ > 0 ? task_.data_ptr<float>() : nullptr;
+    f.task_dim = static_cast<int32_t>(task_dim_);
     return f;
   }
 
@@ -459,6 +491,9 @@ class PhysicsBatchEnv final : public BatchEnv {
       if (t.mode == RandomTerm::kStartup) return true;
     return false;
   }
+  static constexpr bool kTask = is_task_env_v<Env>;
+  int64_t task_dim_ = 0;
+  at::Tensor task_;  // [N, task_dim] a task env's own state (envs/physics_task_kernels.h)
   at::Tensor info_, action_;
   EpisodeBuffers ep_;
 };

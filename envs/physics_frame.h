@@ -49,6 +49,8 @@ struct PhysicsFrame {
   int32_t* diverged = nullptr;        // [N] episodes cut because the state diverged
   float* info = nullptr;              // [info_dim, N]: value k of env i at info[k * n + i]
   PushEvent push;                     // env.randomize's interval push (disabled by default)
+  float* task = nullptr;              // [N, task_dim]: a task env's own per-env state
+  int32_t task_dim = 0;               // (envs/physics_task_kernels.h); 0 for the others
 };
 
 // Where after_step writes env i's info values: value k at p[k * stride].

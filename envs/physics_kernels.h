@@ -21,6 +21,7 @@
 #include "myriad/hd.h"
 #include "myriad/rng.h"
 #include "physics/batch_view.h"
+#include "physics/constraint/body_forces.h"
 #include "physics/env_params.h"
 #include "physics/env_step.h"
 #include "physics/model_view.h"
@@ -69,6 +70,29 @@ struct MyriadSim {
 #else
     physics::forward_env(per_env_params ? model_of(i) : model, d);
 #endif
+  }
+  // fn(geom1, geom2, frame [9], force [6]) for every contact with constraint rows, in contact
+  // order: its frame (rows: the normal from geom1 to geom2, the tangents) and mj_contactForce's
+  // force and torque in that frame.
+  template <class Fn>
+  MYRIAD_HD void for_each_contact(const physics::EnvData<T>& d, int64_t, Fn&& fn) const {
+    namespace c = physics::constraint;
+    const physics::collision::Contact<T>* con = c::contacts_of(d);
+    const int nefc = static_cast<int>(d.nefc[0]);
+    for (int r = 0; r < nefc;) {
+      const int type = static_cast<int>(d.efc_type[r]);
+      if (type != c::kContactFrictionless && type != c::kContactPyramidal &&
+          type != c::kContactElliptic) {
+        ++r;
+        continue;
+      }
+      const auto& k = con[static_cast<int>(d.efc_id[r])];
+      const bool elliptic = type == c::kContactElliptic;
+      T local[6];
+      c::contact_force(k, d.efc_force + r, local, elliptic);
+      r += c::contact_rows(k.dim, elliptic);
+      fn(k.geom1, k.geom2, k.frame, local);
+    }
   }
 };
 

@@ -7,6 +7,7 @@
 
 #include "envs/physics_kernels.h"
 #include "envs/physics_runner.h"
+#include "envs/physics_task_kernels.h"
 #include "myriad/parallel_for.h"
 #include "physics/launch.h"
 
@@ -59,6 +60,24 @@ struct PhysicsResetFused {
   View v;
   MYRIAD_HD void operator()(int64_t i) const { physics_reset_one(v, i); }
 };
+// A task env's fused kernels (envs/physics_task_kernels.h).
+template <class View>
+struct TaskResetFused {
+  View v;
+  MYRIAD_HD void operator()(int64_t i) const { task_start_episode(v, i); }
+};
+template <class View>
+struct TaskStepFused {
+  View v;
+  MYRIAD_HD void operator()(int64_t i) const { task_step_one(v, i); }
+};
+template <class View>
+struct TaskWriteStateFused {
+  View v;
+  const double* state;
+  const int64_t* ids;
+  MYRIAD_HD void operator()(int64_t r) const { task_write_state_one(v, state, ids, r); }
+};
 template <class View>
 struct PhysicsWriteStateFused {
   View v;
@@ -94,15 +113,22 @@ class SimRunner : public PhysicsRunner<Env> {
   // On CUDA every launch is staged (kFusedShapes false): the kernels that would inline a whole
   // forward pass or step (the fused step, reset and set_state) are not even compiled there.
   static constexpr bool kFusedShapes = D == Device::kCpu;
+  static constexpr const char* kTaskFusedOnly =
+      "task envs run the CPU's fused launch only (the env refuses the others)";
 
   void reset(const PhysicsFrame& f, const Params& p, void* stream) override {
     const View v{f, p, sim_};
-    if constexpr (kFusedShapes) {
-      if (!reset_launch_)
-        return parallel_for(device_, "physics_env.reset", f.n, PhysicsResetFused<View>{v}, stream,
-                            2);
+    if constexpr (is_task_env_v<Env>) {
+      if (!kFusedShapes || staged_) throw std::logic_error(kTaskFusedOnly);
+      parallel_for(device_, "task_env.reset", f.n, TaskResetFused<View>{v}, stream, 2);
+    } else {
+      if constexpr (kFusedShapes) {
+        if (!reset_launch_)
+          return parallel_for(device_, "physics_env.reset", f.n, PhysicsResetFused<View>{v},
+                              stream, 2);
+      }
+      start_episodes(v, physics::EnvMask{}, stream);
     }
-    start_episodes(v, physics::EnvMask{}, stream);
   }
   // Fused (CPU): one pass per env through the whole env step (an env's data stays in cache).
   // Staged: a pre-step launch, the physics substeps as one launch per stage over the batch
@@ -112,6 +138,15 @@ class SimRunner : public PhysicsRunner<Env> {
   // SIMD tiles and the reset inline. Same bits every way.
   void step(const PhysicsFrame& f, const Params& p, void* stream) override {
     const View v{f, p, sim_};
+    if constexpr (is_task_env_v<Env>) {
+      if (!kFusedShapes || staged_) throw std::logic_error(kTaskFusedOnly);
+      parallel_for(device_, "task_env.step", f.n, TaskStepFused<View>{v}, stream, 2);
+    } else {
+      step_untasked(v, stream);
+    }
+  }
+  void step_untasked(const View& v, void* stream) {
+    const PhysicsFrame& f = v.f;
     constexpr int kWidth = kBeforeWidth<Env>;
     if constexpr (kFusedShapes) {
       if (!staged_)
@@ -141,6 +176,16 @@ class SimRunner : public PhysicsRunner<Env> {
   void write_state(const PhysicsFrame& f, const Params& p, const double* state, const int64_t* ids,
                    int64_t rows, const uint8_t* written, void* stream) override {
     const View v{f, p, sim_};
+    if constexpr (is_task_env_v<Env>) {
+      if (!kFusedShapes || staged_) throw std::logic_error(kTaskFusedOnly);
+      parallel_for(device_, "task_env.write_state", rows, TaskWriteStateFused<View>{v, state, ids},
+                   stream, 2);
+    } else {
+      write_state_untasked(v, state, ids, rows, written, stream);
+    }
+  }
+  void write_state_untasked(const View& v, const double* state, const int64_t* ids, int64_t rows,
+                            const uint8_t* written, void* stream) {
     if constexpr (kFusedShapes) {
       if (!reset_launch_)
         return parallel_for(device_, "physics_env.write_state", rows,
@@ -151,7 +196,7 @@ class SimRunner : public PhysicsRunner<Env> {
                  stream, 2);
     const physics::EnvMask only{written, nullptr};
     forward_staged(only, stream);
-    parallel_for(device_, "physics_env.observe_written", f.n,
+    parallel_for(device_, "physics_env.observe_written", v.f.n,
                  PhysicsObserveWritten<Env, View>{v, only}, stream, 2);
   }
 

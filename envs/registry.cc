@@ -111,6 +111,7 @@ const std::map<std::string, Entry>& table() {
     add({&mjcf_spec_template, &make_mjcf_env});
 #define MYRIAD_X(Env) m.emplace(Env::kId, physics_entry<Env>());
     MYRIAD_PHYSICS_ENVS(MYRIAD_X)
+    MYRIAD_TASK_ENVS(MYRIAD_X)
 #undef MYRIAD_X
     return m;
   }();

@@ -44,6 +44,11 @@ std::vector<Team> make_teams(const EnvSpec& spec, const AgentsConfig& c, torch::
     Team t;
     t.agents = {0};
     t.padded_dim = t.obs_width = d;
+    // A task env's [actor | critic] row: the actor reads its own columns, the critic all.
+    if (spec.actor_obs_dim > 0 && spec.actor_obs_dim < d) {
+      t.obs_width = spec.actor_obs_dim;
+      t.privileged_dim = d - spec.actor_obs_dim;
+    }
     for (const auto& name : c.random_teams)
       throw std::invalid_argument("config key 'agents.random_teams': " + spec.id +
                                   " is a single-agent env, it has no team '" + name + "'");

@@ -29,7 +29,8 @@ struct Team {
   bool learns = true;           // false: uniform random actions (agents.random_teams)
   int64_t env_agents = 1;       // A (1 for a single-agent env)
   int64_t padded_dim = 0;       // D, the env's padded per-agent observation width
-  int64_t obs_width = 0;        // the team's unpadded width
+  int64_t obs_width = 0;        // the team's unpadded width (the actor's columns)
+  int64_t privileged_dim = 0;   // a task env's critic-only columns after the actor's
   bool agent_id = false;        // one-hot agent index in the input
   bool central_value = false;   // every agent's observation in the critic's input
   torch::Tensor index;          // [a] int64 on the device: `agents`
@@ -38,7 +39,9 @@ struct Team {
   bool multi_agent() const { return env_agents > 1; }
   int64_t size() const { return static_cast<int64_t>(agents.size()); }  // a
   int64_t actor_dim() const { return obs_width + (agent_id ? size() : 0); }
-  int64_t input_dim() const { return actor_dim() + (central_value ? env_agents * padded_dim : 0); }
+  int64_t input_dim() const {
+    return actor_dim() + privileged_dim + (central_value ? env_agents * padded_dim : 0);
+  }
 
   // Env observations [N, A, D] => policy input [N * a, input_dim()] (single-agent: obs itself).
   torch::Tensor input(const torch::Tensor& obs) const;

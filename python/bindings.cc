@@ -328,6 +328,7 @@ py::dict spec_dict(const EnvSpec& s) {
   d["team_ids"] = s.team_ids;
   d["team_names"] = s.team_names;
   d["decides_winner"] = s.decides_winner;
+  d["actor_obs_dim"] = s.actor_obs_dim;  // > 0: obs is [actor | critic]
   d["agent_obs_sizes"] = s.agent_obs_sizes;
   return d;
 }

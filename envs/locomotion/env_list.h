@@ -12,6 +12,7 @@
 #include "envs/locomotion/inverted_pendulum.h"
 #include "envs/locomotion/reacher.h"
 #include "envs/locomotion/walker2d.h"
+#include "envs/legged/velocity_task.h"
 #include "envs/mjcf/mjcf_task.h"
 
 // X(Env): a physics env on a model of its own (envs/locomotion/models/).
@@ -26,6 +27,10 @@
   X(locomotion::InvertedDoublePendulum)    \
   X(locomotion::Reacher)
 // clang-format on
+
+// X(Env): a task env (envs/physics_task_kernels.h) on a robot of envs/robots/: the CPU's runners
+// and the registry; not CUDA's (not yet).
+#define MYRIAD_TASK_ENVS(X) X(legged::Go1VelocityFlat)
 
 // Every physics env type the runners instantiate: those above and MJCF-v0 (the user's model,
 // envs/mjcf/mjcf_task.h), which the registry offers with its own spec (envs/mjcf/mjcf_env.cc).

@@ -167,6 +167,7 @@ std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
   template std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner<Env>( \
       PhysicsSim, const physics::Model<double>&, const mjModel*, int64_t, PhysicsLaunch);
 MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)
+MYRIAD_TASK_ENVS(MYRIAD_X)
 #undef MYRIAD_X
 
 }  // namespace myriad::envs

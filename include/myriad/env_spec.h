@@ -37,6 +37,9 @@ struct EnvSpec {
   std::vector<int64_t> agent_obs_sizes;    // [A] unpadded observation size of each agent
   std::vector<std::string> team_names;     // [teams] (multi-agent envs), e.g. "adversaries"
   bool decides_winner = false;             // buffers().winner names each episode's winning team
+  int64_t actor_obs_dim = 0;               // > 0: the observation is [actor | critic], the
+                                           // actor's first actor_obs_dim columns, the rest
+                                           // privileged, the critic's alone (task envs)
 
   bool multi_agent() const { return num_agents > 1; }
 };

@@ -1,0 +1,661 @@
+// mjlab's velocity-tracking task (mjlab 1.6.0, tasks/velocity/; the transcription is
+// envs/legged/mjlab-velocity-reference.md) as a task env of the framework
+// (envs/physics_task_kernels.h): a legged robot follows a twist command [vx, vy, wz] given in its
+// own frame. One struct per robot and terrain (the Robot traits below) over one task:
+//
+//   action    joint position targets a * scale + q0 - encoder bias, held over 4 substeps of 5 ms
+//   command   mjlab's UniformVelocityCommand: resampled every U(3, 8) s; standing, heading and
+//             forward envs; heading control
+//   reward    sum_k weight_k * term_k * step_dt (velocity_terms.h), each term logged on its own
+//   ends      time out (1,000 steps, truncation); fell over (tilt above 70 degrees)
+//   reset     base offset x, y in +-0.5 m, z in [0.01, 0.05] m, yaw in +-3.14; joints at the
+//             default pose; the command resampled
+//   events    the robot's startup randomization and push (option randomize, envs/robots/)
+//   obs       [actor | critic] in one row: the actor's group (noisy, 48 for Go1) first, then the
+//             critic's privileged group (72 for Go1); the spec's actor_obs_dim says where the
+//             actor's ends (the learner's actor reads only those columns)
+//
+// Where it differs from mjlab: the random draws (Philox per (seed, env, episode, stream), not
+// torch's); the terminal step's observation is kept as final_obs (mjlab's rsl_rl bootstraps a
+// time-out from the value before the step); the command curriculum (command_vel, ranges widened
+// after 120,000 policy steps) is not applied yet, nor the terrain (flat ground only).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "envs/legged/velocity_terms.h"
+#include "envs/locomotion/env_support.h"
+#include "envs/physics_task_kernels.h"
+#include "physics/sensor.h"
+
+namespace myriad::envs::legged {
+
+using locomotion::InfoKey;
+using locomotion::Option;
+using physics::EnvData;
+using physics::ModelView;
+
+// A joint group's posture stds (variable_posture): joints whose name matches `regex` wholly.
+struct PostureStd {
+  const char* regex;
+  float standing, walking, running;
+};
+
+// The robots' folder (envs/robots/): $MYRIAD_ROBOTS_DIR, else the source tree's.
+inline std::string robots_dir() {
+  if (const char* dir = std::getenv("MYRIAD_ROBOTS_DIR")) return dir;
+#ifdef MYRIAD_ROBOTS_SOURCE_DIR
+  return MYRIAD_ROBOTS_SOURCE_DIR;
+#else
+  return "envs/robots";
+#endif
+}
+
+// Unitree Go1 on flat ground: mjlab's Mjlab-Velocity-Flat-Unitree-Go1.
+struct Go1Flat {
+  static constexpr const char* kId = "Go1-Velocity-Flat-v0";
+  static constexpr const char* kModelFile = "models/go1.xml";
+  static constexpr const char* kRandomizeFile = "go1_randomize.json";
+  static constexpr const char* kKeyframe = "home";
+  static constexpr const char* kUprightBody = "trunk";
+  static constexpr const char* kImuSite = "imu";
+  static constexpr const char* kTerrainBody = "terrain";
+  static constexpr int kFeet = 4;
+  static constexpr const char* kFootSites[kFeet] = {"FR", "FL", "RR", "RL"};
+  // The geoms of each foot (feet_ground_contact's primaries), matched whole.
+  static constexpr const char* kFootGeoms[kFeet] = {"FR_foot_collision", "FL_foot_collision",
+                                                    "RR_foot_collision", "RL_foot_collision"};
+  static constexpr int kPostureGroups = 2;
+  static constexpr PostureStd kPosture[kPostureGroups] = {
+      {".*(FR|FL|RR|RL)_(hip|thigh)_joint.*", 0.05f, 0.3f, 0.3f},
+      {".*(FR|FL|RR|RL)_calf_joint.*", 0.1f, 0.6f, 0.6f}};
+  static constexpr float kBodyAngVelWeight = 0.0f;
+};
+
+// The per-env task state, float offsets into the task row (J joints, F feet).
+struct VelocityLayout {
+  static constexpr int kCommand = 0;  // vx, vy, wz, heading, heading env, standing env,
+  static constexpr int kCommandDim = 8;  // time to the next resample, resamples this episode
+  int last_action = 0, bias = 0, air_time = 0, contact_time = 0, peak = 0, dim = 0;
+  void set(int joints, int feet) {
+    last_action = kCommandDim;
+    bias = last_action + joints;
+    air_time = bias + joints;
+    contact_time = air_time + feet;
+    peak = contact_time + feet;
+    dim = peak + feet;
+  }
+};
+
+template <class Robot>
+struct VelocityTask {
+  static constexpr bool kTask = true;
+  static constexpr const char* kId = Robot::kId;
+  static constexpr const char* kModel = nullptr;  // model_path names the robot's file
+  static constexpr int kFrameSkip = 4;            // mjlab's decimation
+  static constexpr int kMaxEpisodeSteps = 1000;   // 20 s at 50 Hz
+  static constexpr int kBeforeDim = 0;
+  static constexpr int kMaxJoints = 32, kMaxFeet = 4, kMaxGeoms = 512;
+  static constexpr int kFeet = Robot::kFeet;
+  static_assert(kFeet <= kMaxFeet, "too many feet");
+  // The task's random streams (TaskRow): the command's k-th resample of an episode, the
+  // observation noise of step t, the encoder bias (drawn once per seed).
+  static constexpr uint32_t kCommandStream = 0xB0000000u;
+  static constexpr uint32_t kNoiseStream = 0xC0000000u;
+  static constexpr uint32_t kBiasStream = 0xD0000000u;
+
+  struct Params {
+    double dt = 0;  // the policy step (timestep * frame_skip)
+    // Reward weights by mjlab's term names (options).
+    float track_linear_velocity = 2.0f;
+    float track_angular_velocity = 2.0f;
+    float upright = 1.0f;
+    float pose = 1.0f;
+    float body_ang_vel = Robot::kBodyAngVelWeight;
+    float dof_pos_limits = -1.0f;
+    float action_rate_l2 = -0.1f;
+    float air_time = 0.0f;
+    float foot_clearance = -2.0f;
+    float foot_swing_height = -0.25f;
+    float foot_slip = -0.1f;
+    float soft_landing = -1e-5f;
+    bool corrupt_observations = true;  // the actor's noise (mjlab's play mode: off)
+    bool fell_over = true;             // terminate above fell_over_angle of tilt
+    float fell_over_angle = 70.0f;     // degrees
+    float encoder_bias[2] = {-0.015f, 0.015f};
+    float lin_vel_x[2] = {-1.0f, 1.0f};
+    float lin_vel_y[2] = {-1.0f, 1.0f};
+    float ang_vel_z[2] = {-0.5f, 0.5f};
+    // Resolved from the model (prepare).
+    TwistRanges twist;
+    VelocityLayout layout;
+    double physics_dt = 0;
+    int joints = 0;
+    int root_body = 1, upright_body = 1, imu_body = 1, terrain_body = 0;
+    int imu_lin_adr = -1, imu_ang_adr = -1;  // sensordata of the IMU's velocimeter and gyro
+    int qadr[kMaxJoints] = {}, dadr[kMaxJoints] = {};
+    float q0[kMaxJoints] = {}, scale[kMaxJoints] = {};
+    float soft_lo[kMaxJoints] = {}, soft_hi[kMaxJoints] = {};
+    float std_standing[kMaxJoints] = {}, std_walking[kMaxJoints] = {},
+          std_running[kMaxJoints] = {};
+    int foot_site[kMaxFeet] = {}, foot_body[kMaxFeet] = {};
+    float foot_site_pos[kMaxFeet][3] = {};
+    int8_t geom_foot[kMaxGeoms] = {};  // the foot a geom belongs to, -1 none
+  };
+
+  static std::vector<Option<Params>> options() {
+    using P = Params;
+    using locomotion::finite;
+    using locomotion::flag;
+    using locomotion::range;
+    return {finite("track_linear_velocity", &P::track_linear_velocity),
+            finite("track_angular_velocity", &P::track_angular_velocity),
+            finite("upright", &P::upright),
+            finite("pose", &P::pose),
+            finite("body_ang_vel", &P::body_ang_vel),
+            finite("dof_pos_limits", &P::dof_pos_limits),
+            finite("action_rate_l2", &P::action_rate_l2),
+            finite("air_time", &P::air_time),
+            finite("foot_clearance", &P::foot_clearance),
+            finite("foot_swing_height", &P::foot_swing_height),
+            finite("foot_slip", &P::foot_slip),
+            finite("soft_landing", &P::soft_landing),
+            flag("corrupt_observations", &P::corrupt_observations),
+            flag("fell_over", &P::fell_over),
+            locomotion::nonnegative("fell_over_angle", &P::fell_over_angle),
+            range("encoder_bias", &P::encoder_bias),
+            range("lin_vel_x", &P::lin_vel_x),
+            range("lin_vel_y", &P::lin_vel_y),
+            range("ang_vel_z", &P::ang_vel_z)};
+  }
+
+  static std::string model_path(const std::map<std::string, std::string>&) {
+    return robots_dir() + "/" + Robot::kModelFile;
+  }
+  static const char* keyframe() { return Robot::kKeyframe; }
+  // The robot's startup randomization (mjlab's events) and mjlab's push_robot, as the option
+  // randomize's JSON: what the task runs unless the option says otherwise.
+  static std::string default_randomize();
+
+  static void prepare(Params& p, const physics::Model<double>& m);
+
+  static int task_dim(const Params& p, const physics::Model<double>&) { return p.layout.dim; }
+  static int actor_obs_dim(const Params& p, const physics::Model<double>&) {
+    return 9 + 3 * p.joints + 3;
+  }
+  static int obs_dim(const Params& p, const physics::Model<double>& m) {
+    return actor_obs_dim(p, m) + 9 + 3 * p.joints + 3 + 6 * kFeet;
+  }
+  static std::vector<InfoKey> info_keys(const Params&, const physics::Model<double>&) {
+    std::vector<InfoKey> keys;
+    for (const char* term : kTerms) keys.push_back({std::string("reward_") + term});
+    for (const char* k : {"error_vel_xy", "error_vel_yaw", "command_vx", "command_vy",
+                          "command_wz"})
+      keys.push_back({k});
+    return keys;
+  }
+  // For drawing (replays): the observation holds no root pose; the default pose.
+  static void qpos_from_observation(const Params& p, const physics::Model<double>& m,
+                                    const float* obs, float* qpos) {
+    for (int k = 0; k < m.nq; ++k) qpos[k] = static_cast<float>(m.qpos_init[k]);
+    for (int j = 0; j < p.joints; ++j) qpos[p.qadr[j]] = obs[9 + j] + p.q0[j];
+  }
+
+  // The reward terms, in the info keys' order.
+  static constexpr int kTermCount = 12;
+  static constexpr const char* kTerms[kTermCount] = {
+      "track_linear_velocity", "track_angular_velocity", "upright", "pose", "body_ang_vel",
+      "dof_pos_limits", "action_rate_l2", "air_time", "foot_clearance", "foot_swing_height",
+      "foot_slip", "soft_landing"};
+  static void weights(const Params& p, float w[kTermCount]) {
+    const float v[kTermCount] = {p.track_linear_velocity, p.track_angular_velocity, p.upright,
+                                 p.pose, p.body_ang_vel, p.dof_pos_limits, p.action_rate_l2,
+                                 p.air_time, p.foot_clearance, p.foot_swing_height, p.foot_slip,
+                                 p.soft_landing};
+    for (int k = 0; k < kTermCount; ++k) w[k] = v[k];
+  }
+
+  // ---- Kinematics the terms read -------------------------------------------------------------
+
+  // R^T v for a body's rotation matrix R (row-major, world = R local).
+  template <class T>
+  MYRIAD_HD static void to_local(const T* R, const T* v, T* out) {
+    for (int k = 0; k < 3; ++k) out[k] = R[k] * v[0] + R[3 + k] * v[1] + R[6 + k] * v[2];
+  }
+  // A point's world velocity on body b (mjlab's compute_velocity_from_cvel): the body's cvel is
+  // (angular, linear at the subtree com of its tree's root).
+  template <class T>
+  MYRIAD_HD static void point_velocity(const ModelView<T>& m, const EnvData<T>& d, int b,
+                                       const T* point, T* out) {
+    const T* cv = d.cvel + 6 * b;
+    const T* com = d.subtree_com + 3 * m.body_rootid[b];
+    const T r[3] = {point[0] - com[0], point[1] - com[1], point[2] - com[2]};
+    out[0] = cv[3] + (cv[1] * r[2] - cv[2] * r[1]);
+    out[1] = cv[4] + (cv[2] * r[0] - cv[0] * r[2]);
+    out[2] = cv[5] + (cv[0] * r[1] - cv[1] * r[0]);
+  }
+  // Foot f's site in the world.
+  template <class T>
+  MYRIAD_HD static void foot_position(const Params& p, const EnvData<T>& d, int f, T* out) {
+    const int b = p.foot_body[f];
+    const T* R = d.xmat + 9 * b;
+    const float* s = p.foot_site_pos[f];
+    for (int k = 0; k < 3; ++k)
+      out[k] = d.xpos[3 * b + k] + R[3 * k] * T(s[0]) + R[3 * k + 1] * T(s[1]) +
+               R[3 * k + 2] * T(s[2]);
+  }
+  // The foot's clearance as mjlab's TerrainHeightSensor reads it over flat ground at z = 0: the
+  // site's height, 0 below the ground (every ray starts inside it) and at most max_distance 1.
+  template <class T>
+  MYRIAD_HD static T flat_clearance(T z) {
+    return z < T(0) ? T(0) : (z > T(1) ? T(1) : z);
+  }
+  // feet_ground_contact: per foot, the contacts with the terrain (found) and their net force on
+  // the terrain in the world frame, as MuJoCo's contact sensor with the normal turned from the
+  // foot (primary) to the terrain (secondary).
+  template <class Sim, class T>
+  MYRIAD_HD static void foot_contacts(const Params& p, const Sim& sim, int64_t i,
+                                      const ModelView<T>& m, const EnvData<T>& d, int* found,
+                                      T* force) {
+    for (int f = 0; f < kFeet; ++f) {
+      found[f] = 0;
+      force[3 * f] = force[3 * f + 1] = force[3 * f + 2] = 0;
+    }
+    sim.for_each_contact(d, i, [&](int g1, int g2, const T* frame, const T* local) {
+      int foot = -1;
+      T sign = 1;
+      if (m.geom_bodyid[g2] == p.terrain_body && g1 < kMaxGeoms && p.geom_foot[g1] >= 0) {
+        foot = p.geom_foot[g1];
+      } else if (m.geom_bodyid[g1] == p.terrain_body && g2 < kMaxGeoms && p.geom_foot[g2] >= 0) {
+        foot = p.geom_foot[g2];
+        sign = -1;
+      }
+      if (foot < 0) return;
+      found[foot] += 1;
+      for (int k = 0; k < 3; ++k)
+        force[3 * foot + k] +=
+            sign * (frame[k] * local[0] + frame[3 + k] * local[1] + frame[6 + k] * local[2]);
+    });
+  }
+  // The root's linear and angular velocity in its own frame, from the derived quantities (xpos,
+  // xmat, cvel, subtree_com) as mjlab's root_link_lin_vel_b and root_link_ang_vel_b.
+  template <class T>
+  MYRIAD_HD static void root_velocity(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+                                      T* v_b, T* w_b) {
+    const int b = p.root_body;
+    T v_w[3];
+    point_velocity(m, d, b, d.xpos + 3 * b, v_w);
+    to_local(d.xmat + 9 * b, v_w, v_b);
+    to_local(d.xmat + 9 * b, d.cvel + 6 * b, w_b);
+  }
+  // R^T (0, 0, -1) for body b.
+  template <class T>
+  MYRIAD_HD static void gravity_in(const EnvData<T>& d, int b, T* g) {
+    const T* R = d.xmat + 9 * b;
+    g[0] = -R[6];
+    g[1] = -R[7];
+    g[2] = -R[8];
+  }
+
+  // ---- The task's hooks ----------------------------------------------------------------------
+
+  template <class T>
+  MYRIAD_HD static TwistCommand<T> command_of(const float* s) {
+    TwistCommand<T> c;
+    for (int k = 0; k < 3; ++k) c.vel[k] = T(s[k]);
+    c.heading = T(s[3]);
+    c.heading_env = s[4] != 0.0f;
+    c.standing_env = s[5] != 0.0f;
+    c.time_left = T(s[6]);
+    return c;
+  }
+  template <class T>
+  MYRIAD_HD static void store_command(const TwistCommand<T>& c, float* s) {
+    for (int k = 0; k < 3; ++k) s[k] = static_cast<float>(c.vel[k]);
+    s[3] = static_cast<float>(c.heading);
+    s[4] = c.heading_env ? 1.0f : 0.0f;
+    s[5] = c.standing_env ? 1.0f : 0.0f;
+    s[6] = static_cast<float>(c.time_left);
+  }
+  // The command's next resample (the episode's k-th, from its own stream), then its update.
+  template <class T>
+  MYRIAD_HD static void resample(const Params& p, const TaskRow& task, TwistCommand<T>& c) {
+    float* s = task.state;
+    const uint32_t k = static_cast<uint32_t>(s[7]);
+    Rng rng = task.rng(kCommandStream + k);
+    const float u_time = rng.uniform();
+    float u[kTwistDraws];
+    for (int n = 0; n < kTwistDraws; ++n) u[n] = rng.uniform();
+    resample_twist(c, p.twist, u, u_time);
+    s[7] = static_cast<float>(k + 1);
+  }
+  template <class T>
+  MYRIAD_HD static T root_heading(const Params& p, const EnvData<T>& d) {
+    return heading_of(d.xquat + 4 * p.root_body);
+  }
+  template <class T>
+  MYRIAD_HD static T root_heading_q(const T* q) {
+    return heading_of(q);
+  }
+
+  // reset_base, reset_robot_joints, and the task's state of a new episode.
+  template <class Sim, class T>
+  MYRIAD_HD static void start(const Params& p, const Sim&, int64_t, const ModelView<T>& m,
+                              EnvData<T>& d, const TaskRow& task) {
+    Rng rng = task.rng(0);
+    const T dx = T(rng.uniform(-0.5f, 0.5f)), dy = T(rng.uniform(-0.5f, 0.5f));
+    const T dz = T(rng.uniform(0.01f, 0.05f)), yaw = T(rng.uniform(-3.14f, 3.14f));
+    for (int k = 0; k < m.nq; ++k) d.qpos[k] = m.qpos_init[k];
+    for (int k = 0; k < m.nv; ++k) d.qvel[k] = 0;
+    d.qpos[0] += dx;
+    d.qpos[1] += dy;
+    d.qpos[2] += dz;
+    // default quat (x) the yaw's quaternion (cos(yaw/2), 0, 0, sin(yaw/2)).
+    const T c = cos(yaw / 2), s = sin(yaw / 2);
+    const T w = d.qpos[3], x = d.qpos[4], y = d.qpos[5], z = d.qpos[6];
+    d.qpos[3] = w * c - z * s;
+    d.qpos[4] = x * c + y * s;
+    d.qpos[5] = y * c - x * s;
+    d.qpos[6] = z * c + w * s;
+    for (int j = 0; j < p.joints; ++j) {
+      const T q = T(p.q0[j]);
+      d.qpos[p.qadr[j]] = q < T(p.soft_lo[j]) ? T(p.soft_lo[j]) : (q > T(p.soft_hi[j]) ? T(p.soft_hi[j]) : q);
+    }
+    float* st = task.state;
+    const VelocityLayout& L = p.layout;
+    Rng bias = task.startup_rng(kBiasStream);
+    for (int j = 0; j < p.joints; ++j) {
+      st[L.last_action + j] = 0.0f;
+      st[L.bias + j] = bias.uniform(p.encoder_bias[0], p.encoder_bias[1]);
+    }
+    for (int f = 0; f < kFeet; ++f) st[L.air_time + f] = st[L.contact_time + f] = 0.0f;
+    // The command: resampled at the reset, then updated with the new heading (dt 0).
+    st[7] = 0.0f;
+    TwistCommand<T> cmd = command_of<T>(st);
+    resample(p, task, cmd);
+    update_twist(cmd, p.twist, root_heading_q(d.qpos + 3));
+    store_command(cmd, st);
+  }
+
+  // processed = a * scale + q0; the target is processed less the encoder bias.
+  template <class T>
+  MYRIAD_HD static void control(const Params& p, const ModelView<T>&, const TaskRow& task,
+                                const float* action, T* ctrl) {
+    const float* bias = task.state + p.layout.bias;
+    for (int j = 0; j < p.joints; ++j)
+      ctrl[j] = T(action[j]) * T(p.scale[j]) + T(p.q0[j]) - T(bias[j]);
+  }
+
+  // feet_ground_contact's air and contact times, after every physics substep.
+  template <class Sim, class T>
+  MYRIAD_HD static void substep(const Params& p, const Sim& sim, int64_t i, const ModelView<T>& m,
+                                const EnvData<T>& d, const TaskRow& task) {
+    int found[kMaxFeet];
+    T force[3 * kMaxFeet];
+    foot_contacts(p, sim, i, m, d, found, force);
+    float* air = task.state + p.layout.air_time;
+    float* contact = task.state + p.layout.contact_time;
+    const float dt = static_cast<float>(p.physics_dt);
+    for (int f = 0; f < kFeet; ++f) {
+      const bool on = found[f] > 0;
+      air[f] = on ? 0.0f : air[f] + dt;
+      contact[f] = on ? contact[f] + dt : 0.0f;
+    }
+  }
+
+  template <class Sim, class T>
+  MYRIAD_HD static void after_step(const Params& p, const Sim& sim, int64_t i,
+                                   const ModelView<T>& m, const EnvData<T>& d, const float* action,
+                                   const TaskRow& task, float& reward, bool& terminated,
+                                   InfoRow info) {
+    float* st = task.state;
+    const VelocityLayout& L = p.layout;
+    const T c[3] = {T(st[0]), T(st[1]), T(st[2])};
+    const T speed = command_speed(c);
+    T v_b[3], w_b[3];
+    root_velocity(p, m, d, v_b, w_b);
+    T g_up[3], g_root[3];
+    gravity_in(d, p.upright_body, g_up);
+    gravity_in(d, p.root_body, g_root);
+    T q[kMaxJoints], q0[kMaxJoints], lo[kMaxJoints], hi[kMaxJoints], a[kMaxJoints],
+        prev[kMaxJoints], ss[kMaxJoints], sw[kMaxJoints], sr[kMaxJoints];
+    for (int j = 0; j < p.joints; ++j) {
+      q[j] = d.qpos[p.qadr[j]];
+      q0[j] = T(p.q0[j]);
+      lo[j] = T(p.soft_lo[j]);
+      hi[j] = T(p.soft_hi[j]);
+      a[j] = T(action[j]);
+      prev[j] = T(st[L.last_action + j]);
+      ss[j] = T(p.std_standing[j]);
+      sw[j] = T(p.std_walking[j]);
+      sr[j] = T(p.std_running[j]);
+    }
+    int found[kMaxFeet];
+    T force[3 * kMaxFeet], height[kMaxFeet], vel_xy[2 * kMaxFeet], contact_time[kMaxFeet],
+        air_time[kMaxFeet], peak[kMaxFeet];
+    bool in_contact[kMaxFeet];
+    foot_contacts(p, sim, i, m, d, found, force);
+    for (int f = 0; f < kFeet; ++f) {
+      T pos[3], vel[3];
+      foot_position(p, d, f, pos);
+      point_velocity(m, d, p.foot_body[f], pos, vel);
+      height[f] = flat_clearance(pos[2]);
+      vel_xy[2 * f] = vel[0];
+      vel_xy[2 * f + 1] = vel[1];
+      in_contact[f] = found[f] > 0;
+      contact_time[f] = T(st[L.contact_time + f]);
+      air_time[f] = T(st[L.air_time + f]);
+      peak[f] = T(st[L.peak + f]);
+    }
+    const T step_dt = T(p.dt);
+    const T gate = T(0.05);
+    T term[kTermCount];
+    term[0] = track_linear_velocity(c, v_b, T(0.5));
+    term[1] = track_angular_velocity(c, w_b, sqrt(T(0.5)));
+    term[2] = upright(g_up, sqrt(T(0.2)));
+    term[3] = variable_posture(q, q0, ss, sw, sr, p.joints, speed, T(0.05), T(1.5));
+    {
+      const T* w_w = d.cvel + 6 * p.upright_body;  // world-frame angular velocity
+      term[4] = body_angular_velocity_penalty(w_w);
+    }
+    term[5] = joint_pos_limits(q, lo, hi, p.joints);
+    term[6] = action_rate_l2(a, prev, p.joints);
+    term[7] = feet_air_time(air_time, kFeet, T(0.05), T(0.5), speed, T(0.5));
+    term[8] = feet_clearance(height, vel_xy, kFeet, T(0.1), speed, gate);
+    term[9] = feet_swing_height(peak, height, in_contact, contact_time, kFeet, T(0.1), step_dt,
+                                speed, gate);
+    term[10] = feet_slip(vel_xy, in_contact, kFeet, speed, gate);
+    term[11] = soft_landing(force, contact_time, kFeet, step_dt, speed, gate);
+    float w[kTermCount];
+    weights(p, w);
+    T total = 0;
+    for (int k = 0; k < kTermCount; ++k) {
+      // mjlab skips a zero weight's term and replaces a non-finite value with 0.
+      T value = w[k] != 0.0f ? T(w[k]) * term[k] * step_dt : T(0);
+      value = is_finite(value) ? value : T(0);
+      info.set(k, static_cast<float>(value));
+      total += value;
+    }
+    reward = static_cast<float>(total);
+    for (int f = 0; f < kFeet; ++f) st[L.peak + f] = static_cast<float>(peak[f]);
+    for (int j = 0; j < p.joints; ++j) st[L.last_action + j] = action[j];
+    const T ex = c[0] - v_b[0], ey = c[1] - v_b[1];
+    info.set(kTermCount, static_cast<float>(sqrt(ex * ex + ey * ey)));
+    info.set(kTermCount + 1, static_cast<float>(fabs(c[2] - w_b[2])));
+    info.set(kTermCount + 2, st[0]);
+    info.set(kTermCount + 3, st[1]);
+    info.set(kTermCount + 4, st[2]);
+    terminated = p.fell_over &&
+                 bad_orientation(g_root, T(p.fell_over_angle) * T(3.141592653589793 / 180.0));
+  }
+
+  // The command's timer, its resample when it runs out, and the heading control.
+  template <class T>
+  MYRIAD_HD static void advance(const Params& p, const ModelView<T>&, const EnvData<T>& d,
+                                const TaskRow& task) {
+    float* st = task.state;
+    TwistCommand<T> cmd = command_of<T>(st);
+    cmd.time_left -= T(p.dt);
+    if (cmd.time_left <= T(0)) resample(p, task, cmd);
+    update_twist(cmd, p.twist, root_heading(p, d));
+    store_command(cmd, st);
+  }
+
+  // [actor | critic]: base_lin_vel, base_ang_vel (the IMU's velocimeter and gyro), projected
+  // gravity, joint_pos (biased for the actor), joint_vel, the last action, the command; the
+  // actor's with mjlab's uniform noise; then the critic's foot height, air time, contact and
+  // contact forces (sign(f) log1p|f|).
+  template <class Sim, class T>
+  MYRIAD_HD static void observe(const Params& p, const Sim& sim, int64_t i,
+                                const ModelView<T>& m, const EnvData<T>& d, const TaskRow& task,
+                                float* obs) {
+    const float* st = task.state;
+    const VelocityLayout& L = p.layout;
+    T g[3];
+    gravity_in(d, p.root_body, g);
+    Rng noise = task.rng(kNoiseStream + static_cast<uint32_t>(task.t));
+    const bool corrupt = p.corrupt_observations;
+    auto put = [&](float*& o, T value, float n) {
+      *o++ = static_cast<float>(value) + (corrupt ? noise.uniform(-n, n) : 0.0f);
+    };
+    for (int group = 0; group < 2; ++group) {
+      const bool actor = group == 0;
+      float* o = obs + (actor ? 0 : 9 + 3 * p.joints + 3);
+      const float scale = actor ? 1.0f : 0.0f;  // the critic's terms carry no noise
+      for (int k = 0; k < 3; ++k) put(o, d.sensordata[p.imu_lin_adr + k], 0.5f * scale);
+      for (int k = 0; k < 3; ++k) put(o, d.sensordata[p.imu_ang_adr + k], 0.2f * scale);
+      for (int k = 0; k < 3; ++k) put(o, g[k], 0.05f * scale);
+      for (int j = 0; j < p.joints; ++j) {
+        const T bias = actor ? T(st[L.bias + j]) : T(0);
+        put(o, d.qpos[p.qadr[j]] + bias - T(p.q0[j]), 0.01f * scale);
+      }
+      for (int j = 0; j < p.joints; ++j) put(o, d.qvel[p.dadr[j]], 1.5f * scale);
+      for (int j = 0; j < p.joints; ++j) *o++ = st[L.last_action + j];
+      for (int k = 0; k < 3; ++k) *o++ = st[k];
+      if (actor) continue;
+      int found[kMaxFeet];
+      T force[3 * kMaxFeet];
+      foot_contacts(p, sim, i, m, d, found, force);
+      for (int f = 0; f < kFeet; ++f) {
+        T pos[3];
+        foot_position(p, d, f, pos);
+        *o++ = static_cast<float>(flat_clearance(pos[2]));
+      }
+      for (int f = 0; f < kFeet; ++f) *o++ = st[L.air_time + f];
+      for (int f = 0; f < kFeet; ++f) *o++ = found[f] > 0 ? 1.0f : 0.0f;
+      for (int k = 0; k < 3 * kFeet; ++k) *o++ = static_cast<float>(signed_log1p(force[k]));
+    }
+  }
+};
+
+template <class Robot>
+void VelocityTask<Robot>::prepare(Params& p, const physics::Model<double>& m) {
+  const std::string id = kId;
+  auto fail = [&](const std::string& what) { throw std::invalid_argument(id + ": " + what); };
+  auto index_of = [&](const std::vector<std::string>& names, const std::string& name,
+                      const char* kind) {
+    for (size_t k = 0; k < names.size(); ++k)
+      if (names[k] == name) return static_cast<int>(k);
+    fail(std::string("the model has no ") + kind + " '" + name + "'");
+    return -1;
+  };
+  if (m.njnt < 1 || m.jnt_type[0] != 0 || m.jnt_qposadr[0] != 0)
+    fail("the robot's root must be a free joint first in the model");
+  if (m.nu > kMaxJoints) fail("more than " + std::to_string(kMaxJoints) + " actuators");
+  if (m.ngeom > kMaxGeoms) fail("more than " + std::to_string(kMaxGeoms) + " geoms");
+  p.physics_dt = m.timestep;
+  p.root_body = m.jnt_bodyid[0];
+  p.upright_body = locomotion::body_id(m, id, Robot::kUprightBody);
+  p.terrain_body = locomotion::body_id(m, id, Robot::kTerrainBody);
+  p.joints = m.nu;
+  for (int u = 0; u < m.nu; ++u) {
+    if (m.actuator_trntype[u] != 0) fail("actuator " + m.actuator_names[u] + " is not a joint's");
+    const int j = m.actuator_trnid[u];
+    p.qadr[u] = m.jnt_qposadr[j];
+    p.dadr[u] = m.jnt_dofadr[j];
+    p.q0[u] = static_cast<float>(m.qpos_init[p.qadr[u]]);
+    const double kp = m.actuator_gainprm[u * 3 + 0];
+    const double effort = m.actuator_forcerange[2 * u + 1];
+    if (!(kp > 0) || !(effort > 0)) fail("actuator " + m.actuator_names[u] +
+                                         " is not a position actuator with a force range");
+    p.scale[u] = static_cast<float>(0.25 * effort / kp);  // mjlab's 0.25 * effort / stiffness
+    const double lo = m.jnt_range[2 * j], hi = m.jnt_range[2 * j + 1];
+    const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo) * 0.9;
+    p.soft_lo[u] = static_cast<float>(mid - half);
+    p.soft_hi[u] = static_cast<float>(mid + half);
+    bool matched = false;
+    for (const PostureStd& s : Robot::kPosture) {
+      if (!std::regex_match(m.joint_names[j], std::regex(s.regex))) continue;
+      p.std_standing[u] = s.standing;
+      p.std_walking[u] = s.walking;
+      p.std_running[u] = s.running;
+      matched = true;
+      break;
+    }
+    if (!matched) fail("joint " + m.joint_names[j] + " has no posture std");
+  }
+  const int imu = index_of(m.site_names, Robot::kImuSite, "site");
+  for (int s = 0; s < m.nsensor; ++s) {
+    if (m.sensor_objid[s] != imu) continue;
+    if (m.sensor_type[s] == physics::kSensVelocimeter) p.imu_lin_adr = m.sensor_adr[s];
+    if (m.sensor_type[s] == physics::kSensGyro) p.imu_ang_adr = m.sensor_adr[s];
+  }
+  if (p.imu_lin_adr < 0 || p.imu_ang_adr < 0)
+    fail(std::string("the model has no velocimeter and gyro at site '") + Robot::kImuSite + "'");
+  for (int g = 0; g < kMaxGeoms; ++g) p.geom_foot[g] = -1;
+  for (int f = 0; f < kFeet; ++f) {
+    const int s = index_of(m.site_names, Robot::kFootSites[f], "site");
+    p.foot_site[f] = s;
+    p.foot_body[f] = m.site_bodyid[s];
+    for (int k = 0; k < 3; ++k) p.foot_site_pos[f][k] = static_cast<float>(m.site_pos[3 * s + k]);
+    bool any = false;
+    const std::regex geoms(Robot::kFootGeoms[f]);
+    for (int g = 0; g < m.ngeom; ++g)
+      if (std::regex_match(m.geom_names[g], geoms)) {
+        p.geom_foot[g] = static_cast<int8_t>(f);
+        any = true;
+      }
+    if (!any) fail(std::string("no geom matches foot ") + Robot::kFootGeoms[f]);
+  }
+  p.layout.set(p.joints, kFeet);
+  for (int k = 0; k < 2; ++k) {
+    p.twist.lin_vel_x[k] = p.lin_vel_x[k];
+    p.twist.lin_vel_y[k] = p.lin_vel_y[k];
+    p.twist.ang_vel_z[k] = p.ang_vel_z[k];
+  }
+}
+
+template <class Robot>
+std::string VelocityTask<Robot>::default_randomize() {
+  const std::string path = robots_dir() + "/" + Robot::kRandomizeFile;
+  std::ifstream in(path);
+  if (!in)
+    throw std::invalid_argument(std::string(kId) + ": cannot read its randomization '" + path +
+                                "' (set MYRIAD_ROBOTS_DIR to the folder holding envs/robots)");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  // The robot's startup terms, and mjlab's push_robot.
+  const size_t close = text.rfind('}');
+  if (close == std::string::npos) throw std::invalid_argument(std::string(kId) + ": " + path +
+                                                              " is not a JSON object");
+  text.insert(close,
+              ", \"push_robot\": {\"field\": \"root_velocity\", \"mode\": \"interval\", "
+              "\"interval\": [1.0, 3.0], \"operation\": \"add\", \"range\": {\"0\": [-0.5, 0.5], "
+              "\"1\": [-0.5, 0.5], \"2\": [-0.4, 0.4], \"3\": [-0.52, 0.52], \"4\": [-0.52, "
+              "0.52], \"5\": [-0.78, 0.78]}}");
+  return text;
+}
+
+using Go1VelocityFlat = VelocityTask<Go1Flat>;
+
+}  // namespace myriad::envs::legged

@@ -1,0 +1,140 @@
+// The framework's per-env kernels for task envs: physics envs that keep state of their own
+// besides the physics (a command, timers, the last action, encoder biases) and read the physics
+// between substeps, as mjlab's manager-based envs do (envs/legged/velocity_task.h). An env is a
+// task env when it declares kTask; it writes, for one env:
+//
+//   start(params, sim, i, model, data, task)               => qpos, qvel, the task's state of a
+//                                                              new episode (before mj_forward)
+//   control(params, model, task, action, ctrl)             => ctrl for the step's substeps
+//   substep(params, sim, i, model, data, task)             => after every physics substep
+//   after_step(params, sim, i, model, data, action, task, reward, terminated, info)
+//   advance(params, model, data, task)                     => after mj_forward, for an env that
+//                                                              goes on (the command's timers)
+//   observe(params, sim, i, model, data, task, obs)        => after mj_forward
+//
+// and these kernels wrap them with the substeps, a forward pass before every observation (as
+// mjlab's step runs one), the push, auto-reset, final_obs, truncation, the divergence cut and
+// the episode statistics. Task envs run the CPU's fused launch (an env step per env in one pass)
+// on the engine or libmujoco; the staged launches and CUDA refuse them (not yet).
+//
+// TaskRow keys a task's random streams: (seed, env, episode, stream) per episode, and
+// (seed, env, kStartupEpisode, stream) for what is drawn once per seed (an encoder's bias).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "envs/physics_kernels.h"
+
+namespace myriad::envs {
+
+// Whether Env is a task env (declares kTask).
+template <class Env, class = void>
+struct is_task_env : std::false_type {};
+template <class Env>
+struct is_task_env<Env, std::void_t<decltype(Env::kTask)>> : std::bool_constant<Env::kTask> {};
+template <class Env>
+constexpr bool is_task_env_v = is_task_env<Env>::value;
+
+// Env i's task state and the keys of its random streams; t the steps taken in its episode.
+struct TaskRow {
+  float* state;
+  uint64_t seed;
+  uint32_t env;
+  uint32_t episode;
+  int32_t t;
+  static constexpr uint32_t kStartupEpisode = 0xFFFFFFFFu;
+  MYRIAD_HD Rng rng(uint32_t stream) const { return Rng(seed, env, episode, stream); }
+  MYRIAD_HD Rng startup_rng(uint32_t stream) const {
+    return Rng(seed, env, kStartupEpisode, stream);
+  }
+};
+
+MYRIAD_HD TaskRow task_row(const PhysicsFrame& f, int64_t i) {
+  return TaskRow{f.task + i * f.task_dim, f.seed, static_cast<uint32_t>(i),
+                 static_cast<uint32_t>(f.episode[i]), f.elapsed[i]};
+}
+
+// A new episode in env i: the sim's reset state, the env's start (qpos, qvel, its state) from the
+// (seed, env, episode) streams, mj_forward, the first observation.
+template <class Env, class Sim>
+MYRIAD_HD void task_start_episode(const PhysicsView<Env, Sim>& v, int64_t i) {
+  const auto m = v.sim.model_of(i);
+  auto d = v.sim.env(i);
+  v.sim.clear(d, i);
+  v.f.elapsed[i] = 0;
+  v.f.running_return[i] = 0.0f;
+  const TaskRow task = task_row(v.f, i);
+  Env::start(v.params, v.sim, i, m, d, task);
+  v.sim.forward(d, i);
+  Env::observe(v.params, v.sim, i, m, d, task, v.f.obs + i * v.f.obs_dim);
+}
+
+// One env step of env i: ctrl, the substeps (each followed by the env's substep), the reward and
+// termination on the state the last substep left (its kinematics one substep stale, as mjlab's),
+// the interval push, then mj_forward and the observation; where the episode ended, the final
+// observation (of the terminal state, after its own forward pass) and a new episode. A diverged
+// state is never observed or rewarded: the episode is cut (truncated, reward 0, counted) and
+// final_obs keeps the last sane observation.
+template <class Env, class Sim>
+MYRIAD_HD void task_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
+  const auto m = v.sim.model_of(i);
+  const PhysicsFrame& f = v.f;
+  auto d = v.sim.env(i);
+  const float* action = f.action + i * f.action_dim;
+  TaskRow task = task_row(f, i);
+  Env::control(v.params, m, task, action, d.ctrl);
+  for (int s = 0; s < f.frame_skip; ++s) {
+    v.sim.step(d, i);
+    Env::substep(v.params, v.sim, i, m, d, task);
+  }
+  const bool sim_ok = v.sim.after_steps(d, i);
+  float reward = 0.0f;
+  bool terminated = false;
+  Env::after_step(v.params, v.sim, i, m, d, action, task, reward, terminated,
+                  InfoRow{f.info + i, f.n});
+  const bool finite = sim_ok && physics_state_ok(m, d) && is_finite(reward);
+  reward = finite ? reward : 0.0f;
+  terminated = terminated && finite;
+  const int32_t t = f.elapsed[i] + 1;
+  const bool truncated = t >= f.max_steps || !finite;
+  f.reward[i] = reward;
+  f.terminated[i] = terminated;
+  f.truncated[i] = truncated;
+  f.diverged[i] += finite ? 0 : 1;
+  f.elapsed[i] = t;
+  f.running_return[i] += reward;
+  task.t = t;
+  float* obs = f.obs + i * f.obs_dim;
+  const bool ended = terminated || truncated;
+  uint32_t k = 0;
+  if (f.push.enabled && !ended && physics_push_fires(f, i, t, &k)) physics_push(f, d, i, k);
+  if (finite) {
+    v.sim.forward(d, i);
+    if (!ended) Env::advance(v.params, m, d, task);
+    Env::observe(v.params, v.sim, i, m, d, task, obs);
+  }
+  if (ended) {
+    float* final_obs = f.final_obs + i * f.obs_dim;
+    for (int o = 0; o < f.obs_dim; ++o) final_obs[o] = obs[o];
+    f.episode_return[i] = f.running_return[i];
+    f.episode_length[i] = t;
+    f.episode[i] += 1;
+    task_start_episode(v, i);
+  }
+}
+
+// set_state for task envs: the rows written (physics_write_state_row), mj_forward and the
+// observation; the task's state stays as it was.
+template <class Env, class Sim>
+MYRIAD_HD void task_write_state_one(const PhysicsView<Env, Sim>& v, const double* state,
+                                    const int64_t* ids, int64_t r) {
+  physics_write_state_row(v, state, ids, r);
+  const int64_t i = ids[r];
+  auto d = v.sim.env(i);
+  v.sim.forward(d, i);
+  Env::observe(v.params, v.sim, i, v.sim.model_of(i), d, task_row(v.f, i),
+               v.f.obs + i * v.f.obs_dim);
+}
+
+}  // namespace myriad::envs
