@@ -42,6 +42,10 @@ void collect_rollout(const CollectInputs& in) {
   for (size_t k = 0; k < in.teams.size(); ++k)
     if (in.teams[k].fused && in.teams[k].policy) sampler[k].emplace(*in.teams[k].policy);
   std::vector<double>& step_seconds = in.teams.front().rollout->step_seconds;
+  torch::Tensor info_sum;  // [K, N] float64: the logged info keys summed over the steps
+  if (in.info_means && !in.info_keys.empty())
+    info_sum = torch::zeros({static_cast<int64_t>(in.info_keys.size()), n},
+                            buf.reward.options().dtype(torch::kFloat64));
   for (int64_t t = 0; t < T; ++t) {
     step_seconds[t] = run_seconds();
     for (size_t k = 0; k < in.teams.size(); ++k) {
@@ -67,6 +71,11 @@ void collect_rollout(const CollectInputs& in) {
       c.team->put_actions(c.to_env(s.actions), env_actions);
     }
     in.env->step(env_actions);
+    if (info_sum.defined()) {
+      std::vector<torch::Tensor> values;
+      for (const std::string& k : in.info_keys) values.push_back(buf.info.at(k));
+      info_sum.add_(torch::stack(values));
+    }
     for (const TeamCollect& c : in.teams) {
       Rollout::Step& s = c.rollout->step[t];
       const Team& team = *c.team;
@@ -80,10 +89,21 @@ void collect_rollout(const CollectInputs& in) {
     }
   }
   step_seconds[T] = run_seconds();
+  if (info_sum.defined()) *in.info_means = info_sum.sum(1) / static_cast<double>(T * n);
   for (const TeamCollect& c : in.teams) {
     if (c.policy) c.obs_norm.apply(c.team->input(buf.obs), c.rollout->next_obs);
     if (&c != &in.teams.front()) c.rollout->step_seconds = step_seconds;
   }
+}
+
+std::vector<std::string> logged_info_keys(const BatchEnv& env) {
+  std::vector<std::string> keys;
+  if (env.spec().multi_agent()) return keys;
+  for (const auto& [name, value] : env.buffers().info) {
+    const bool named = name.rfind("reward_", 0) == 0 || name.rfind("error_", 0) == 0;
+    if (named && value.dim() == 1 && value.size(0) == env.num_envs()) keys.push_back(name);
+  }
+  return keys;
 }
 
 }  // namespace myriad::learner

@@ -5,6 +5,8 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include "learner/normalizer.h"
 #include "learner/policy.h"
@@ -47,7 +49,15 @@ struct CollectInputs {
   torch::Generator* gen = nullptr;  // of the env's device
   std::chrono::steady_clock::time_point clock_start;
   double seconds_before = 0;  // wall seconds of earlier sessions (resume)
+  // The env's info keys to average over the rollout (per-term rewards, tracking errors), and
+  // where: [K] float64 on the env's device, the mean per env step (unset: none).
+  std::vector<std::string> info_keys;
+  torch::Tensor* info_means = nullptr;
 };
+
+// The env's info keys the trainer logs: single-agent values per env ([N]) named reward_* or
+// error_* (a task's reward terms and tracking errors, a locomotion env's reward parts).
+std::vector<std::string> logged_info_keys(const BatchEnv& env);
 
 // (policies, env's current obs) => each team's rollout.{obs, raw_obs, actions, logprobs,
 // values, rewards, terminated, truncated, final_obs, episode_returns, episode_lengths,

@@ -331,7 +331,7 @@ std::vector<Field> fields(TrainConfig& c) {
       number("ppo.obs_clip", &c.ppo.obs_clip, positive()),
       number("ppo.reward_clip", &c.ppo.reward_clip, positive()),
       int_list("ppo.hidden_sizes", &c.ppo.hidden_sizes),
-      text("ppo.activation", &c.ppo.activation, {"tanh", "relu"}),
+      text("ppo.activation", &c.ppo.activation, {"tanh", "relu", "elu"}),
       number("ppo.init_log_std", &c.ppo.init_log_std),
       flag("agents.agent_id", &c.agents.agent_id),
       flag("agents.central_value", &c.agents.central_value),

@@ -46,7 +46,7 @@ struct PpoConfig {
   double obs_clip = 10.0;
   double reward_clip = 10.0;  // normalize_reward: scaled rewards clipped to +-reward_clip
   std::vector<int64_t> hidden_sizes = {64, 64};
-  std::string activation = "tanh";  // tanh or relu
+  std::string activation = "tanh";  // tanh, relu or elu
   double init_log_std = 0.0;        // continuous actions: initial log standard deviation
 };
 

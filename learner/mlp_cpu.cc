@@ -1,6 +1,7 @@
 #include "learner/mlp_cpu.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -100,14 +101,17 @@ MYRIAD_CPU_CLONES void dense_backward_params(const float* __restrict x, int64_t 
 }
 
 // dx[r, :] = sum_j dy[r, j] w[j, :], j in order; then through the activation whose output was
-// y: tanh (1 - y^2) or relu (y > 0).
+// y: tanh (1 - y^2), relu (y > 0) or elu (1 where y > 0, else y + 1 = exp(x)).
 MYRIAD_CPU_CLONES void dense_backward_input(const float* __restrict dy, const float* __restrict w,
                                             const float* __restrict y, float* __restrict dx,
-                                            int64_t rows, int64_t in, int64_t out, bool relu) {
+                                            int64_t rows, int64_t in, int64_t out,
+                                            Activation activation) {
   std::fill(dx, dx + rows * in, 0.0f);
   gemm_accumulate(rows, in, out, dy, out, 1, w, in, dx, in);
-  if (relu) {
+  if (activation == Activation::kRelu) {
     for (int64_t i = 0; i < rows * in; ++i) dx[i] = y[i] > 0.0f ? dx[i] : 0.0f;
+  } else if (activation == Activation::kElu) {
+    for (int64_t i = 0; i < rows * in; ++i) dx[i] = y[i] > 0.0f ? dx[i] : dx[i] * (y[i] + 1.0f);
   } else {
     for (int64_t i = 0; i < rows * in; ++i) dx[i] *= 1.0f - y[i] * y[i];
   }
@@ -137,6 +141,11 @@ MYRIAD_CPU_CLONES void tanh_loop(float* __restrict x, int64_t n) {
 
 MYRIAD_CPU_CLONES void relu_loop(float* __restrict x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+// ELU with alpha 1 (torch.nn.ELU's default): x, or exp(x) - 1 below 0.
+void elu_loop(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : std::expm1(x[i]);
 }
 
 }  // namespace detail
@@ -172,6 +181,8 @@ const float* MlpCpu::forward(const float* x, int64_t x_stride, int64_t rows) {
     if (l + 1 < layers_.size()) {
       if (activation_ == Activation::kTanh) {
         detail::tanh_loop(y.data(), rows * L.out);
+      } else if (activation_ == Activation::kElu) {
+        detail::elu_loop(y.data(), rows * L.out);
       } else {
         detail::relu_loop(y.data(), rows * L.out);
       }
@@ -195,7 +206,7 @@ void MlpCpu::backward(const float* d_y) {
     if (l == 0) break;
     d_next_.resize(static_cast<size_t>(rows_ * L.in));
     detail::dense_backward_input(d, L.weight, y_[l - 1].data(), d_next_.data(), rows_, L.in, L.out,
-                                 activation_ == Activation::kRelu);
+                                 activation_);
     std::swap(d_, d_next_);
     d = d_.data();
   }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace myriad::learner {
@@ -24,7 +25,11 @@ struct DenseLayerRef {
   int64_t in = 0, out = 0;
 };
 
-enum class Activation { kTanh, kRelu };
+enum class Activation { kTanh, kRelu, kElu };
+// The activation a config names ("tanh", "relu" or "elu").
+inline Activation activation_of(const std::string& name) {
+  return name == "relu" ? Activation::kRelu : name == "elu" ? Activation::kElu : Activation::kTanh;
+}
 
 // tanh(x) for n floats in place: 1 - 2 / (exp(2x) + 1), with exp from a degree-6 polynomial
 // after range reduction; within 2e-7 of tanh absolutely.

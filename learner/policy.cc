@@ -25,6 +25,8 @@ torch::nn::Sequential mlp(int64_t in, const std::vector<int64_t>& hidden, int64_
     net->push_back(layers->back());
     if (activation == "relu") {
       net->push_back(torch::nn::ReLU());
+    } else if (activation == "elu") {
+      net->push_back(torch::nn::ELU());
     } else {
       net->push_back(FastTanh());
     }

@@ -23,7 +23,7 @@ DenseLayerRef layer_ref(const torch::nn::Linear& l) {
 MlpCpu mlp_ref(const std::vector<torch::nn::Linear>& layers, const std::string& activation) {
   std::vector<DenseLayerRef> refs;
   for (const auto& l : layers) refs.push_back(layer_ref(l));
-  return MlpCpu(std::move(refs), activation == "relu" ? Activation::kRelu : Activation::kTanh);
+  return MlpCpu(std::move(refs), activation_of(activation));
 }
 
 bool usable(const torch::Tensor& t) {

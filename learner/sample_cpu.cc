@@ -21,7 +21,7 @@ MlpCpu forward_only(const std::vector<torch::nn::Linear>& layers, const std::str
     r.in = l->weight.size(1);
     refs.push_back(r);
   }
-  return MlpCpu(std::move(refs), activation == "relu" ? Activation::kRelu : Activation::kTanh);
+  return MlpCpu(std::move(refs), activation_of(activation));
 }
 
 bool cpu_float(const torch::Tensor& t) {

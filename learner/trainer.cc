@@ -158,6 +158,9 @@ UpdateStats Trainer::update() {
 
   // Collect: (policies, env) => rollouts, under observation statistics frozen for the rollout.
   CollectInputs collect{{}, env_.get(), &gen_, start_, elapsed_before_};
+  torch::Tensor info_means;
+  collect.info_keys = logged_info_keys(*env_);
+  collect.info_means = &info_means;
   std::vector<Standardizer> obs_norm;
   for (TeamLearner& l : teams_) {
     obs_norm.push_back(c.normalize_obs && l.team.learns
@@ -227,6 +230,7 @@ UpdateStats Trainer::update() {
       torch::stack({solved_step.to(torch::kFloat64), first.optimizer.lr().to(torch::kFloat64),
                     finite, draws_.mean_return()})
           .to(f64));
+  if (info_means.defined()) parts.push_back(info_means.to(f64));
   torch::Tensor merged = torch::cat(parts);
   // Data-parallel: the means over ranks (losses, episode windows), the same on every rank, so
   // every rank decides alike (stop when solved, non-finite) and rank 0 logs the job's figures.
@@ -259,6 +263,8 @@ UpdateStats Trainer::update() {
   if (!solved_seconds_ && solved_at < T)
     solved_seconds_ = teams_.front().rollout.step_seconds[solved_at + 1];
   s.lr = tail[1];
+  for (size_t k = 0; k < collect.info_keys.size() && info_means.defined(); ++k)
+    s.env_info[collect.info_keys[k]] = tail[4 + k];
   if (env_->spec().decides_winner) s.draw_rate = tail[3];
   if (comm_) {
     const Comm::Traffic& now = comm_->traffic();
@@ -307,6 +313,7 @@ std::map<std::string, double> update_scalars(const UpdateStats& s, double sps, d
     }
     if (std::isfinite(s.draw_rate)) m["charts/draw_rate"] = s.draw_rate;
   }
+  for (const auto& [key, value] : s.env_info) m["env/" + key] = value;
   return m;
 }
 

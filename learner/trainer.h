@@ -53,6 +53,9 @@ struct UpdateStats : PpoLosses {
   double episode_return = NAN, episode_length = NAN;  // means over the last 100 episodes
   std::vector<TeamStats> teams;                       // multi-agent envs only
   double draw_rate = NAN;                             // envs that decide winners
+  // The env's reward_* and error_* info keys, each's mean per env step over the update's rollout
+  // (learner/collect.h: a task's reward terms, its tracking errors).
+  std::map<std::string, double> env_info;
   // Host wall seconds of the parts (on CUDA: time to launch, until the read at the end waits).
   double collect_seconds = 0, advantages_seconds = 0, ppo_seconds = 0, read_seconds = 0;
   // Data-parallel jobs: this update's collectives (learner/distributed.h): calls, payload

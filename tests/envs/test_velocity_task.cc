@@ -1,0 +1,481 @@
+// Go1-Velocity-Flat-v0 (envs/legged/velocity_task.h) through the env framework
+// (envs/physics_task_kernels.h, envs/physics_batch_env.h): the engine against libmujoco, thread
+// counts, the [actor | critic] observation layout and its noise, the reward as the sum of its
+// logged terms, the command kinds and ranges, the reset pose, the rollout state, standing still,
+// the fell-over termination, and the options refused.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "myriad/batch_env.h"
+#include "myriad/device.h"
+#include "myriad/registry.h"
+
+namespace myriad::envs {
+namespace {
+
+constexpr const char* kId = "Go1-Velocity-Flat-v0";
+constexpr int kJoints = 12;
+constexpr int kActorDim = 48, kObsDim = 120;
+// The columns of the actor's group; the critic's same terms lie kActorDim further on.
+constexpr int kLinVel = 0, kAngVel = 3, kGravity = 6, kJointPos = 9, kJointVel = 21,
+              kLastAction = 33, kCommand = 45;
+// The critic's own terms.
+constexpr int kFootHeight = 96, kAirTime = 100, kContact = 104, kForces = 108;
+// get_state: time, qpos [19] (root x y z, quaternion w x y z, 12 joints), qvel [18].
+constexpr int kNq = 19, kNv = 18, kStateWidth = 1 + kNq + kNv;
+constexpr double kStepDt = 0.02;
+
+const char* kTerms[] = {
+    "track_linear_velocity", "track_angular_velocity", "upright",        "pose",
+    "body_ang_vel",          "dof_pos_limits",         "action_rate_l2", "air_time",
+    "foot_clearance",        "foot_swing_height",      "foot_slip",      "soft_landing"};
+
+std::unique_ptr<BatchEnv> go1(int64_t n, uint64_t seed, const EnvOptions& options = {},
+                              const EnvTextOptions& text = {}) {
+  return make(kId, n, Device::kCpu, seed, options, text);
+}
+
+at::Tensor cols(const at::Tensor& obs, int start, int width) { return obs.narrow(1, start, width); }
+at::Tensor actor(const at::Tensor& obs, int start, int width) { return cols(obs, start, width); }
+at::Tensor critic(const at::Tensor& obs, int start, int width) {
+  return cols(obs, kActorDim + start, width);
+}
+
+// Uniform actions in [-scale, scale].
+at::Tensor random_actions(at::Generator& gen, int64_t n, double scale) {
+  return (at::rand({n, kJoints}, gen) * 2 - 1) * scale;
+}
+
+double max_abs(const at::Tensor& t) { return t.abs().max().item<double>(); }
+
+// Restores the CPU thread count a test changed.
+struct ThreadsGuard {
+  int saved = cpu_threads();
+  ~ThreadsGuard() { set_cpu_threads(saved); }
+};
+
+// Proves the task's hooks give the same observations, rewards and episode ends on the engine
+// (float64) as on libmujoco, with the default randomization (per-env models and pushes).
+TEST(VelocityTask, EngineAgreesWithLibmujoco) {
+  const int64_t n = 4;
+  auto ours = go1(n, 7, {{"precision", 64}});
+  auto ref = go1(n, 7, {}, {{"physics", "mujoco"}});
+  ASSERT_EQ(ours->spec().observation_space.flat_size(), kObsDim);
+  ASSERT_EQ(ours->spec().actor_obs_dim, kActorDim);
+  ASSERT_EQ(ref->spec().actor_obs_dim, kActorDim);
+  EXPECT_LT(max_abs(ours->buffers().obs - ref->buffers().obs), 1e-4);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
+  double worst_obs = 0, worst_reward = 0, contacts = 0;
+  for (int t = 0; t < 60; ++t) {
+    const at::Tensor a = random_actions(gen, n, 0.3);
+    ours->step(a);
+    ref->step(a);
+    const StepBuffers& b = ours->buffers();
+    const StepBuffers& r = ref->buffers();
+    worst_obs = std::max(worst_obs, max_abs(b.obs - r.obs));
+    worst_reward = std::max(worst_reward, max_abs(b.reward - r.reward));
+    EXPECT_TRUE(at::equal(b.terminated, r.terminated)) << "step " << t;
+    EXPECT_TRUE(at::equal(b.truncated, r.truncated)) << "step " << t;
+    for (const char* term : kTerms) {
+      const std::string key = std::string("reward_") + term;
+      EXPECT_LT(max_abs(b.info.at(key) - r.info.at(key)), 1e-5) << key << " step " << t;
+    }
+    contacts += critic(b.obs, kContact - kActorDim, 4).sum().item<double>();
+  }
+  EXPECT_LT(worst_obs, 1e-4);
+  EXPECT_LT(worst_reward, 1e-5);
+  // The physics under the task agree far closer (float64 on both).
+  EXPECT_LT(max_abs(ours->get_state() - ref->get_state()), 1e-9);
+  EXPECT_GT(contacts, 0) << "the feet never touched the ground: the comparison is vacuous";
+}
+
+// Proves the float32 engine's task rollout is bitwise independent of the CPU thread count, and
+// that the seed matters.
+TEST(VelocityTask, BitwiseTheSameOnOneAndTwoThreads) {
+  ThreadsGuard guard;
+  const int64_t n = 6;
+  auto run = [&](int threads, uint64_t seed, at::Tensor& obs_log, at::Tensor& state) {
+    set_cpu_threads(threads);
+    auto env = go1(n, seed, {{"precision", 32}});
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
+    std::vector<at::Tensor> log{env->buffers().obs.clone()};
+    for (int t = 0; t < 60; ++t) {
+      env->step(random_actions(gen, n, 0.3));
+      log.push_back(env->buffers().obs.clone());
+      log.push_back(env->buffers().reward.clone().unsqueeze(1));
+    }
+    obs_log = at::cat(log, 1);
+    state = env->get_state();
+  };
+  at::Tensor obs1, state1, obs2, state2, obs3, state3;
+  run(1, 21, obs1, state1);
+  run(2, 21, obs2, state2);
+  EXPECT_TRUE(at::equal(obs1, obs2));
+  EXPECT_TRUE(at::equal(state1, state2));
+  run(2, 22, obs3, state3);
+  EXPECT_FALSE(at::equal(obs1, obs3));
+  EXPECT_FALSE(at::equal(state1, state3));
+}
+
+// Proves the observation row's layout: the actor's joint positions carry the env's encoder bias
+// (drawn once per seed and env), the critic's terms are the actor's without noise or bias, and
+// corrupt_observations adds mjlab's noise only within its bounds.
+TEST(VelocityTask, ObservationLayoutBiasAndNoise) {
+  const int64_t n = 4;
+  const uint64_t seed = 3;
+  auto clean = go1(n, seed, {{"corrupt_observations", 0}});
+  auto noisy = go1(n, seed, {{"corrupt_observations", 1}});
+  const at::Tensor bias = (actor(clean->buffers().obs, kJointPos, kJoints) -
+                           critic(clean->buffers().obs, kJointPos, kJoints))
+                              .clone();
+  EXPECT_LE(max_abs(bias), 0.015 + 1e-6);
+  EXPECT_GT(max_abs(bias), 0.0) << "no encoder bias";
+  EXPECT_GT(max_abs(bias[0] - bias[1]), 1e-4) << "envs 0 and 1 share their bias";
+  const double tol = 2e-6;  // float32 rounding of q + bias - q0 against q - q0
+  auto check_clean = [&](const at::Tensor& obs, const std::string& where) {
+    EXPECT_LT(max_abs(actor(obs, kJointPos, kJoints) - critic(obs, kJointPos, kJoints) - bias), tol)
+        << where;
+    // Every other actor term is the critic's, to the bit.
+    EXPECT_TRUE(at::equal(actor(obs, 0, kJointPos), critic(obs, 0, kJointPos))) << where;
+    EXPECT_TRUE(at::equal(actor(obs, kJointVel, kActorDim - kJointVel),
+                          critic(obs, kJointVel, kActorDim - kJointVel)))
+        << where;
+  };
+  check_clean(clean->buffers().obs, "reset");
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  double lin = 0, ang = 0, grav = 0, jpos = 0, jvel = 0;
+  for (int t = 0; t < 40; ++t) {
+    const at::Tensor a = random_actions(gen, n, 0.3);
+    clean->step(a);
+    noisy->step(a);
+    const at::Tensor obs = clean->buffers().obs;
+    check_clean(obs, "step " + std::to_string(t));
+    // The last action is the one just taken (where the episode goes on).
+    const at::Tensor going =
+        at::logical_not(at::logical_or(clean->buffers().terminated, clean->buffers().truncated));
+    for (int64_t i = 0; i < n; ++i)
+      if (going[i].item<bool>())
+        EXPECT_TRUE(at::equal(actor(obs, kLastAction, kJoints)[i], a[i])) << "step " << t;
+    // The noisy actor against its own (noise-free) critic.
+    const at::Tensor o = noisy->buffers().obs;
+    const double dl = max_abs(actor(o, kLinVel, 3) - critic(o, kLinVel, 3));
+    const double da = max_abs(actor(o, kAngVel, 3) - critic(o, kAngVel, 3));
+    const double dg = max_abs(actor(o, kGravity, 3) - critic(o, kGravity, 3));
+    const double dp = max_abs(actor(o, kJointPos, kJoints) - critic(o, kJointPos, kJoints) - bias);
+    const double dv = max_abs(actor(o, kJointVel, kJoints) - critic(o, kJointVel, kJoints));
+    EXPECT_LE(dl, 0.5 + 1e-5) << "step " << t;
+    EXPECT_LE(da, 0.2 + 1e-5) << "step " << t;
+    EXPECT_LE(dg, 0.05 + 1e-5) << "step " << t;
+    EXPECT_LE(dp, 0.01 + 1e-5) << "step " << t;
+    EXPECT_LE(dv, 1.5 + 1e-4) << "step " << t;
+    // The last action and the command carry no noise.
+    EXPECT_TRUE(at::equal(actor(o, kLastAction, 15), critic(o, kLastAction, 15))) << "step " << t;
+    lin = std::max(lin, dl);
+    ang = std::max(ang, da);
+    grav = std::max(grav, dg);
+    jpos = std::max(jpos, dp);
+    jvel = std::max(jvel, dv);
+  }
+  // The noise is there, and of about its size (uniform over the whole range).
+  EXPECT_GT(lin, 0.25);
+  EXPECT_GT(ang, 0.1);
+  EXPECT_GT(grav, 0.025);
+  EXPECT_GT(jpos, 0.005);
+  EXPECT_GT(jvel, 0.75);
+  // The bias is the seed's: the same after reset with it, on both envs.
+  clean->reset(seed);
+  check_clean(clean->buffers().obs, "reset(seed)");
+  noisy->reset(seed);
+  EXPECT_LE(max_abs(actor(noisy->buffers().obs, kJointPos, kJoints) -
+                    critic(noisy->buffers().obs, kJointPos, kJoints) - bias),
+            0.01 + 1e-5);
+  // Another seed draws other biases.
+  clean->reset(seed + 1);
+  const at::Tensor other = actor(clean->buffers().obs, kJointPos, kJoints) -
+                           critic(clean->buffers().obs, kJointPos, kJoints);
+  EXPECT_GT(max_abs(other - bias), 1e-4);
+  EXPECT_LE(max_abs(other), 0.015 + 1e-6);
+}
+
+at::Tensor reward_sum(const StepBuffers& b) {
+  at::Tensor sum = at::zeros_like(b.reward);
+  for (const char* term : kTerms) sum = sum + b.info.at(std::string("reward_") + term);
+  return sum;
+}
+
+// Proves the reward is the sum of the logged reward_* terms, and that a weight option reaches its
+// term.
+TEST(VelocityTask, RewardIsTheSumOfItsTermsAndWeightsApply) {
+  const int64_t n = 8;
+  auto env = go1(n, 13);
+  const auto& info = env->buffers().info;
+  for (const char* term : kTerms) EXPECT_TRUE(info.count(std::string("reward_") + term)) << term;
+  for (const char* key :
+       {"error_vel_xy", "error_vel_yaw", "command_vx", "command_vy", "command_wz"})
+    EXPECT_TRUE(info.count(key)) << key;
+  EXPECT_EQ(info.size(), 17u);
+  auto no_pose = go1(n, 13, {{"pose", 0}});
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(17);
+  double pose = 0, upright = 0;
+  for (int t = 0; t < 60; ++t) {
+    const at::Tensor a = random_actions(gen, n, 0.3);
+    env->step(a);
+    no_pose->step(a);
+    EXPECT_LT(max_abs(env->buffers().reward - reward_sum(env->buffers())), 1e-5) << "step " << t;
+    EXPECT_LT(max_abs(no_pose->buffers().reward - reward_sum(no_pose->buffers())), 1e-5)
+        << "step " << t;
+    EXPECT_EQ(max_abs(no_pose->buffers().info.at("reward_pose")), 0.0) << "step " << t;
+    pose = std::max(pose, max_abs(env->buffers().info.at("reward_pose")));
+    upright = std::max(upright, max_abs(no_pose->buffers().info.at("reward_upright")));
+  }
+  EXPECT_GT(pose, 0.0) << "reward_pose is 0 at the default weight too";
+  EXPECT_GT(upright, 0.0);
+}
+
+// Proves the command kinds at reset (standing envs all zero, forward envs vx = max(|vx|, 0.3)
+// with no lateral or turning command, standing winning) and that commands stay in their ranges.
+TEST(VelocityTask, CommandKindsAndRanges) {
+  const int64_t n = 256;
+  // Zero ranges: only forward envs that are not standing have a command, (0.3, 0, 0).
+  {
+    auto env = go1(
+        n, 31, {},
+        {{"lin_vel_x", "0,0"}, {"lin_vel_y", "0,0"}, {"ang_vel_z", "0,0"}, {"randomize", "{}"}});
+    const at::Tensor c = actor(env->buffers().obs, kCommand, 3);
+    int forward = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const float vx = c[i][0].item<float>(), vy = c[i][1].item<float>(),
+                  wz = c[i][2].item<float>();
+      EXPECT_EQ(vy, 0.0f) << "env " << i;
+      EXPECT_EQ(wz, 0.0f) << "env " << i;
+      EXPECT_TRUE(vx == 0.0f || vx == 0.3f) << "env " << i << " vx " << vx;
+      forward += vx == 0.3f;
+    }
+    const double share = forward / static_cast<double>(n);
+    EXPECT_GE(share, 0.08) << forward << " forward envs";
+    EXPECT_LE(share, 0.3) << forward << " forward envs";
+  }
+  // Ranges away from zero: only standing envs have an all-zero command.
+  {
+    auto env = go1(n, 32, {},
+                   {{"lin_vel_x", "0.5,1"},
+                    {"lin_vel_y", "0.2,0.4"},
+                    {"ang_vel_z", "0.1,0.3"},
+                    {"randomize", "{}"}});
+    const at::Tensor c = actor(env->buffers().obs, kCommand, 3);
+    int standing = 0, forward = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const float vx = c[i][0].item<float>(), vy = c[i][1].item<float>(),
+                  wz = c[i][2].item<float>();
+      if (vx == 0.0f && vy == 0.0f && wz == 0.0f) {
+        ++standing;
+        continue;
+      }
+      EXPECT_TRUE(vx >= 0.5f && vx <= 1.0f) << "env " << i << " vx " << vx;
+      EXPECT_TRUE(vy == 0.0f || (vy >= 0.2f && vy <= 0.4f)) << "env " << i << " vy " << vy;
+      // wz: 0 only for a forward env that is no heading env; else in the range.
+      EXPECT_TRUE((wz == 0.0f && vy == 0.0f) || (wz >= 0.1f && wz <= 0.3f))
+          << "env " << i << " wz " << wz;
+      forward += vy == 0.0f;
+    }
+    const double s = standing / static_cast<double>(n), f = forward / static_cast<double>(n);
+    EXPECT_GE(s, 0.04) << standing << " standing envs";
+    EXPECT_LE(s, 0.18) << standing << " standing envs";
+    EXPECT_GE(f, 0.08) << forward << " forward envs";  // 0.2 * 0.9 expected
+    EXPECT_LE(f, 0.3) << forward << " forward envs";
+  }
+  // A rollout (commands resampled every 3 to 8 s, heading envs steering every step): every
+  // command in its range, in the info (the step's) and the observation (the next step's).
+  {
+    const int64_t m = 32;
+    auto env =
+        go1(m, 33, {},
+            {{"lin_vel_x", "-0.6,0.8"}, {"lin_vel_y", "-0.4,0.3"}, {"ang_vel_z", "-0.3,0.7"}});
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(19);
+    auto in = [](const at::Tensor& x, double lo, double hi) {
+      return x.min().item<double>() >= lo - 1e-6 && x.max().item<double>() <= hi + 1e-6;
+    };
+    at::Tensor first = actor(env->buffers().obs, kCommand, 3).clone();
+    bool changed = false;
+    for (int t = 0; t < 200; ++t) {
+      env->step(random_actions(gen, m, 0.3));
+      const StepBuffers& b = env->buffers();
+      const at::Tensor c = actor(b.obs, kCommand, 3);
+      EXPECT_TRUE(in(c.select(1, 0), -0.6, 0.8)) << "vx, step " << t;
+      EXPECT_TRUE(in(c.select(1, 1), -0.4, 0.3)) << "vy, step " << t;
+      EXPECT_TRUE(in(c.select(1, 2), -0.3, 0.7)) << "wz, step " << t;
+      EXPECT_TRUE(in(b.info.at("command_vx"), -0.6, 0.8)) << "step " << t;
+      EXPECT_TRUE(in(b.info.at("command_vy"), -0.4, 0.3)) << "step " << t;
+      EXPECT_TRUE(in(b.info.at("command_wz"), -0.3, 0.7)) << "step " << t;
+      EXPECT_TRUE(at::equal(c, critic(b.obs, kCommand, 3)));
+      changed = changed || !at::equal(c.narrow(1, 0, 2), first.narrow(1, 0, 2));
+    }
+    EXPECT_TRUE(changed) << "no command was resampled in 4 s";
+  }
+}
+
+// Proves reset_base and reset_robot_joints: root x, y within +-0.5 m, z 0.01 to 0.05 m above the
+// keyframe's 0.278, a pure yaw, the joints at the default pose, at rest.
+TEST(VelocityTask, ResetPose) {
+  const int64_t n = 16;
+  auto env = go1(n, 41);
+  const double q0[kJoints] = {0.1, 0.9, -1.8, -0.1, 0.9, -1.8, 0.1, 0.9, -1.8, -0.1, 0.9, -1.8};
+  auto check = [&](const std::string& where) {
+    const at::Tensor s = env->get_state();
+    ASSERT_EQ(s.size(1), kStateWidth);
+    std::vector<double> yaws;
+    for (int64_t i = 0; i < n; ++i) {
+      const double x = s[i][1].item<double>(), y = s[i][2].item<double>(),
+                   z = s[i][3].item<double>();
+      EXPECT_TRUE(x >= -0.5 && x <= 0.5) << where << " env " << i << " x " << x;
+      EXPECT_TRUE(y >= -0.5 && y <= 0.5) << where << " env " << i << " y " << y;
+      EXPECT_TRUE(z >= 0.278 + 0.01 - 1e-6 && z <= 0.278 + 0.05 + 1e-6)
+          << where << " env " << i << " z " << z;
+      const double qw = s[i][4].item<double>(), qx = s[i][5].item<double>(),
+                   qy = s[i][6].item<double>(), qz = s[i][7].item<double>();
+      EXPECT_NEAR(qx, 0.0, 1e-9) << where << " env " << i;
+      EXPECT_NEAR(qy, 0.0, 1e-9) << where << " env " << i;
+      EXPECT_NEAR(qw * qw + qz * qz, 1.0, 1e-6) << where << " env " << i;
+      yaws.push_back(2 * std::atan2(qz, qw));
+      for (int j = 0; j < kJoints; ++j)
+        EXPECT_NEAR(s[i][8 + j].item<double>(), q0[j], 1e-6) << where << " env " << i;
+      EXPECT_EQ(max_abs(s[i].narrow(0, 1 + kNq, kNv)), 0.0) << where << " env " << i;
+    }
+    // The offsets are drawn: the envs differ in x and yaw.
+    EXPECT_GT(max_abs(s.select(1, 1) - s[0][1]), 0.05) << where;
+    double spread = 0;
+    for (double yaw : yaws) spread = std::max(spread, std::abs(yaw - yaws[0]));
+    EXPECT_GT(spread, 0.5) << where;
+  };
+  check("make");
+  env->reset(42);
+  check("reset(42)");
+  // And the first observation's joint terms: the critic's joint positions and velocities are 0.
+  EXPECT_LT(max_abs(critic(env->buffers().obs, kJointPos, kJoints)), 1e-6);
+  EXPECT_EQ(max_abs(critic(env->buffers().obs, kJointVel, kJoints)), 0.0);
+  EXPECT_EQ(max_abs(critic(env->buffers().obs, kLastAction, kJoints)), 0.0);
+}
+
+// Proves save_rollout_state / load_rollout_state continue the exact rollout (the task's state
+// included) and that a saved state without the task's part is refused.
+TEST(VelocityTask, RolloutStateContinuesBitwise) {
+  const int64_t n = 4;
+  auto env = go1(n, 51);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(23);
+  for (int t = 0; t < 20; ++t) env->step(random_actions(gen, n, 0.3));
+  const auto saved = env->save_rollout_state();
+  ASSERT_TRUE(saved.count("task"));
+  std::vector<at::Tensor> actions, obs, reward;
+  for (int t = 0; t < 20; ++t) {
+    actions.push_back(random_actions(gen, n, 0.3));
+    env->step(actions.back());
+    obs.push_back(env->buffers().obs.clone());
+    reward.push_back(env->buffers().reward.clone());
+  }
+  env->load_rollout_state(saved);
+  for (int t = 0; t < 20; ++t) {
+    env->step(actions[t]);
+    EXPECT_TRUE(at::equal(env->buffers().obs, obs[t])) << "step " << t;
+    EXPECT_TRUE(at::equal(env->buffers().reward, reward[t])) << "step " << t;
+  }
+  // Into a fresh env of another seed, too.
+  auto other = go1(n, 99);
+  other->load_rollout_state(saved);
+  for (int t = 0; t < 20; ++t) {
+    other->step(actions[t]);
+    EXPECT_TRUE(at::equal(other->buffers().obs, obs[t])) << "fresh env, step " << t;
+    EXPECT_TRUE(at::equal(other->buffers().reward, reward[t])) << "fresh env, step " << t;
+  }
+  auto no_task = saved;
+  no_task.erase("task");
+  EXPECT_THROW(env->load_rollout_state(no_task), std::invalid_argument);
+}
+
+// Proves the robot stands with zero actions and a zero command: no termination, the trunk at
+// standing height, upright rewarded nearly fully.
+TEST(VelocityTask, StandsStillWithZeroActions) {
+  const int64_t n = 4;
+  auto env =
+      go1(n, 61, {{"corrupt_observations", 0}},
+          {{"lin_vel_x", "0,0"}, {"lin_vel_y", "0,0"}, {"ang_vel_z", "0,0"}, {"randomize", "{}"}});
+  const at::Tensor zero = at::zeros({n, kJoints});
+  for (int t = 0; t < 150; ++t) {
+    env->step(zero);
+    const StepBuffers& b = env->buffers();
+    EXPECT_FALSE(b.terminated.any().item<bool>()) << "step " << t;
+    EXPECT_FALSE(b.truncated.any().item<bool>()) << "step " << t;
+    const at::Tensor z = env->get_state().select(1, 3);
+    EXPECT_GE(z.min().item<double>(), 0.2) << "step " << t;
+    EXPECT_LE(z.max().item<double>(), 0.4) << "step " << t;
+    if (t >= 50)
+      EXPECT_GT(b.info.at("reward_upright").min().item<double>(), 0.9 * 1.0 * kStepDt)
+          << "step " << t;
+  }
+  EXPECT_EQ(env->diverged_count(), 0);
+}
+
+// Proves fell_over terminates a robot rolled onto its side (90 degrees > 70) and only it, and
+// that the options fell_over=0 and fell_over_angle turn it off.
+TEST(VelocityTask, FallingOverTerminates) {
+  const int64_t n = 3;
+  auto rolled_step = [&](const EnvOptions& options) {
+    auto env = go1(n, 71, options, {{"randomize", "{}"}});
+    at::Tensor s = env->get_state();
+    const double h = std::sqrt(0.5);
+    s[0][3] = 0.35;
+    s[0][4] = h;  // (cos 45, sin 45, 0, 0): 90 degrees about x
+    s[0][5] = h;
+    s[0][6] = 0.0;
+    s[0][7] = 0.0;
+    env->set_state(s, at::Tensor());
+    env->step(at::zeros({n, kJoints}));
+    return env->buffers().terminated.clone();
+  };
+  const at::Tensor on = rolled_step({});
+  EXPECT_TRUE(on[0].item<bool>());
+  EXPECT_FALSE(on[1].item<bool>());
+  EXPECT_FALSE(on[2].item<bool>());
+  EXPECT_FALSE(rolled_step({{"fell_over", 0}}).any().item<bool>());
+  EXPECT_FALSE(rolled_step({{"fell_over_angle", 100}}).any().item<bool>());
+  EXPECT_TRUE(rolled_step({{"fell_over_angle", 60}})[0].item<bool>());
+}
+
+void expect_refused(const EnvOptions& options, const EnvTextOptions& text,
+                    const std::string& needle) {
+  try {
+    go1(2, 1, options, text);
+    ADD_FAILURE() << "accepted options expected to fail with: " << needle;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+        << "message: " << e.what() << "\nexpected to contain: " << needle;
+  }
+}
+
+// Proves bad options are refused with a message naming what is wrong.
+TEST(VelocityTask, BadOptionsAreRefused) {
+  expect_refused({}, {{"launch", "tiled"}}, "launch=tiled");
+  expect_refused({}, {{"launch", "staged"}}, "launch=staged");
+  expect_refused({}, {{"launch", "sideways"}}, "launch");
+  expect_refused({{"no_such_option", 1}}, {}, "no_such_option");
+  expect_refused({}, {{"no_such_range", "0,1"}}, "no_such_range");
+  expect_refused({{"lin_vel_x", 1}}, {}, "lin_vel_x");
+  expect_refused({}, {{"lin_vel_x", "1,-1"}}, "lin_vel_x");
+  expect_refused({{"corrupt_observations", 2}}, {}, "corrupt_observations");
+  expect_refused({{"fell_over_angle", -1}}, {}, "fell_over_angle");
+  expect_refused({}, {{"physics", "bullet"}}, "physics");
+  expect_refused({}, {{"randomize", R"({"f": {"field": "geom_friction", "range": [1.5, 0.3]}})"}},
+                 "randomize.f.range");
+  // launch=fused and auto are taken.
+  EXPECT_NO_THROW(go1(2, 1, {}, {{"launch", "fused"}}));
+  EXPECT_NO_THROW(go1(2, 1, {}, {{"launch", "auto"}}));
+}
+
+}  // namespace
+}  // namespace myriad::envs
