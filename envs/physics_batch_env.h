@@ -206,9 +206,9 @@ class PhysicsBatchEnv final : public BatchEnv {
         throw std::invalid_argument(spec_.id +
                                     " runs on the CPU for now (device=cpu); on CUDA: not yet");
       if (launch == "staged" || launch == "tiled")
-        throw std::invalid_argument(spec_.id + " runs launch=fused (or auto) on the CPU: its " +
-                                    "task reads the contacts between substeps; got launch=" +
-                                    launch);
+        throw std::invalid_argument(
+            spec_.id + " runs launch=fused (or auto) on the CPU: its " +
+            "task reads the contacts between substeps; got launch=" + launch);
       if (!names.count("keyframe")) names["keyframe"] = Env::keyframe();
     }
     if (!randomize.empty()) {
@@ -234,11 +234,11 @@ class PhysicsBatchEnv final : public BatchEnv {
     // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused), fused on the CPU
     // when the model differs per env.
     const bool staged = launch == "staged" || (launch == "auto" && device.is_cuda());
-    const PhysicsLaunch cpu_launch = launch == "fused" ||
-                                             (launch == "auto" && (!terms_.empty() || kTask))
-                                         ? PhysicsLaunch::kFused
-                                     : launch == "staged" ? PhysicsLaunch::kStaged
-                                                          : PhysicsLaunch::kTiled;
+    const PhysicsLaunch cpu_launch =
+        launch == "fused" || (launch == "auto" && (!terms_.empty() || kTask))
+            ? PhysicsLaunch::kFused
+        : launch == "staged" ? PhysicsLaunch::kStaged
+                             : PhysicsLaunch::kTiled;
     physics_ = physics;
     // The engine's import; load_mjcf(_text) also says, once, what the engine solves differently
     // (Humanoid asks for PGS: Newton), which concerns physics=myriad only.

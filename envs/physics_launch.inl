@@ -124,8 +124,8 @@ class SimRunner : public PhysicsRunner<Env> {
     } else {
       if constexpr (kFusedShapes) {
         if (!reset_launch_)
-          return parallel_for(device_, "physics_env.reset", f.n, PhysicsResetFused<View>{v},
-                              stream, 2);
+          return parallel_for(device_, "physics_env.reset", f.n, PhysicsResetFused<View>{v}, stream,
+                              2);
       }
       start_episodes(v, physics::EnvMask{}, stream);
     }

@@ -8,8 +8,8 @@
 //   control(params, model, task, action, ctrl)             => ctrl for the step's substeps
 //   substep(params, sim, i, model, data, task)             => after every physics substep
 //   after_step(params, sim, i, model, data, action, task, reward, terminated, info)
-//   advance(params, model, data, task)                     => after mj_forward, for an env that
-//                                                              goes on (the command's timers)
+//   advance(params, model, data, task)                     => after mj_forward (the command's
+//                                                              timers)
 //   observe(params, sim, i, model, data, task, obs)        => after mj_forward
 //
 // and these kernels wrap them with the substeps, a forward pass before every observation (as
@@ -109,9 +109,11 @@ MYRIAD_HD void task_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
   const bool ended = terminated || truncated;
   uint32_t k = 0;
   if (f.push.enabled && !ended && physics_push_fires(f, i, t, &k)) physics_push(f, d, i, k);
+  // An env that ended advances too, so that final_obs is the observation the step gives (what
+  // a truncated episode's value is bootstrapped from); its new episode starts over the state.
   if (finite) {
     v.sim.forward(d, i);
-    if (!ended) Env::advance(v.params, m, d, task);
+    Env::advance(v.params, m, d, task);
     Env::observe(v.params, v.sim, i, m, d, task, obs);
   }
   if (ended) {

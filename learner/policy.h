@@ -38,7 +38,8 @@ class ActorCriticImpl : public torch::nn::Module {
 
   bool discrete() const { return discrete_; }
   // The pieces learner/ppo_cpu.h computes with: each MLP's Linear layers in order, the hidden
-  // activation ("tanh", "relu" or "elu"), the actor's input width and the Gaussian's log-std ([1, A]).
+  // activation ("tanh", "relu" or "elu"), the actor's input width and the Gaussian's log-std ([1,
+  // A]).
   const std::vector<torch::nn::Linear>& actor_layers() const { return actor_layers_; }
   const std::vector<torch::nn::Linear>& critic_layers() const { return critic_layers_; }
   const std::string& activation() const { return activation_; }

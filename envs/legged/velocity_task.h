@@ -83,7 +83,7 @@ struct Go1Flat {
 
 // The per-env task state, float offsets into the task row (J joints, F feet).
 struct VelocityLayout {
-  static constexpr int kCommand = 0;  // vx, vy, wz, heading, heading env, standing env,
+  static constexpr int kCommand = 0;     // vx, vy, wz, heading, heading env, standing env,
   static constexpr int kCommandDim = 8;  // time to the next resample, resamples this episode
   int last_action = 0, bias = 0, air_time = 0, contact_time = 0, peak = 0, dim = 0;
   void set(int joints, int feet) {
@@ -145,8 +145,7 @@ struct VelocityTask {
     int qadr[kMaxJoints] = {}, dadr[kMaxJoints] = {};
     float q0[kMaxJoints] = {}, scale[kMaxJoints] = {};
     float soft_lo[kMaxJoints] = {}, soft_hi[kMaxJoints] = {};
-    float std_standing[kMaxJoints] = {}, std_walking[kMaxJoints] = {},
-          std_running[kMaxJoints] = {};
+    float std_standing[kMaxJoints] = {}, std_walking[kMaxJoints] = {}, std_running[kMaxJoints] = {};
     int foot_site[kMaxFeet] = {}, foot_body[kMaxFeet] = {};
     float foot_site_pos[kMaxFeet][3] = {};
     int8_t geom_foot[kMaxGeoms] = {};  // the foot a geom belongs to, -1 none
@@ -198,8 +197,8 @@ struct VelocityTask {
   static std::vector<InfoKey> info_keys(const Params&, const physics::Model<double>&) {
     std::vector<InfoKey> keys;
     for (const char* term : kTerms) keys.push_back({std::string("reward_") + term});
-    for (const char* k : {"error_vel_xy", "error_vel_yaw", "command_vx", "command_vy",
-                          "command_wz"})
+    for (const char* k :
+         {"error_vel_xy", "error_vel_yaw", "command_vx", "command_vy", "command_wz"})
       keys.push_back({k});
     return keys;
   }
@@ -213,14 +212,14 @@ struct VelocityTask {
   // The reward terms, in the info keys' order.
   static constexpr int kTermCount = 12;
   static constexpr const char* kTerms[kTermCount] = {
-      "track_linear_velocity", "track_angular_velocity", "upright", "pose", "body_ang_vel",
-      "dof_pos_limits", "action_rate_l2", "air_time", "foot_clearance", "foot_swing_height",
-      "foot_slip", "soft_landing"};
+      "track_linear_velocity", "track_angular_velocity", "upright",        "pose",
+      "body_ang_vel",          "dof_pos_limits",         "action_rate_l2", "air_time",
+      "foot_clearance",        "foot_swing_height",      "foot_slip",      "soft_landing"};
   static void weights(const Params& p, float w[kTermCount]) {
-    const float v[kTermCount] = {p.track_linear_velocity, p.track_angular_velocity, p.upright,
-                                 p.pose, p.body_ang_vel, p.dof_pos_limits, p.action_rate_l2,
-                                 p.air_time, p.foot_clearance, p.foot_swing_height, p.foot_slip,
-                                 p.soft_landing};
+    const float v[kTermCount] = {
+        p.track_linear_velocity, p.track_angular_velocity, p.upright,        p.pose,
+        p.body_ang_vel,          p.dof_pos_limits,         p.action_rate_l2, p.air_time,
+        p.foot_clearance,        p.foot_swing_height,      p.foot_slip,      p.soft_landing};
     for (int k = 0; k < kTermCount; ++k) w[k] = v[k];
   }
 
@@ -250,8 +249,8 @@ struct VelocityTask {
     const T* R = d.xmat + 9 * b;
     const float* s = p.foot_site_pos[f];
     for (int k = 0; k < 3; ++k)
-      out[k] = d.xpos[3 * b + k] + R[3 * k] * T(s[0]) + R[3 * k + 1] * T(s[1]) +
-               R[3 * k + 2] * T(s[2]);
+      out[k] =
+          d.xpos[3 * b + k] + R[3 * k] * T(s[0]) + R[3 * k + 1] * T(s[1]) + R[3 * k + 2] * T(s[2]);
   }
   // The foot's clearance as mjlab's TerrainHeightSensor reads it over flat ground at z = 0: the
   // site's height, 0 below the ground (every ray starts inside it) and at most max_distance 1.
@@ -368,7 +367,8 @@ struct VelocityTask {
     d.qpos[6] = z * c + w * s;
     for (int j = 0; j < p.joints; ++j) {
       const T q = T(p.q0[j]);
-      d.qpos[p.qadr[j]] = q < T(p.soft_lo[j]) ? T(p.soft_lo[j]) : (q > T(p.soft_hi[j]) ? T(p.soft_hi[j]) : q);
+      d.qpos[p.qadr[j]] =
+          q < T(p.soft_lo[j]) ? T(p.soft_lo[j]) : (q > T(p.soft_hi[j]) ? T(p.soft_hi[j]) : q);
     }
     float* st = task.state;
     const VelocityLayout& L = p.layout;
@@ -494,8 +494,8 @@ struct VelocityTask {
     info.set(kTermCount + 2, st[0]);
     info.set(kTermCount + 3, st[1]);
     info.set(kTermCount + 4, st[2]);
-    terminated = p.fell_over &&
-                 bad_orientation(g_root, T(p.fell_over_angle) * T(3.141592653589793 / 180.0));
+    terminated =
+        p.fell_over && bad_orientation(g_root, T(p.fell_over_angle) * T(3.141592653589793 / 180.0));
   }
 
   // The command's timer, its resample when it runs out, and the heading control.
@@ -515,9 +515,8 @@ struct VelocityTask {
   // actor's with mjlab's uniform noise; then the critic's foot height, air time, contact and
   // contact forces (sign(f) log1p|f|).
   template <class Sim, class T>
-  MYRIAD_HD static void observe(const Params& p, const Sim& sim, int64_t i,
-                                const ModelView<T>& m, const EnvData<T>& d, const TaskRow& task,
-                                float* obs) {
+  MYRIAD_HD static void observe(const Params& p, const Sim& sim, int64_t i, const ModelView<T>& m,
+                                const EnvData<T>& d, const TaskRow& task, float* obs) {
     const float* st = task.state;
     const VelocityLayout& L = p.layout;
     T g[3];
@@ -585,8 +584,8 @@ void VelocityTask<Robot>::prepare(Params& p, const physics::Model<double>& m) {
     p.q0[u] = static_cast<float>(m.qpos_init[p.qadr[u]]);
     const double kp = m.actuator_gainprm[u * 3 + 0];
     const double effort = m.actuator_forcerange[2 * u + 1];
-    if (!(kp > 0) || !(effort > 0)) fail("actuator " + m.actuator_names[u] +
-                                         " is not a position actuator with a force range");
+    if (!(kp > 0) || !(effort > 0))
+      fail("actuator " + m.actuator_names[u] + " is not a position actuator with a force range");
     p.scale[u] = static_cast<float>(0.25 * effort / kp);  // mjlab's 0.25 * effort / stiffness
     const double lo = m.jnt_range[2 * j], hi = m.jnt_range[2 * j + 1];
     const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo) * 0.9;
@@ -646,8 +645,8 @@ std::string VelocityTask<Robot>::default_randomize() {
   std::string text = buffer.str();
   // The robot's startup terms, and mjlab's push_robot.
   const size_t close = text.rfind('}');
-  if (close == std::string::npos) throw std::invalid_argument(std::string(kId) + ": " + path +
-                                                              " is not a JSON object");
+  if (close == std::string::npos)
+    throw std::invalid_argument(std::string(kId) + ": " + path + " is not a JSON object");
   text.insert(close,
               ", \"push_robot\": {\"field\": \"root_velocity\", \"mode\": \"interval\", "
               "\"interval\": [1.0, 3.0], \"operation\": \"add\", \"range\": {\"0\": [-0.5, 0.5], "

@@ -4,6 +4,7 @@
 // envs/CMakeLists.txt's model list.
 #pragma once
 
+#include "envs/legged/velocity_task.h"
 #include "envs/locomotion/ant.h"
 #include "envs/locomotion/half_cheetah.h"
 #include "envs/locomotion/hopper.h"
@@ -12,7 +13,6 @@
 #include "envs/locomotion/inverted_pendulum.h"
 #include "envs/locomotion/reacher.h"
 #include "envs/locomotion/walker2d.h"
-#include "envs/legged/velocity_task.h"
 #include "envs/mjcf/mjcf_task.h"
 
 // X(Env): a physics env on a model of its own (envs/locomotion/models/).

@@ -34,9 +34,12 @@ at::Tensor random_actions(const BatchEnv& env, std::mt19937& gen) {
   const int64_t dim = a.flat_size();
   at::Tensor t = at::empty({n, dim}, at::kFloat);
   float* p = t.data_ptr<float>();
+  // An unbounded dimension (a task's joint targets) draws from [-1, 1].
   for (int64_t i = 0; i < n; ++i)
     for (int64_t k = 0; k < dim; ++k)
-      p[i * dim + k] = std::uniform_real_distribution<float>(a.low[k], a.high[k])(gen);
+      p[i * dim + k] =
+          std::uniform_real_distribution<float>(std::isfinite(a.low[k]) ? a.low[k] : -1.0f,
+                                                std::isfinite(a.high[k]) ? a.high[k] : 1.0f)(gen);
   return t;
 }
 

@@ -383,10 +383,12 @@ TEST(ClassicEnvs, PendulumGravityOption) {
 TEST(ClassicEnvs, SpecsMatchGymnasium) {
   // Every classic env is registered, beside MJCF-v0 (tests/envs/test_mjcf_env.cc), the
   // multi-agent envs (tests/envs/test_multi_agent_envs.cc) and the locomotion suite
-  // (tests/envs/test_locomotion_envs.cc), and nothing else is.
+  // (tests/envs/test_locomotion_envs.cc) and the task envs (tests/envs/test_velocity_task.cc),
+  // and nothing else is.
   const std::vector<std::string> ids = {"Acrobot-v1",
                                         "Ant-v5",
                                         "CartPole-v1",
+                                        "Go1-Velocity-Flat-v0",
                                         "HalfCheetah-v5",
                                         "Hopper-v5",
                                         "Humanoid-v5",

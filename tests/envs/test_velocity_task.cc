@@ -160,9 +160,11 @@ TEST(VelocityTask, ObservationLayoutBiasAndNoise) {
     // The last action is the one just taken (where the episode goes on).
     const at::Tensor going =
         at::logical_not(at::logical_or(clean->buffers().terminated, clean->buffers().truncated));
-    for (int64_t i = 0; i < n; ++i)
-      if (going[i].item<bool>())
+    for (int64_t i = 0; i < n; ++i) {
+      if (going[i].item<bool>()) {
         EXPECT_TRUE(at::equal(actor(obs, kLastAction, kJoints)[i], a[i])) << "step " << t;
+      }
+    }
     // The noisy actor against its own (noise-free) critic.
     const at::Tensor o = noisy->buffers().obs;
     const double dl = max_abs(actor(o, kLinVel, 3) - critic(o, kLinVel, 3));
@@ -414,9 +416,10 @@ TEST(VelocityTask, StandsStillWithZeroActions) {
     const at::Tensor z = env->get_state().select(1, 3);
     EXPECT_GE(z.min().item<double>(), 0.2) << "step " << t;
     EXPECT_LE(z.max().item<double>(), 0.4) << "step " << t;
-    if (t >= 50)
+    if (t >= 50) {
       EXPECT_GT(b.info.at("reward_upright").min().item<double>(), 0.9 * 1.0 * kStepDt)
           << "step " << t;
+    }
   }
   EXPECT_EQ(env->diverged_count(), 0);
 }

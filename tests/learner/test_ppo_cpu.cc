@@ -201,8 +201,7 @@ TEST_P(PpoCpu, SamplerMatchesActorCriticSample) {
 INSTANTIATE_TEST_SUITE_P(
     Policies, PpoCpu,
     ::testing::Values(Case{"GaussianTanh"}, Case{"GaussianRelu", false, "relu"},
-                      Case{"GaussianElu", false, "elu"},
-                      Case{"Categorical", true},
+                      Case{"GaussianElu", false, "elu"}, Case{"Categorical", true},
                       Case{"CategoricalEntropy", true, "tanh", -1, true, true, 0.01},
                       Case{"GaussianEntropyNarrowActor", false, "tanh", 7, true, true, 0.01},
                       Case{"PlainValueLossRawAdvantages", false, "tanh", -1, false, false, 0.0}),

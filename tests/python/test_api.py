@@ -28,8 +28,10 @@ MULTI_AGENT_IDS = {"Spread-v0", "Tag-v0", "Sumo-v0"}
 # with Gymnasium's own; here only their registrations.
 LOCOMOTION_IDS = {"Hopper-v5", "HalfCheetah-v5", "Walker2d-v5", "Ant-v5", "Humanoid-v5",
                   "InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5"}
+# The task envs (mjlab's tasks; tests/envs/test_velocity_task.cc): here only their registrations.
+TASK_IDS = {"Go1-Velocity-Flat-v0"}
 ENV_IDS = [env_id for env_id in myriad.list_envs()
-           if env_id != "MJCF-v0" and env_id not in MULTI_AGENT_IDS | LOCOMOTION_IDS]
+           if env_id != "MJCF-v0" and env_id not in MULTI_AGENT_IDS | LOCOMOTION_IDS | TASK_IDS]
 EXPECTED_IDS = {
     "Acrobot-v1",
     "CartPole-v1",
@@ -131,11 +133,13 @@ def gym_transition(genv, state, action):
 def test_registry_lists_every_env():
     assert set(ENV_IDS) == EXPECTED_IDS
     reg = myriad.registry()
-    assert set(reg) == set(ENV_IDS) | {"MJCF-v0"} | MULTI_AGENT_IDS | LOCOMOTION_IDS
+    assert set(reg) == set(ENV_IDS) | {"MJCF-v0"} | MULTI_AGENT_IDS | LOCOMOTION_IDS | TASK_IDS
     for env_id, spec in reg.items():
         # physics_env: runs on an engine, takes the options physics, precision, frame_skip
-        assert spec["physics_env"] is (env_id == "MJCF-v0" or env_id in LOCOMOTION_IDS), env_id
-        if env_id == "MJCF-v0" or env_id in MULTI_AGENT_IDS | LOCOMOTION_IDS:
+        assert spec["physics_env"] is (env_id == "MJCF-v0" or env_id in LOCOMOTION_IDS | TASK_IDS), env_id
+        # actor_obs_dim: a task env's observation is [actor | critic]
+        assert (spec["actor_obs_dim"] > 0) is (env_id in TASK_IDS), env_id
+        if env_id == "MJCF-v0" or env_id in MULTI_AGENT_IDS | LOCOMOTION_IDS | TASK_IDS:
             continue  # its spaces come from the model file; multi-agent: test_multi_agent.py
         assert SPEC_KEYS <= set(spec), env_id
         assert spec["id"] == env_id
