@@ -75,9 +75,23 @@ EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   std::vector<int> winners(episodes, -1);
   std::vector<bool> finished(episodes, false);
   int64_t remaining = episodes;
+  // The error_* info keys, summed over the steps of each env's first episode.
+  std::vector<std::string> error_keys;
+  if (!env->spec().multi_agent())
+    for (const auto& [name, value] : buf.info)
+      if (name.rfind("error_", 0) == 0 && value.dim() == 1) error_keys.push_back(name);
+  std::vector<double> error_sums(error_keys.size(), 0.0);
+  int64_t error_steps = 0;
   // Every env runs exactly its first episode; the limit bounds the loop.
   for (int64_t t = 0; t < env->spec().max_episode_steps && remaining > 0; ++t) {
     env->step(p.act(buf.obs));
+    for (size_t k = 0; k < error_keys.size(); ++k) {
+      const torch::Tensor v = buf.info.at(error_keys[k]).to(torch::kCPU, torch::kDouble);
+      for (int64_t i = 0; i < episodes; ++i)
+        if (!finished[i]) error_sums[k] += v.data_ptr<double>()[i];
+    }
+    if (!error_keys.empty())
+      for (int64_t i = 0; i < episodes; ++i) error_steps += finished[i] ? 0 : 1;
     const torch::Tensor done = torch::logical_or(buf.terminated, buf.truncated).cpu();
     const torch::Tensor rets = buf.episode_return.cpu().contiguous(),
                         lens = buf.episode_length.cpu();
@@ -94,6 +108,9 @@ EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
     }
   }
   result.episodes = episodes;
+  for (size_t k = 0; k < error_keys.size(); ++k)
+    result.errors[error_keys[k]] =
+        error_sums[k] / static_cast<double>(std::max<int64_t>(error_steps, 1));
   double len = 0;
   for (double l : lengths) len += l;
   result.length_mean = len / episodes;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,9 @@ struct EvalResult {
   int64_t episodes = 0;
   std::vector<TeamEval> teams;  // multi-agent envs only, in team order
   double draw_rate = NAN;       // envs that decide winners
+  // The env's error_* info keys (a task's command-tracking errors), each's mean per step over
+  // the evaluated episodes.
+  std::map<std::string, double> errors;
 };
 
 // Mean and (population) standard deviation; (0, 0) for none.

@@ -60,7 +60,10 @@ void run_train(const TrainOptions& o) {
   std::cout << std::fixed << std::setprecision(1) << "evaluation: mean return "
             << s.eval.return_mean << " +- " << s.eval.return_std << " over " << s.eval.episodes
             << " episodes (deterministic policy)\n"
-            << learner::eval_teams_text(s.eval) << "trained " << s.env_steps << " env steps in "
+            << learner::eval_teams_text(s.eval);
+  for (const auto& [key, value] : s.eval.errors)
+    std::cout << std::setprecision(3) << "  " << key << ": " << value << " (mean per step)\n";
+  std::cout << std::setprecision(1) << "trained " << s.env_steps << " env steps in "
             << s.wall_seconds << " s; solved at "
             << (s.solved_seconds ? std::to_string(*s.solved_seconds) + " s" : "n/a") << "\n"
             << "run written to " << dir << " (summary.json, metrics.csv, checkpoints/)\n";
@@ -109,12 +112,15 @@ void run_eval(const EvalOptions& o) {
     if (!r.teams.empty()) j["teams"] = learner::eval_teams_json(r);
     if (std::isfinite(r.draw_rate)) j["draw_rate"] = r.draw_rate;
     if (!o.record.empty()) j["replay"] = o.record;
+    for (const auto& [key, value] : r.errors) j[key] = value;
     std::cout << j.dump() << std::endl;
   } else {
     std::cout << std::fixed << std::setprecision(2) << p.config.env.id << ": mean return "
               << r.return_mean << " +- " << r.return_std << ", mean length " << r.length_mean
               << " over " << r.episodes << " episodes (deterministic policy)\n"
               << learner::eval_teams_text(r);
+    for (const auto& [key, value] : r.errors)
+      std::cout << "  " << key << ": " << value << " (mean per step)\n";
   }
 }
 
