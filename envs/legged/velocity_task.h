@@ -71,7 +71,7 @@ struct Go1Flat {
   static constexpr const char* kTerrainBody = "terrain";
   static constexpr int kFeet = 4;
   static constexpr const char* kFootSites[kFeet] = {"FR", "FL", "RR", "RL"};
-  // The geoms of each foot (feet_ground_contact's primaries), matched whole.
+  // The geoms of each foot (feet_ground_contact's primaries), a regex matched whole.
   static constexpr const char* kFootGeoms[kFeet] = {"FR_foot_collision", "FL_foot_collision",
                                                     "RR_foot_collision", "RL_foot_collision"};
   static constexpr int kPostureGroups = 2;
@@ -79,20 +79,53 @@ struct Go1Flat {
       {".*(FR|FL|RR|RL)_(hip|thigh)_joint.*", 0.05f, 0.3f, 0.3f},
       {".*(FR|FL|RR|RL)_calf_joint.*", 0.1f, 0.6f, 0.6f}};
   static constexpr float kBodyAngVelWeight = 0.0f;
+  static constexpr float kAngularMomentumWeight = 0.0f;
+  static constexpr float kSelfCollisionWeight = 0.0f;  // Go1's self-collision term: rough only
+};
+
+// Unitree G1 (29 dof) on flat ground: mjlab's Mjlab-Velocity-Flat-Unitree-G1.
+struct G1Flat {
+  static constexpr const char* kId = "G1-Velocity-Flat-v0";
+  static constexpr const char* kModelFile = "models/g1.xml";
+  static constexpr const char* kRandomizeFile = "g1_randomize.json";
+  static constexpr const char* kKeyframe = "knees_bent";
+  static constexpr const char* kUprightBody = "torso_link";
+  static constexpr const char* kImuSite = "imu_in_pelvis";
+  static constexpr const char* kTerrainBody = "terrain";
+  static constexpr int kFeet = 2;
+  static constexpr const char* kFootSites[kFeet] = {"left_foot", "right_foot"};
+  // feet_ground_contact's primaries are the ankle-roll links' subtrees: their 7 capsules.
+  static constexpr const char* kFootGeoms[kFeet] = {"left_foot[1-7]_collision",
+                                                    "right_foot[1-7]_collision"};
+  static constexpr int kPostureGroups = 14;
+  // std_standing 0.05 for every joint; walking and running per group.
+  static constexpr PostureStd kPosture[kPostureGroups] = {
+      {".*hip_pitch.*", 0.05f, 0.3f, 0.5f},      {".*hip_roll.*", 0.05f, 0.15f, 0.2f},
+      {".*hip_yaw.*", 0.05f, 0.15f, 0.2f},       {".*knee.*", 0.05f, 0.35f, 0.6f},
+      {".*ankle_pitch.*", 0.05f, 0.25f, 0.35f},  {".*ankle_roll.*", 0.05f, 0.1f, 0.15f},
+      {".*waist_yaw.*", 0.05f, 0.2f, 0.3f},      {".*waist_roll.*", 0.05f, 0.08f, 0.08f},
+      {".*waist_pitch.*", 0.05f, 0.1f, 0.2f},    {".*shoulder_pitch.*", 0.05f, 0.15f, 0.5f},
+      {".*shoulder_roll.*", 0.05f, 0.15f, 0.2f}, {".*shoulder_yaw.*", 0.05f, 0.1f, 0.15f},
+      {".*elbow.*", 0.05f, 0.15f, 0.35f},        {".*wrist.*", 0.05f, 0.3f, 0.3f}};
+  static constexpr float kBodyAngVelWeight = -0.05f;
+  static constexpr float kAngularMomentumWeight = -0.02f;
+  static constexpr float kSelfCollisionWeight = -1.0f;
 };
 
 // The per-env task state, float offsets into the task row (J joints, F feet).
 struct VelocityLayout {
   static constexpr int kCommand = 0;     // vx, vy, wz, heading, heading env, standing env,
   static constexpr int kCommandDim = 8;  // time to the next resample, resamples this episode
-  int last_action = 0, bias = 0, air_time = 0, contact_time = 0, peak = 0, dim = 0;
+  static constexpr int kHistory = 4;  // substeps a contact sensor's force history keeps
+  int last_action = 0, bias = 0, air_time = 0, contact_time = 0, peak = 0, self_hits = 0, dim = 0;
   void set(int joints, int feet) {
     last_action = kCommandDim;
     bias = last_action + joints;
     air_time = bias + joints;
     contact_time = air_time + feet;
     peak = contact_time + feet;
-    dim = peak + feet;
+    self_hits = peak + feet;  // 1 where the self-collision sensor saw > 10 N, newest first
+    dim = self_hits + kHistory;
   }
 };
 
@@ -128,6 +161,8 @@ struct VelocityTask {
     float foot_swing_height = -0.25f;
     float foot_slip = -0.1f;
     float soft_landing = -1e-5f;
+    float angular_momentum = Robot::kAngularMomentumWeight;
+    float self_collisions = Robot::kSelfCollisionWeight;
     bool corrupt_observations = true;  // the actor's noise (mjlab's play mode: off)
     bool fell_over = true;             // terminate above fell_over_angle of tilt
     float fell_over_angle = 70.0f;     // degrees
@@ -142,6 +177,7 @@ struct VelocityTask {
     int joints = 0;
     int root_body = 1, upright_body = 1, imu_body = 1, terrain_body = 0;
     int imu_lin_adr = -1, imu_ang_adr = -1;  // sensordata of the IMU's velocimeter and gyro
+    int angmom_adr = -1;                     // the root's subtreeangmom sensor
     int qadr[kMaxJoints] = {}, dadr[kMaxJoints] = {};
     float q0[kMaxJoints] = {}, scale[kMaxJoints] = {};
     float soft_lo[kMaxJoints] = {}, soft_hi[kMaxJoints] = {};
@@ -168,6 +204,8 @@ struct VelocityTask {
             finite("foot_swing_height", &P::foot_swing_height),
             finite("foot_slip", &P::foot_slip),
             finite("soft_landing", &P::soft_landing),
+            finite("angular_momentum", &P::angular_momentum),
+            finite("self_collisions", &P::self_collisions),
             flag("corrupt_observations", &P::corrupt_observations),
             flag("fell_over", &P::fell_over),
             locomotion::nonnegative("fell_over_angle", &P::fell_over_angle),
@@ -210,16 +248,16 @@ struct VelocityTask {
   }
 
   // The reward terms, in the info keys' order.
-  static constexpr int kTermCount = 12;
+  static constexpr int kTermCount = 14;
   static constexpr const char* kTerms[kTermCount] = {
-      "track_linear_velocity", "track_angular_velocity", "upright",        "pose",
-      "body_ang_vel",          "dof_pos_limits",         "action_rate_l2", "air_time",
-      "foot_clearance",        "foot_swing_height",      "foot_slip",      "soft_landing"};
-  static void weights(const Params& p, float w[kTermCount]) {
-    const float v[kTermCount] = {
-        p.track_linear_velocity, p.track_angular_velocity, p.upright,        p.pose,
-        p.body_ang_vel,          p.dof_pos_limits,         p.action_rate_l2, p.air_time,
-        p.foot_clearance,        p.foot_swing_height,      p.foot_slip,      p.soft_landing};
+      "track_linear_velocity", "track_angular_velocity", "upright", "pose", "body_ang_vel",
+      "dof_pos_limits", "action_rate_l2", "air_time", "foot_clearance", "foot_swing_height",
+      "foot_slip", "soft_landing", "angular_momentum", "self_collisions"};
+  MYRIAD_HD static void weights(const Params& p, float w[kTermCount]) {
+    const float v[kTermCount] = {p.track_linear_velocity, p.track_angular_velocity, p.upright,
+                                 p.pose, p.body_ang_vel, p.dof_pos_limits, p.action_rate_l2,
+                                 p.air_time, p.foot_clearance, p.foot_swing_height, p.foot_slip,
+                                 p.soft_landing, p.angular_momentum, p.self_collisions};
     for (int k = 0; k < kTermCount; ++k) w[k] = v[k];
   }
 
@@ -378,6 +416,7 @@ struct VelocityTask {
       st[L.bias + j] = bias.uniform(p.encoder_bias[0], p.encoder_bias[1]);
     }
     for (int f = 0; f < kFeet; ++f) st[L.air_time + f] = st[L.contact_time + f] = 0.0f;
+    for (int h = 0; h < VelocityLayout::kHistory; ++h) st[L.self_hits + h] = 0.0f;
     // The command: resampled at the reset, then updated with the new heading (dt 0).
     st[7] = 0.0f;
     TwistCommand<T> cmd = command_of<T>(st);
@@ -409,6 +448,21 @@ struct VelocityTask {
       const bool on = found[f] > 0;
       air[f] = on ? 0.0f : air[f] + dt;
       contact[f] = on ? contact[f] + dt : 0.0f;
+    }
+    // The self-collision sensor (the root's subtree against itself, one slot, no reduction): the
+    // first contact between two of the robot's geoms, above 10 N or not, newest first.
+    if (p.self_collisions != 0.0f) {
+      float* hits = task.state + p.layout.self_hits;
+      for (int h = VelocityLayout::kHistory - 1; h > 0; --h) hits[h] = hits[h - 1];
+      bool first = true, hit = false;
+      sim.for_each_contact(d, i, [&](int g1, int g2, const T*, const T* local) {
+        const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
+        if (!first || m.body_rootid[b1] != p.root_body || m.body_rootid[b2] != p.root_body)
+          return;
+        first = false;
+        hit = sqrt(local[0] * local[0] + local[1] * local[1] + local[2] * local[2]) > T(10);
+      });
+      hits[0] = hit ? 1.0f : 0.0f;
     }
   }
 
@@ -475,6 +529,11 @@ struct VelocityTask {
                                 speed, gate);
     term[10] = feet_slip(vel_xy, in_contact, kFeet, speed, gate);
     term[11] = soft_landing(force, contact_time, kFeet, step_dt, speed, gate);
+    // angular_momentum_penalty: the root's subtreeangmom sensor, as the last substep left it.
+    term[12] = p.angmom_adr >= 0 ? angular_momentum_penalty(d.sensordata + p.angmom_adr) : T(0);
+    // self_collision_cost over the step's substeps (the sensor's 4-substep history).
+    term[13] = 0;
+    for (int h = 0; h < VelocityLayout::kHistory; ++h) term[13] += T(st[L.self_hits + h]);
     float w[kTermCount];
     weights(p, w);
     T total = 0;
@@ -608,6 +667,11 @@ void VelocityTask<Robot>::prepare(Params& p, const physics::Model<double>& m) {
     if (m.sensor_type[s] == physics::kSensVelocimeter) p.imu_lin_adr = m.sensor_adr[s];
     if (m.sensor_type[s] == physics::kSensGyro) p.imu_ang_adr = m.sensor_adr[s];
   }
+  for (int s = 0; s < m.nsensor; ++s)
+    if (m.sensor_type[s] == physics::kSensSubtreeAngMom && m.sensor_objid[s] == p.root_body)
+      p.angmom_adr = m.sensor_adr[s];
+  if (p.angular_momentum != 0.0f && p.angmom_adr < 0)
+    fail("option angular_momentum needs a subtreeangmom sensor on the root body");
   if (p.imu_lin_adr < 0 || p.imu_ang_adr < 0)
     fail(std::string("the model has no velocimeter and gyro at site '") + Robot::kImuSite + "'");
   for (int g = 0; g < kMaxGeoms; ++g) p.geom_foot[g] = -1;
@@ -656,5 +720,6 @@ std::string VelocityTask<Robot>::default_randomize() {
 }
 
 using Go1VelocityFlat = VelocityTask<Go1Flat>;
+using G1VelocityFlat = VelocityTask<G1Flat>;
 
 }  // namespace myriad::envs::legged

@@ -388,6 +388,7 @@ TEST(ClassicEnvs, SpecsMatchGymnasium) {
   const std::vector<std::string> ids = {"Acrobot-v1",
                                         "Ant-v5",
                                         "CartPole-v1",
+                                        "G1-Velocity-Flat-v0",
                                         "Go1-Velocity-Flat-v0",
                                         "HalfCheetah-v5",
                                         "Hopper-v5",
