@@ -400,9 +400,8 @@ class PhysicsBatchEnv final : public BatchEnv {
   std::map<std::string, at::Tensor> save_rollout_state() const override {
     at::Tensor snapshot = at::empty({n_, runner_->snapshot_width()}, double_options());
     runner_->save_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());
-    auto out = ep_.save({});
+    auto out = ep_.save(own_tensors());
     out["physics"] = snapshot.to(at::kCPU);
-    if (task_dim_ > 0) out["task"] = task_.to(at::kCPU).clone();
     out["state"] = get_state().to(at::kCPU);  // for reading; loading uses the snapshot
     return out;
   }
@@ -416,14 +415,7 @@ class PhysicsBatchEnv final : public BatchEnv {
                                   shape_string(it->second.sizes()) + ", expected [" +
                                   std::to_string(n_) + ", " + std::to_string(width) + "]");
     const at::Tensor snapshot = it->second.to(double_options()).contiguous();
-    if (task_dim_ > 0) {
-      auto task = saved.find("task");
-      if (task == saved.end() || !task->second.sizes().equals({n_, task_dim_}))
-        throw std::invalid_argument("rollout state lacks " + spec_.id + "'s task state [" +
-                                    std::to_string(n_) + ", " + std::to_string(task_dim_) + "]");
-      task_.copy_(task->second);
-    }
-    ep_.load(saved, {});
+    ep_.load(saved, own_tensors());  // checks every entry before it writes any
     // A rollout saved under another seed ran on that seed's models.
     if (!resolved_.empty() && ep_.seed() != params_seed_) draw_params();
     runner_->load_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());
@@ -492,6 +484,10 @@ class PhysicsBatchEnv final : public BatchEnv {
     return false;
   }
   static constexpr bool kTask = is_task_env_v<Env>;
+  // What a rollout state holds besides the bookkeeping: a task env's own state.
+  RolloutTensors own_tensors() const {
+    return task_dim_ > 0 ? RolloutTensors{{"task", &task_}} : RolloutTensors{};
+  }
   int64_t task_dim_ = 0;
   at::Tensor task_;  // [N, task_dim] a task env's own state (envs/physics_task_kernels.h)
   at::Tensor info_, action_;

@@ -49,7 +49,15 @@ void add_envs_command(CLI::App& app) {
   cmd->add_flag("--json", *json, "One JSON array with every spec (spaces, limits, options)");
   cmd->callback([json] {
     std::vector<EnvSpec> specs;
-    for (const std::string& id : envs::registered_ids()) specs.push_back(envs::spec_of(id));
+    // An env whose files are missing (a task env's robot needs the mjlab package) is named on
+    // stderr, not fatal to the list.
+    for (const std::string& id : envs::registered_ids()) {
+      try {
+        specs.push_back(envs::spec_of(id));
+      } catch (const std::exception& e) {
+        std::cerr << "myriad envs: " << id << " unavailable: " << e.what() << "\n";
+      }
+    }
     if (*json) {
       nlohmann::json out = nlohmann::json::array();
       for (const EnvSpec& s : specs) out.push_back(spec_json(s));

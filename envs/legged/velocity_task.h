@@ -116,7 +116,7 @@ struct G1Flat {
 struct VelocityLayout {
   static constexpr int kCommand = 0;     // vx, vy, wz, heading, heading env, standing env,
   static constexpr int kCommandDim = 8;  // time to the next resample, resamples this episode
-  static constexpr int kHistory = 4;  // substeps a contact sensor's force history keeps
+  static constexpr int kHistory = 4;     // substeps a contact sensor's force history keeps
   int last_action = 0, bias = 0, air_time = 0, contact_time = 0, peak = 0, self_hits = 0, dim = 0;
   void set(int joints, int feet) {
     last_action = kCommandDim;
@@ -250,14 +250,16 @@ struct VelocityTask {
   // The reward terms, in the info keys' order.
   static constexpr int kTermCount = 14;
   static constexpr const char* kTerms[kTermCount] = {
-      "track_linear_velocity", "track_angular_velocity", "upright", "pose", "body_ang_vel",
-      "dof_pos_limits", "action_rate_l2", "air_time", "foot_clearance", "foot_swing_height",
-      "foot_slip", "soft_landing", "angular_momentum", "self_collisions"};
+      "track_linear_velocity", "track_angular_velocity", "upright",        "pose",
+      "body_ang_vel",          "dof_pos_limits",         "action_rate_l2", "air_time",
+      "foot_clearance",        "foot_swing_height",      "foot_slip",      "soft_landing",
+      "angular_momentum",      "self_collisions"};
   MYRIAD_HD static void weights(const Params& p, float w[kTermCount]) {
-    const float v[kTermCount] = {p.track_linear_velocity, p.track_angular_velocity, p.upright,
-                                 p.pose, p.body_ang_vel, p.dof_pos_limits, p.action_rate_l2,
-                                 p.air_time, p.foot_clearance, p.foot_swing_height, p.foot_slip,
-                                 p.soft_landing, p.angular_momentum, p.self_collisions};
+    const float v[kTermCount] = {
+        p.track_linear_velocity, p.track_angular_velocity, p.upright,        p.pose,
+        p.body_ang_vel,          p.dof_pos_limits,         p.action_rate_l2, p.air_time,
+        p.foot_clearance,        p.foot_swing_height,      p.foot_slip,      p.soft_landing,
+        p.angular_momentum,      p.self_collisions};
     for (int k = 0; k < kTermCount; ++k) w[k] = v[k];
   }
 
@@ -403,8 +405,8 @@ struct VelocityTask {
     d.qpos[4] = x * c + y * s;
     d.qpos[5] = y * c - x * s;
     d.qpos[6] = z * c + w * s;
-    for (int j = 0; j < p.joints; ++j) {
-      const T q = T(p.q0[j]);
+    for (int j = 0; j < p.joints; ++j) {  // the default pose, clamped to the soft limits
+      const T q = d.qpos[p.qadr[j]];
       d.qpos[p.qadr[j]] =
           q < T(p.soft_lo[j]) ? T(p.soft_lo[j]) : (q > T(p.soft_hi[j]) ? T(p.soft_hi[j]) : q);
     }
@@ -457,8 +459,7 @@ struct VelocityTask {
       bool first = true, hit = false;
       sim.for_each_contact(d, i, [&](int g1, int g2, const T*, const T* local) {
         const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
-        if (!first || m.body_rootid[b1] != p.root_body || m.body_rootid[b2] != p.root_body)
-          return;
+        if (!first || m.body_rootid[b1] != p.root_body || m.body_rootid[b2] != p.root_body) return;
         first = false;
         hit = sqrt(local[0] * local[0] + local[1] * local[1] + local[2] * local[2]) > T(10);
       });
@@ -547,9 +548,12 @@ struct VelocityTask {
     reward = static_cast<float>(total);
     for (int f = 0; f < kFeet; ++f) st[L.peak + f] = static_cast<float>(peak[f]);
     for (int j = 0; j < p.joints; ++j) st[L.last_action + j] = action[j];
+    // The tracking errors (mjlab's error_vel_xy and error_vel_yaw, at the reward's state); 0 on a
+    // diverged step, which the framework cuts, so that no NaN reaches the logged means.
     const T ex = c[0] - v_b[0], ey = c[1] - v_b[1];
-    info.set(kTermCount, static_cast<float>(sqrt(ex * ex + ey * ey)));
-    info.set(kTermCount + 1, static_cast<float>(fabs(c[2] - w_b[2])));
+    const T e_xy = sqrt(ex * ex + ey * ey), e_yaw = fabs(c[2] - w_b[2]);
+    info.set(kTermCount, is_finite(e_xy) ? static_cast<float>(e_xy) : 0.0f);
+    info.set(kTermCount + 1, is_finite(e_yaw) ? static_cast<float>(e_yaw) : 0.0f);
     info.set(kTermCount + 2, st[0]);
     info.set(kTermCount + 3, st[1]);
     info.set(kTermCount + 4, st[2]);

@@ -4,6 +4,9 @@ from __future__ import annotations
 import torch
 
 
+_ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU}
+
+
 class ExportedPolicy(torch.nn.Module):
     """Observation normalization, the actor MLP and the deterministic action head."""
 
@@ -18,8 +21,12 @@ class ExportedPolicy(torch.nn.Module):
                 lin.bias.copy_(b)
             modules.append(lin)
             if k + 1 < len(layers):
-                modules.append(torch.nn.ReLU() if activation == "relu" else torch.nn.Tanh())
+                if activation not in _ACTIVATIONS:
+                    raise ValueError(f"export: unknown activation '{activation}' "
+                                     f"(valid: {', '.join(_ACTIVATIONS)})")
+                modules.append(_ACTIVATIONS[activation]())
         self.actor = torch.nn.Sequential(*modules)
+        self.width = int(mean.shape[-1])  # the actor's columns (a task env's row holds more)
         self.register_buffer("obs_mean", mean.to(torch.float32))
         self.register_buffer("obs_std", (var + 1e-8).sqrt().to(torch.float32))
         self.register_buffer("low", torch.as_tensor(low, dtype=torch.float32))
@@ -29,7 +36,7 @@ class ExportedPolicy(torch.nn.Module):
         self.discrete = bool(discrete)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        x = obs.to(torch.float32)
+        x = obs.to(torch.float32)[..., : self.width]
         if self.normalize:
             x = ((x - self.obs_mean) / self.obs_std).clamp(-self.clip, self.clip)
         h = self.actor(x)
@@ -51,8 +58,11 @@ def export_torchscript(checkpoint: str, info: dict, path) -> str:
     layers = [(params[f"actor.{2 * k}.weight"], params[f"actor.{2 * k}.bias"])
               for k in range(count)]
     space = info["spec"]["action_space"]
-    module = ExportedPolicy(layers, info["activation"], buffers["obs_rms.mean"],
-                            buffers["obs_rms.var"], info["obs_clip"], info["normalize_obs"],
+    # A task env's observation is [actor | critic]: the exported actor takes the actor's columns.
+    width = spec.get("actor_obs_dim", 0) or buffers["obs_rms.mean"].shape[-1]
+    module = ExportedPolicy(layers, info["activation"], buffers["obs_rms.mean"][..., :width],
+                            buffers["obs_rms.var"][..., :width], info["obs_clip"],
+                            info["normalize_obs"],
                             space["kind"] == "discrete", space["low"] or [0.0],
                             space["high"] or [0.0])
     scripted = torch.jit.script(module)

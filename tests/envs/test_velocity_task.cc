@@ -32,10 +32,11 @@ constexpr int kFootHeight = 96, kAirTime = 100, kContact = 104, kForces = 108;
 constexpr int kNq = 19, kNv = 18, kStateWidth = 1 + kNq + kNv;
 constexpr double kStepDt = 0.02;
 
-const char* kTerms[] = {"track_linear_velocity", "track_angular_velocity", "upright", "pose",
-                        "body_ang_vel", "dof_pos_limits", "action_rate_l2", "air_time",
-                        "foot_clearance", "foot_swing_height", "foot_slip", "soft_landing",
-                        "angular_momentum", "self_collisions"};
+const char* kTerms[] = {
+    "track_linear_velocity", "track_angular_velocity", "upright",        "pose",
+    "body_ang_vel",          "dof_pos_limits",         "action_rate_l2", "air_time",
+    "foot_clearance",        "foot_swing_height",      "foot_slip",      "soft_landing",
+    "angular_momentum",      "self_collisions"};
 
 std::unique_ptr<BatchEnv> go1(int64_t n, uint64_t seed, const EnvOptions& options = {},
                               const EnvTextOptions& text = {}) {
@@ -222,7 +223,7 @@ TEST(VelocityTask, RewardIsTheSumOfItsTermsAndWeightsApply) {
   for (const char* key :
        {"error_vel_xy", "error_vel_yaw", "command_vx", "command_vy", "command_wz"})
     EXPECT_TRUE(info.count(key)) << key;
-  EXPECT_EQ(info.size(), 17u);
+  EXPECT_EQ(info.size(), 19u);
   auto no_pose = go1(n, 13, {{"pose", 0}});
   auto gen = at::make_generator<at::CPUGeneratorImpl>(17);
   double pose = 0, upright = 0;
@@ -492,8 +493,8 @@ TEST(VelocityTask, G1FlatLayoutStartAndLibmujoco) {
   EXPECT_EQ(ours->spec().observation_space.flat_size(), 210);
   ASSERT_EQ(ours->spec().action_space.flat_size(), 29);
   const at::Tensor start = ours->get_state();
-  const double knees_bent[14] = {-0.312, 0, 0, 0.669, -0.363, 0, -0.312, 0, 0, 0.669, -0.363, 0,
-                                 0, 0};
+  const double knees_bent[14] = {-0.312, 0, 0,     0.669,  -0.363, 0, -0.312,
+                                 0,      0, 0.669, -0.363, 0,      0, 0};
   for (int64_t i = 0; i < 4; ++i)
     for (int j = 0; j < 14; ++j)
       EXPECT_NEAR(start[i][1 + 7 + j].item<double>(), knees_bent[j], 1e-9) << "env " << i;
