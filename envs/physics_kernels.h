@@ -217,6 +217,38 @@ MYRIAD_HD void physics_push(const PhysicsFrame& f, physics::EnvData<T>& d, int64
   for (int a = 0; a < 3; ++a) qvel[3 + a] += R[a] * dv[3] + R[3 + a] * dv[4] + R[6 + a] * dv[5];
 }
 
+// A step's outcome into the framework's buffers: reward, flags, counters, the running return. A
+// step that is not finite is cut: reward 0, truncated (not terminated), counted in diverged.
+// Gymnasium's TimeLimit sets truncated at the limit even when the step also terminates.
+struct StepOutcome {
+  int32_t t;  // the steps of the episode, this one included
+  bool terminated, truncated;
+};
+MYRIAD_HD StepOutcome physics_record_step(const PhysicsFrame& f, int64_t i, bool finite,
+                                          float reward, bool terminated) {
+  reward = finite ? reward : 0.0f;
+  terminated = terminated && finite;
+  const int32_t t = f.elapsed[i] + 1;
+  const bool truncated = t >= f.max_steps || !finite;
+  f.reward[i] = reward;
+  f.terminated[i] = terminated;
+  f.truncated[i] = truncated;
+  f.diverged[i] += finite ? 0 : 1;
+  f.elapsed[i] = t;
+  f.running_return[i] += reward;
+  return {t, terminated, truncated};
+}
+// An episode that ended after t steps: final_obs (the step's observation, or the last sane one),
+// its return and length, the episode counter (the next episode's streams).
+MYRIAD_HD void physics_end_episode(const PhysicsFrame& f, int64_t i, int32_t t) {
+  const float* obs = f.obs + i * f.obs_dim;
+  float* final_obs = f.final_obs + i * f.obs_dim;
+  for (int k = 0; k < f.obs_dim; ++k) final_obs[k] = obs[k];
+  f.episode_return[i] = f.running_return[i];
+  f.episode_length[i] = t;
+  f.episode[i] += 1;
+}
+
 template <class Env, class Sim, bool kResetNow = true>
 MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
                                      const typename Sim::Scalar* before) {
@@ -229,17 +261,10 @@ MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
   bool terminated = false;
   Env::after_step(v.params, m, d, action, before, reward, terminated, InfoRow{f.info + i, f.n});
   const bool finite = sim_ok && physics_state_ok(m, d) && is_finite(reward);
-  reward = finite ? reward : 0.0f;
-  terminated = terminated && finite;
-  const int32_t t = f.elapsed[i] + 1;
-  // Gymnasium's TimeLimit sets truncated at the limit even when the step also terminates.
-  const bool truncated = t >= f.max_steps || !finite;
-  f.reward[i] = reward;
-  f.terminated[i] = terminated;
-  f.truncated[i] = truncated;
-  f.diverged[i] += finite ? 0 : 1;
-  f.elapsed[i] = t;
-  f.running_return[i] += reward;
+  const StepOutcome out = physics_record_step(f, i, finite, reward, terminated);
+  const int32_t t = out.t;
+  terminated = out.terminated;
+  const bool truncated = out.truncated;
   float* obs = f.obs + i * f.obs_dim;
   // The interval push (after the reward, as mjlab's events run), then a forward pass so that the
   // observation sees it. Only where the post-step may run a forward pass (the CPU's fused and
@@ -253,11 +278,7 @@ MYRIAD_HD void physics_post_step_one(const PhysicsView<Env, Sim>& v, int64_t i,
   }
   if (finite) Env::observe(v.params, m, d, obs);
   if (terminated || truncated) {
-    float* final_obs = f.final_obs + i * f.obs_dim;
-    for (int k = 0; k < f.obs_dim; ++k) final_obs[k] = obs[k];
-    f.episode_return[i] = f.running_return[i];
-    f.episode_length[i] = t;
-    f.episode[i] += 1;
+    physics_end_episode(f, i, t);
     if constexpr (kResetNow) physics_start_episode(v, i);
   }
 }

@@ -94,19 +94,11 @@ MYRIAD_HD void task_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
   Env::after_step(v.params, v.sim, i, m, d, action, task, reward, terminated,
                   InfoRow{f.info + i, f.n});
   const bool finite = sim_ok && physics_state_ok(m, d) && is_finite(reward);
-  reward = finite ? reward : 0.0f;
-  terminated = terminated && finite;
-  const int32_t t = f.elapsed[i] + 1;
-  const bool truncated = t >= f.max_steps || !finite;
-  f.reward[i] = reward;
-  f.terminated[i] = terminated;
-  f.truncated[i] = truncated;
-  f.diverged[i] += finite ? 0 : 1;
-  f.elapsed[i] = t;
-  f.running_return[i] += reward;
+  const StepOutcome out = physics_record_step(f, i, finite, reward, terminated);
+  const int32_t t = out.t;
   task.t = t;
   float* obs = f.obs + i * f.obs_dim;
-  const bool ended = terminated || truncated;
+  const bool ended = out.terminated || out.truncated;
   uint32_t k = 0;
   if (f.push.enabled && !ended && physics_push_fires(f, i, t, &k)) physics_push(f, d, i, k);
   // An env that ended advances too, so that final_obs is the observation the step gives (what
@@ -117,11 +109,7 @@ MYRIAD_HD void task_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
     Env::observe(v.params, v.sim, i, m, d, task, obs);
   }
   if (ended) {
-    float* final_obs = f.final_obs + i * f.obs_dim;
-    for (int o = 0; o < f.obs_dim; ++o) final_obs[o] = obs[o];
-    f.episode_return[i] = f.running_return[i];
-    f.episode_length[i] = t;
-    f.episode[i] += 1;
+    physics_end_episode(f, i, t);
     task_start_episode(v, i);
   }
 }
