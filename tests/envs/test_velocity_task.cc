@@ -423,6 +423,17 @@ TEST(VelocityTask, StandsStillWithZeroActions) {
     }
   }
   EXPECT_EQ(env->diverged_count(), 0);
+  // Standing, every foot touches the ground and the critic's contact force (on the terrain,
+  // sign(f) log1p|f|, MuJoCo's contact sensor from the foot) points down, carrying about a
+  // quarter of the robot's weight, with little sideways.
+  const at::Tensor obs = env->buffers().obs;
+  for (int64_t i = 0; i < n; ++i)
+    for (int f = 0; f < 4; ++f) {
+      EXPECT_EQ(obs[i][kContact + f].item<float>(), 1.0f) << "env " << i;
+      const float fz = obs[i][kForces + 3 * f + 2].item<float>();
+      EXPECT_LT(fz, -std::log1p(5.0f)) << "env " << i << " foot " << f;
+      EXPECT_GT(fz, -std::log1p(100.0f)) << "env " << i << " foot " << f;
+    }
 }
 
 // Proves fell_over terminates a robot rolled onto its side (90 degrees > 70) and only it, and

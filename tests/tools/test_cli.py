@@ -103,6 +103,16 @@ def test_shipped_configs_parse(cfg, tmp_path):
         "run.total_env_steps=1", "run.eval_episodes=1")
 
 
+# The legged-robot task configs (mjlab's PPO settings): one update on a few envs, evaluated.
+@pytest.mark.parametrize("cfg", ["go1_velocity_flat_ppo", "g1_velocity_flat_ppo"])
+def test_task_configs_train_an_update(cfg, tmp_path):
+    p = run("train", SRC / f"configs/{cfg}.yaml", "--out", tmp_path / cfg, "env.device=cpu",
+            "env.num_envs=8", "run.total_env_steps=1", "run.eval_episodes=2", "eval.record=false")
+    assert "error_vel_xy" in p.stdout  # evaluation reports the tracking errors
+    summary = json.loads((tmp_path / cfg / "summary.json").read_text())
+    assert summary["eval_error_vel_xy"] >= 0 and summary["eval_error_vel_yaw"] >= 0
+
+
 def test_physics_check_passes_and_fails_honestly():
     ok = run("physics-check", SRC / "physics/models/pendulum.xml", "--steps", 300)
     assert "qacc" in ok.stdout and "EXCEEDED" not in ok.stdout
