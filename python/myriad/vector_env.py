@@ -13,6 +13,7 @@ import numbers
 import os
 import operator
 import secrets
+import warnings
 
 import numpy as np
 
@@ -39,8 +40,18 @@ class UnknownEnvError(ValueError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 def registry() -> dict:
-    """Every registered env id with its spec (spaces, episode limit, threshold, state names)."""
-    return {env_id: _core.spec(env_id) for env_id in _core.registered_ids()}
+    """Every registered env id with its spec (spaces, episode limit, threshold, state names).
+
+    An env whose files cannot be loaded here (a task env's robot needs the ``mjlab`` package)
+    is left out with a warning naming why; ``myriad.make`` on it raises that error.
+    """
+    specs = {}
+    for env_id in _core.registered_ids():
+        try:
+            specs[env_id] = _core.spec(env_id)
+        except ValueError as e:
+            warnings.warn(f"myriad.registry: {env_id} unavailable: {e}", stacklevel=2)
+    return specs
 
 
 def list_envs() -> list:
