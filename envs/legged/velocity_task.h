@@ -164,8 +164,14 @@ struct VelocityTask {
     float angular_momentum = Robot::kAngularMomentumWeight;
     float self_collisions = Robot::kSelfCollisionWeight;
     bool corrupt_observations = true;  // the actor's noise (mjlab's play mode: off)
-    bool fell_over = true;             // terminate above fell_over_angle of tilt
-    float fell_over_angle = 70.0f;     // degrees
+    // The actor's noise per term: U(-n, n) added to each value (mjlab's UniformNoiseCfg).
+    float noise_base_lin_vel = 0.5f;
+    float noise_base_ang_vel = 0.2f;
+    float noise_projected_gravity = 0.05f;
+    float noise_joint_pos = 0.01f;
+    float noise_joint_vel = 1.5f;
+    bool fell_over = true;          // terminate above fell_over_angle of tilt
+    float fell_over_angle = 70.0f;  // degrees
     float encoder_bias[2] = {-0.015f, 0.015f};
     float lin_vel_x[2] = {-1.0f, 1.0f};
     float lin_vel_y[2] = {-1.0f, 1.0f};
@@ -207,6 +213,11 @@ struct VelocityTask {
             finite("angular_momentum", &P::angular_momentum),
             finite("self_collisions", &P::self_collisions),
             flag("corrupt_observations", &P::corrupt_observations),
+            locomotion::nonnegative("noise_base_lin_vel", &P::noise_base_lin_vel),
+            locomotion::nonnegative("noise_base_ang_vel", &P::noise_base_ang_vel),
+            locomotion::nonnegative("noise_projected_gravity", &P::noise_projected_gravity),
+            locomotion::nonnegative("noise_joint_pos", &P::noise_joint_pos),
+            locomotion::nonnegative("noise_joint_vel", &P::noise_joint_vel),
             flag("fell_over", &P::fell_over),
             locomotion::nonnegative("fell_over_angle", &P::fell_over_angle),
             range("encoder_bias", &P::encoder_bias),
@@ -593,14 +604,16 @@ struct VelocityTask {
       const bool actor = group == 0;
       float* o = obs + (actor ? 0 : 9 + 3 * p.joints + 3);
       const float scale = actor ? 1.0f : 0.0f;  // the critic's terms carry no noise
-      for (int k = 0; k < 3; ++k) put(o, d.sensordata[p.imu_lin_adr + k], 0.5f * scale);
-      for (int k = 0; k < 3; ++k) put(o, d.sensordata[p.imu_ang_adr + k], 0.2f * scale);
-      for (int k = 0; k < 3; ++k) put(o, g[k], 0.05f * scale);
+      for (int k = 0; k < 3; ++k)
+        put(o, d.sensordata[p.imu_lin_adr + k], p.noise_base_lin_vel * scale);
+      for (int k = 0; k < 3; ++k)
+        put(o, d.sensordata[p.imu_ang_adr + k], p.noise_base_ang_vel * scale);
+      for (int k = 0; k < 3; ++k) put(o, g[k], p.noise_projected_gravity * scale);
       for (int j = 0; j < p.joints; ++j) {
         const T bias = actor ? T(st[L.bias + j]) : T(0);
-        put(o, d.qpos[p.qadr[j]] + bias - T(p.q0[j]), 0.01f * scale);
+        put(o, d.qpos[p.qadr[j]] + bias - T(p.q0[j]), p.noise_joint_pos * scale);
       }
-      for (int j = 0; j < p.joints; ++j) put(o, d.qvel[p.dadr[j]], 1.5f * scale);
+      for (int j = 0; j < p.joints; ++j) put(o, d.qvel[p.dadr[j]], p.noise_joint_vel * scale);
       for (int j = 0; j < p.joints; ++j) *o++ = st[L.last_action + j];
       for (int k = 0; k < 3; ++k) *o++ = st[k];
       if (actor) continue;

@@ -207,6 +207,24 @@ TEST(VelocityTask, ObservationLayoutBiasAndNoise) {
   EXPECT_LE(max_abs(other), 0.015 + 1e-6);
 }
 
+// Proves each term's noise is its own option: joint velocities without noise, the IMU's linear
+// velocity with 4x mjlab's, the rest as mjlab's.
+TEST(VelocityTask, NoisePerTermIsAnOption) {
+  const int64_t n = 4;
+  auto env = go1(n, 3, {{"noise_joint_vel", 0.0}, {"noise_base_lin_vel", 2.0}});
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(9);
+  double lin = 0;
+  for (int t = 0; t < 30; ++t) {
+    env->step(random_actions(gen, n, 0.3));
+    const at::Tensor o = env->buffers().obs;
+    EXPECT_TRUE(at::equal(actor(o, kJointVel, kJoints), critic(o, kJointVel, kJoints)));
+    lin = std::max(lin, max_abs(actor(o, 0, 3) - critic(o, 0, 3)));
+  }
+  EXPECT_GT(lin, 1.0);
+  EXPECT_LE(lin, 2.0 + 1e-4);
+  EXPECT_THROW(go1(1, 3, {{"noise_joint_pos", -0.1}}), std::invalid_argument);
+}
+
 at::Tensor reward_sum(const StepBuffers& b) {
   at::Tensor sum = at::zeros_like(b.reward);
   for (const char* term : kTerms) sum = sum + b.info.at(std::string("reward_") + term);
