@@ -176,6 +176,11 @@ struct VelocityTask {
     float lin_vel_x[2] = {-1.0f, 1.0f};
     float lin_vel_y[2] = {-1.0f, 1.0f};
     float ang_vel_z[2] = {-0.5f, 0.5f};
+    // reset_base: the root's offset from the default pose at every reset (m, m, m, rad).
+    float reset_base_x[2] = {-0.5f, 0.5f};
+    float reset_base_y[2] = {-0.5f, 0.5f};
+    float reset_base_z[2] = {0.01f, 0.05f};
+    float reset_base_yaw[2] = {-3.14f, 3.14f};
     // Resolved from the model (prepare).
     TwistRanges twist;
     VelocityLayout layout;
@@ -223,7 +228,11 @@ struct VelocityTask {
             range("encoder_bias", &P::encoder_bias),
             range("lin_vel_x", &P::lin_vel_x),
             range("lin_vel_y", &P::lin_vel_y),
-            range("ang_vel_z", &P::ang_vel_z)};
+            range("ang_vel_z", &P::ang_vel_z),
+            range("reset_base_x", &P::reset_base_x),
+            range("reset_base_y", &P::reset_base_y),
+            range("reset_base_z", &P::reset_base_z),
+            range("reset_base_yaw", &P::reset_base_yaw)};
   }
 
   static std::string model_path(const std::map<std::string, std::string>&) {
@@ -402,8 +411,10 @@ struct VelocityTask {
   MYRIAD_HD static void start(const Params& p, const Sim&, int64_t, const ModelView<T>& m,
                               EnvData<T>& d, const TaskRow& task) {
     Rng rng = task.rng(0);
-    const T dx = T(rng.uniform(-0.5f, 0.5f)), dy = T(rng.uniform(-0.5f, 0.5f));
-    const T dz = T(rng.uniform(0.01f, 0.05f)), yaw = T(rng.uniform(-3.14f, 3.14f));
+    const T dx = T(rng.uniform(p.reset_base_x[0], p.reset_base_x[1]));
+    const T dy = T(rng.uniform(p.reset_base_y[0], p.reset_base_y[1]));
+    const T dz = T(rng.uniform(p.reset_base_z[0], p.reset_base_z[1]));
+    const T yaw = T(rng.uniform(p.reset_base_yaw[0], p.reset_base_yaw[1]));
     for (int k = 0; k < m.nq; ++k) d.qpos[k] = m.qpos_init[k];
     for (int k = 0; k < m.nv; ++k) d.qvel[k] = 0;
     d.qpos[0] += dx;

@@ -384,6 +384,20 @@ TEST(VelocityTask, ResetPose) {
   EXPECT_EQ(max_abs(critic(env->buffers().obs, kLastAction, kJoints)), 0.0);
 }
 
+// Proves reset_base's ranges are options: zero ranges start every env at the default pose.
+TEST(VelocityTask, ResetRangesAreOptions) {
+  auto env = go1(3, 5, {},
+                 {{"reset_base_x", "0,0"},
+                  {"reset_base_y", "0,0"},
+                  {"reset_base_z", "0,0"},
+                  {"reset_base_yaw", "0,0"}});
+  const at::Tensor s = env->get_state();
+  const double root[7] = {0, 0, 0.278, 1, 0, 0, 0};
+  for (int64_t i = 0; i < 3; ++i)
+    for (int k = 0; k < 7; ++k) EXPECT_NEAR(s[i][1 + k].item<double>(), root[k], 1e-6);
+  EXPECT_THROW(go1(1, 5, {}, {{"reset_base_z", "0.05,0.01"}}), std::invalid_argument);
+}
+
 // Proves save_rollout_state / load_rollout_state continue the exact rollout (the task's state
 // included) and that a saved state without the task's part is refused.
 TEST(VelocityTask, RolloutStateContinuesBitwise) {
