@@ -401,10 +401,6 @@ struct VelocityTask {
   MYRIAD_HD static T root_heading(const Params& p, const EnvData<T>& d) {
     return heading_of(d.xquat + 4 * p.root_body);
   }
-  template <class T>
-  MYRIAD_HD static T root_heading_q(const T* q) {
-    return heading_of(q);
-  }
 
   // reset_base, reset_robot_joints, and the task's state of a new episode.
   template <class Sim, class T>
@@ -445,7 +441,7 @@ struct VelocityTask {
     st[7] = 0.0f;
     TwistCommand<T> cmd = command_of<T>(st);
     resample(p, task, cmd);
-    update_twist(cmd, p.twist, root_heading_q(d.qpos + 3));
+    update_twist(cmd, p.twist, heading_of(d.qpos + 3));  // the root quat written above
     store_command(cmd, st);
   }
 
