@@ -217,6 +217,13 @@ class PhysicsBatchEnv final : public BatchEnv {
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(spec_.id + " option " + e.what());
       }
+      if constexpr (is_task_env_v<Env>) {
+        if (Env::plays(params_))
+          terms_.erase(
+              std::remove_if(terms_.begin(), terms_.end(),
+                             [](const RandomTerm& t) { return t.mode == RandomTerm::kInterval; }),
+              terms_.end());
+      }
       if (!terms_.empty() && device.is_cuda())
         throw std::invalid_argument(spec_.id +
                                     " option randomize: per-env model parameters and pushes run "

@@ -60,13 +60,22 @@ void set_returns(EvalResult& r, const EnvSpec& spec, const std::vector<double>& 
                   static_cast<double>(episodes);
 }
 
+EnvConfig eval_env_config(const EnvConfig& env) {
+  EnvConfig out = env;
+  const auto names = envs::spec_of(env.id).option_names;
+  if (std::find(names.begin(), names.end(), "play") != names.end() && !out.options.count("play"))
+    out.options["play"] = 1;
+  return out;
+}
+
 EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   EvalResult result;
   if (episodes <= 0) return result;
   const LearnerThreads threads(p.config);
   const DeviceId device = resolve_device_id(p.config.env.device);
-  auto env = envs::make(p.config.env.id, episodes, device, seed, p.config.env.options,
-                        env_text_options(p.config.env));
+  const EnvConfig env_config = eval_env_config(p.config.env);
+  auto env = envs::make(env_config.id, episodes, device, seed, env_config.options,
+                        env_text_options(env_config));
   if (p.random_gen.defined()) p.random_gen.set_current_seed(seed);
   const auto& buf = env->buffers();
   const int64_t agents = env->spec().num_agents;

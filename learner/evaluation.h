@@ -55,6 +55,11 @@ class LearnerThreads {
   int previous_;
 };
 
+// The env as evaluation and replays run it: an env with a play mode (the legged tasks' option
+// play: mjlab's play_env_cfg, no actor noise and no push) in that mode, unless the config sets
+// play itself (myriad eval --train-conditions sets it to 0).
+EnvConfig eval_env_config(const EnvConfig& env);
+
 // Runs K episodes (one per env, K envs in parallel) with deterministic actions (a team that acts
 // at random, at random); multi-agent envs report every team's return and win rate.
 EvalResult evaluate(LoadedPolicy& policy, int64_t episodes, uint64_t seed);

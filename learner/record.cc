@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "learner/evaluation.h"
 #include "myriad/registry.h"
 
 namespace myriad::learner {
@@ -223,12 +224,13 @@ Recording record_episodes(LoadedPolicy& p, const RecordOptions& o) {
   if (o.envs <= 0)
     throw std::invalid_argument("record: envs must be positive, got " + std::to_string(o.envs));
   const LearnerThreads threads(p.config);
-  auto env = envs::make(p.config.env.id, o.envs, resolve_device_id(p.config.env.device), o.seed,
-                        p.config.env.options, env_text_options(p.config.env));
+  const EnvConfig env_config = eval_env_config(p.config.env);
+  auto env = envs::make(env_config.id, o.envs, resolve_device_id(env_config.device), o.seed,
+                        env_config.options, env_text_options(env_config));
   if (p.random_gen.defined()) p.random_gen.set_current_seed(o.seed);  // random teams' draws
   RecordOptions named = o;
-  named.env_options = p.config.env.options;
-  for (const auto& [k, v] : env_text_options(p.config.env)) named.env_options[k] = v;
+  named.env_options = env_config.options;
+  for (const auto& [k, v] : env_text_options(env_config)) named.env_options[k] = v;
   Driver driver;
   driver.act = [&p](const torch::Tensor& obs) { return p.act(obs); };
   // Multi-agent envs: no values (each team has its own critic over its own input).

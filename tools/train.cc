@@ -1,4 +1,5 @@
 // myriad train / myriad eval.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "learner/run_dir.h"
 #include "learner/summary.h"
 #include "learner/trainer.h"
+#include "myriad/registry.h"
 #include "tools/commands.h"
 
 namespace myriad::tools {
@@ -79,6 +81,7 @@ struct EvalOptions {
   bool episodes_given = false;
   uint64_t seed = 12345;
   bool json = false;
+  bool train_conditions = false;  // envs with a play mode: evaluate as trained (noise, pushes)
 };
 
 void run_eval(const EvalOptions& o) {
@@ -89,6 +92,14 @@ void run_eval(const EvalOptions& o) {
       throw std::invalid_argument("--physics: '" + p.config.env.id +
                                   "' is not a physics env (MJCF-v0 and the locomotion envs are)");
     p.config.env.physics = o.physics;
+  }
+  if (o.train_conditions) {
+    const auto names = envs::spec_of(p.config.env.id).option_names;
+    if (std::find(names.begin(), names.end(), "play") == names.end())
+      throw std::invalid_argument("--train-conditions: '" + p.config.env.id +
+                                  "' has no play mode (the legged tasks have one); it is "
+                                  "evaluated as trained already");
+    p.config.env.options["play"] = 0;
   }
   learner::EvalResult r;
   if (o.record.empty()) {
@@ -169,6 +180,9 @@ void add_eval_command(CLI::App& app) {
       ->check(CLI::IsMember({"myriad", "mujoco"}));
   cmd->add_option("--seed", o->seed, "Seed of the evaluation episodes")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print one JSON line");
+  cmd->add_flag("--train-conditions", o->train_conditions,
+                "Envs with a play mode (the legged tasks): evaluate under the training "
+                "conditions (actor noise, pushes) instead of play mode");
   cmd->callback([o] { run_eval(*o); });
 }
 

@@ -164,6 +164,8 @@ struct VelocityTask {
     float angular_momentum = Robot::kAngularMomentumWeight;
     float self_collisions = Robot::kSelfCollisionWeight;
     bool corrupt_observations = true;  // the actor's noise (mjlab's play mode: off)
+    // mjlab's play mode (its play_env_cfg; evaluation's default): no actor noise, no push.
+    bool play = false;
     // The actor's noise per term: U(-n, n) added to each value (mjlab's UniformNoiseCfg).
     float noise_base_lin_vel = 0.5f;
     float noise_base_ang_vel = 0.2f;
@@ -218,6 +220,7 @@ struct VelocityTask {
             finite("angular_momentum", &P::angular_momentum),
             finite("self_collisions", &P::self_collisions),
             flag("corrupt_observations", &P::corrupt_observations),
+            flag("play", &P::play),
             locomotion::nonnegative("noise_base_lin_vel", &P::noise_base_lin_vel),
             locomotion::nonnegative("noise_base_ang_vel", &P::noise_base_ang_vel),
             locomotion::nonnegative("noise_projected_gravity", &P::noise_projected_gravity),
@@ -234,6 +237,9 @@ struct VelocityTask {
             range("reset_base_z", &P::reset_base_z),
             range("reset_base_yaw", &P::reset_base_yaw)};
   }
+
+  // Play mode drops the interval events (the push) from the randomization.
+  static bool plays(const Params& p) { return p.play; }
 
   static std::string model_path(const std::map<std::string, std::string>&) {
     return robots_dir() + "/" + Robot::kModelFile;
@@ -603,7 +609,7 @@ struct VelocityTask {
     T g[3];
     gravity_in(d, p.root_body, g);
     Rng noise = task.rng(kNoiseStream + static_cast<uint32_t>(task.t));
-    const bool corrupt = p.corrupt_observations;
+    const bool corrupt = p.corrupt_observations && !p.play;
     auto put = [&](float*& o, T value, float n) {
       *o++ = static_cast<float>(value) + (corrupt ? noise.uniform(-n, n) : 0.0f);
     };

@@ -2,14 +2,16 @@
 // (envs/physics_task_kernels.h, envs/physics_batch_env.h): the engine against libmujoco, thread
 // counts, the [actor | critic] observation layout and its noise, the reward as the sum of its
 // logged terms, the command kinds and ranges, the reset pose, the rollout state, standing still,
-// the fell-over termination, and the options refused.
+// the fell-over termination, play mode, and the options refused.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -223,6 +225,34 @@ TEST(VelocityTask, NoisePerTermIsAnOption) {
   EXPECT_GT(lin, 1.0);
   EXPECT_LE(lin, 2.0 + 1e-4);
   EXPECT_THROW(go1(1, 3, {{"noise_joint_pos", -0.1}}), std::invalid_argument);
+}
+
+// Proves play mode (option play: mjlab's play_env_cfg, evaluation's default) is the training task
+// without the actor's noise and without the push: bitwise the same as corrupt_observations=0
+// with the robot's startup terms only, and not the same as the default, which pushes.
+TEST(VelocityTask, PlayModeDropsNoiseAndPush) {
+  const int64_t n = 8;
+  std::ifstream in(std::string(MYRIAD_ROBOTS_SOURCE_DIR) + "/go1_randomize.json");
+  ASSERT_TRUE(in.good());
+  std::stringstream startup_terms;
+  startup_terms << in.rdbuf();
+  auto play = go1(n, 5, {{"play", 1}});
+  auto by_hand = go1(n, 5, {{"corrupt_observations", 0}}, {{"randomize", startup_terms.str()}});
+  auto pushed = go1(n, 5, {{"corrupt_observations", 0}});
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(4);
+  for (int t = 0; t < 150; ++t) {
+    const at::Tensor a = random_actions(gen, n, 0.3);
+    play->step(a);
+    by_hand->step(a);
+    pushed->step(a);
+    ASSERT_TRUE(at::equal(play->buffers().obs, by_hand->buffers().obs)) << "step " << t;
+    ASSERT_TRUE(at::equal(play->buffers().reward, by_hand->buffers().reward)) << "step " << t;
+    // No noise: the actor's terms are the critic's (joint positions aside: the encoder bias).
+    const at::Tensor o = play->buffers().obs;
+    ASSERT_TRUE(at::equal(actor(o, 0, kJointPos), critic(o, 0, kJointPos)));
+  }
+  // Over 3 s some env was pushed (every U(1, 3) s) in the default, so its states differ.
+  EXPECT_GT(max_abs(play->buffers().obs - pushed->buffers().obs), 0.1);
 }
 
 at::Tensor reward_sum(const StepBuffers& b) {

@@ -111,6 +111,17 @@ def test_task_configs_train_an_update(cfg, tmp_path):
     assert "error_vel_xy" in p.stdout  # evaluation reports the tracking errors
     summary = json.loads((tmp_path / cfg / "summary.json").read_text())
     assert summary["eval_error_vel_xy"] >= 0 and summary["eval_error_vel_yaw"] >= 0
+    # Evaluation runs the task in play mode (no actor noise, no push) unless told otherwise.
+    ckpt = tmp_path / cfg / "checkpoints" / "last.pt"
+    play = json.loads(run("eval", ckpt, "--episodes", 2, "--json").stdout)
+    train = json.loads(run("eval", ckpt, "--episodes", 2, "--json", "--train-conditions").stdout)
+    assert play["error_vel_xy"] >= 0 and train["error_vel_xy"] >= 0
+    assert play != train
+
+
+def test_eval_train_conditions_needs_a_play_mode(trained):
+    bad = run("eval", trained / "checkpoints" / "last.pt", "--train-conditions", ok=False)
+    assert bad.returncode != 0 and "has no play mode" in bad.stderr
 
 
 def test_physics_check_passes_and_fails_honestly():
