@@ -140,13 +140,21 @@ Terrain generate_terrain(const TerrainConfig& c) {
     throw std::invalid_argument("terrain: tile_size " + std::to_string(c.tile_size) +
                                 " m is not a whole number (at least 16) of samples of " +
                                 std::to_string(c.horizontal_scale) + " m");
+  const double border_real = c.border / c.horizontal_scale;
+  const int bpx = static_cast<int>(std::lround(border_real));
+  if (!(c.border >= 0) || std::fabs(border_real - bpx) > 1e-9)
+    throw std::invalid_argument("terrain: border " + std::to_string(c.border) +
+                                " m is not a whole number of samples of " +
+                                std::to_string(c.horizontal_scale) + " m");
   Terrain t;
   t.levels = c.levels;
   t.kinds = static_cast<int>(c.kinds.size());
-  t.ncol = c.levels * px + 1;
-  t.nrow = t.kinds * px + 1;
-  t.half_x = 0.5 * c.levels * c.tile_size;
-  t.half_y = 0.5 * t.kinds * c.tile_size;
+  t.ncol = c.levels * px + 1 + 2 * bpx;
+  t.nrow = t.kinds * px + 1 + 2 * bpx;
+  t.grid_half_x = 0.5 * c.levels * c.tile_size;
+  t.grid_half_y = 0.5 * t.kinds * c.tile_size;
+  t.half_x = t.grid_half_x + bpx * c.horizontal_scale;
+  t.half_y = t.grid_half_y + bpx * c.horizontal_scale;
   t.horizontal_scale = c.horizontal_scale;
   t.height.assign(static_cast<size_t>(t.nrow) * t.ncol, 0.0);
   t.origin.assign(static_cast<size_t>(3) * t.levels * t.kinds, 0.0);
@@ -164,12 +172,12 @@ Terrain generate_terrain(const TerrainConfig& c) {
       // next tile's first: the later tile writes it).
       for (int j = 0; j <= px; ++j)
         for (int i = 0; i <= px; ++i) {
-          const size_t row = static_cast<size_t>(k * px + j), col = level * px + i;
+          const size_t row = static_cast<size_t>(bpx + k * px + j), col = bpx + level * px + i;
           t.height[row * t.ncol + col] = shape.units(i, j) * c.vertical_scale;
         }
       double* o = t.origin.data() + 3 * (level * t.kinds + k);
-      o[0] = -t.half_x + (level + 0.5) * c.tile_size;
-      o[1] = -t.half_y + (k + 0.5) * c.tile_size;
+      o[0] = -t.grid_half_x + (level + 0.5) * c.tile_size;
+      o[1] = -t.grid_half_y + (k + 0.5) * c.tile_size;
       o[2] = shape.origin_height();
     }
   const auto [lo, hi] = std::minmax_element(t.height.begin(), t.height.end());

@@ -19,8 +19,8 @@
 //
 // Where it differs from mjlab: mjlab builds the stairs of boxes and the other kinds as height
 // fields, here every tile is one height field (a stair edge is a ramp one sample wide); the
-// random draws are the project's (Philox from the seed), not numpy's; the border is 4 boxes
-// declared in the scene (envs/robots/models/go1_terrain.xml).
+// random draws are the project's (Philox from the seed), not numpy's; the flat border around the
+// grid is part of the height field (mjlab: 20 m of boxes).
 #pragma once
 
 #include <cstdint>
@@ -53,6 +53,7 @@ struct TerrainConfig {
   double tile_size = 8;  // metres, square tiles
   double horizontal_scale = 0.1;
   double vertical_scale = 0.005;
+  double border = 0;  // a flat margin (m, whole samples) around the grid, part of the field
   uint64_t seed = 0;  // random_rough's draws
   std::vector<SubTerrain> kinds = rough_terrains();
 };
@@ -60,7 +61,8 @@ struct TerrainConfig {
 struct Terrain {
   int levels = 0, kinds = 0;
   int nrow = 0, ncol = 0;         // height-field samples: rows along y, columns along x
-  double half_x = 0, half_y = 0;  // the grid's half extents (m); the field is centred on 0
+  double half_x = 0, half_y = 0;  // the field's half extents (m, border included), centred on 0
+  double grid_half_x = 0, grid_half_y = 0;  // the tiles' half extents (m)
   double horizontal_scale = 0;
   std::vector<double> height;  // [nrow * ncol] metres, row-major (row = y, column = x)
   double z_min = 0, z_max = 0;
@@ -74,7 +76,7 @@ struct Terrain {
 };
 
 // The terrain of `config`; std::invalid_argument naming what is wrong (levels < 2, no kinds, a
-// tile that is not a whole number of samples, a negative proportion).
+// tile or border that is not a whole number of samples, a negative proportion).
 Terrain generate_terrain(const TerrainConfig& config);
 
 // The column of a draw u in [0, 1) by the kinds' proportions (normalised).

@@ -1,7 +1,9 @@
 // The legged tasks' terrain generator (envs/legged/terrain.h) against the geometry mjlab's
 // ROUGH_TERRAINS_CFG gives each sub-terrain (envs/legged/mjlab-velocity-reference.md, section
 // 10): the grid's layout and origins, each kind's heights at chosen samples and difficulties,
-// random_rough's values and determinism, the kinds' proportions, and bad configs refused.
+// random_rough's values and determinism, the kinds' proportions, and bad configs refused; what the
+// tasks read of it (envs/legged/terrain_sense.h): the surface against libmujoco's ray cast as the
+// engine transcribes it (physics/ray.h), and the fitted terrain normal.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +12,8 @@
 #include <vector>
 
 #include "envs/legged/terrain.h"
+#include "envs/legged/terrain_sense.h"
+#include "physics/ray.h"
 
 namespace myriad::envs::legged {
 namespace {
@@ -55,6 +59,31 @@ TEST(Terrain, GridLayoutAndOrigins) {
       const double* p = t.tile_origin(level, k);
       EXPECT_NEAR(t.height_at(p[0], p[1]), p[2], 1e-12) << "level " << level << " kind " << k;
     }
+}
+
+// Proves the border: a flat margin of whole samples around the grid, the tiles shifted into it,
+// their origins where they were.
+TEST(Terrain, BorderAroundTheGrid) {
+  TerrainConfig c;
+  c.border = 5;
+  const Terrain t = generate_terrain(c), plain = generate_terrain({});
+  EXPECT_EQ(t.ncol, 901);
+  EXPECT_EQ(t.nrow, 661);
+  EXPECT_DOUBLE_EQ(t.half_x, 45.0);
+  EXPECT_DOUBLE_EQ(t.grid_half_x, 40.0);
+  EXPECT_EQ(t.origin, plain.origin);
+  for (int level = 0; level < t.levels; ++level)
+    for (int k = 0; k < t.kinds; ++k) {
+      const double* o = t.tile_origin(level, k);
+      EXPECT_DOUBLE_EQ(t.height_at(o[0] + 1.3, o[1] - 0.7),
+                       plain.height_at(o[0] + 1.3, o[1] - 0.7));
+    }
+  for (int col = 0; col < t.ncol; col += 9) {
+    EXPECT_DOUBLE_EQ(t.height[col], 0.0);
+    EXPECT_DOUBLE_EQ(t.height[static_cast<size_t>(t.nrow - 1) * t.ncol + col], 0.0);
+  }
+  c.border = 0.05;
+  EXPECT_THROW(generate_terrain(c), std::invalid_argument);
 }
 
 // Proves the stairs: a 1 m flat border, 5 rings 0.3 m wide rising by 0.1 d, the platform at 6
@@ -179,6 +208,70 @@ TEST(Terrain, BadConfigsAreRefused) {
   c = {};
   c.horizontal_scale = 0;
   refused(c, "horizontal_scale");
+}
+
+// Proves surface_height is where a vertical ray from above meets the field (mj_rayHfield as
+// physics/ray.h transcribes it), over stairs, slopes, rough cells and waves, and off the field.
+TEST(Terrain, SurfaceHeightIsTheVerticalRaysHit) {
+  TerrainConfig c;
+  c.border = 1;
+  const Terrain t = generate_terrain(c);
+  std::vector<double> data(t.height.size());
+  const double range = t.z_max - t.z_min;
+  for (size_t k = 0; k < data.size(); ++k) data[k] = (t.height[k] - t.z_min) / range;
+  const double size[4] = {t.half_x, t.half_y, range, 0.1};
+  const double pos[3] = {0.25, -0.5, t.z_min - 0.3};  // the geom moved: world vs local
+  const double mat[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const FieldView<double> view{size, data.data(), t.nrow, t.ncol, pos};
+  const physics::ray::HField<double> shape{size, data.data(), t.nrow, t.ncol};
+  uint64_t state = 12345;
+  const auto uniform = [&state](double lo, double hi) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
+  };
+  double worst = 0;
+  for (int k = 0; k < 4000; ++k) {
+    const double x = uniform(-t.half_x, t.half_x) + pos[0],
+                 y = uniform(-t.half_y, t.half_y) + pos[1];
+    double z = 0;
+    ASSERT_TRUE(surface_height(view, x, y, z));
+    const double top = pos[2] + range + 1.0;
+    const double pnt[3] = {x, y, top}, vec[3] = {0, 0, -1};
+    const double hit = physics::ray::hfield(shape, pos, mat, pnt, vec);
+    ASSERT_GE(hit, 0.0);
+    worst = std::max(worst, std::fabs((top - hit) - z));
+  }
+  EXPECT_LT(worst, 1e-9);
+  double z = 0;
+  EXPECT_FALSE(surface_height(view, t.half_x + pos[0] + 0.01, 0.0, z));
+  EXPECT_FALSE(surface_height(view, 0.0, -t.half_y + pos[1] - 0.01, z));
+}
+
+// Proves the fitted normal: a tilted plane's own normal (pointing up), (0, 0, 1) for too few,
+// collinear or non-planar points.
+TEST(Terrain, TerrainNormalFromHits) {
+  const double want[3] = {0.3, -0.2, 0.9327379053088815};  // unit
+  std::vector<double> pts;
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const double x = 0.2 * i - 0.7, y = 0.25 * j - 0.4;
+      pts.insert(pts.end(), {x + 3, y - 1, 0.5 - (want[0] * x + want[1] * y) / want[2]});
+    }
+  double n[3];
+  terrain_normal(pts.data(), 32, n);
+  for (int a = 0; a < 3; ++a) EXPECT_NEAR(n[a], want[a], 1e-10) << a;
+  terrain_normal(pts.data(), 2, n);
+  EXPECT_EQ(n[2], 1.0);
+  std::vector<double> line;
+  for (int k = 0; k < 10; ++k) line.insert(line.end(), {0.1 * k, 0.2 * k, 0.05 * k});
+  terrain_normal(line.data(), 10, n);
+  EXPECT_EQ(n[2], 1.0);
+  std::vector<double> cloud;  // a cube's corners: no plane
+  for (int k = 0; k < 8; ++k)
+    cloud.insert(cloud.end(), {double(k & 1), double(k >> 1 & 1), double(k >> 2)});
+  terrain_normal(cloud.data(), 8, n);
+  EXPECT_EQ(n[0], 0.0);
+  EXPECT_EQ(n[2], 1.0);
 }
 
 }  // namespace
