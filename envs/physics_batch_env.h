@@ -269,6 +269,12 @@ class PhysicsBatchEnv final : public BatchEnv {
         throw std::invalid_argument(spec_.id + " option keyframe: " + e.what());
       }
     }
+    // A task's scene (the rough tasks' terrain), in both sims' models.
+    if constexpr (kTask) {
+      Env::build_scene(params_, model_);
+      if (model_.nhfielddata > 0)
+        compiled_->set_height_fields(model_.hfield_data.data(), model_.nhfielddata);
+    }
     try {
       resolved_ = resolve_randomization(terms_, model_);
     } catch (const std::invalid_argument& e) {

@@ -219,17 +219,18 @@ MYRIAD_HD void physics_push(const PhysicsFrame& f, physics::EnvData<T>& d, int64
 
 // A step's outcome into the framework's buffers: reward, flags, counters, the running return. A
 // step that is not finite is cut: reward 0, truncated (not terminated), counted in diverged.
-// Gymnasium's TimeLimit sets truncated at the limit even when the step also terminates.
+// Gymnasium's TimeLimit sets truncated at the limit even when the step also terminates. `cut`:
+// the env ends the episode as a time-out (a task's out_of_terrain_bounds), unless it terminated.
 struct StepOutcome {
   int32_t t;  // the steps of the episode, this one included
   bool terminated, truncated;
 };
 MYRIAD_HD StepOutcome physics_record_step(const PhysicsFrame& f, int64_t i, bool finite,
-                                          float reward, bool terminated) {
+                                          float reward, bool terminated, bool cut = false) {
   reward = finite ? reward : 0.0f;
   terminated = terminated && finite;
   const int32_t t = f.elapsed[i] + 1;
-  const bool truncated = t >= f.max_steps || !finite;
+  const bool truncated = t >= f.max_steps || !finite || (cut && !terminated);
   f.reward[i] = reward;
   f.terminated[i] = terminated;
   f.truncated[i] = truncated;

@@ -90,11 +90,11 @@ MYRIAD_HD void task_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
   }
   const bool sim_ok = v.sim.after_steps(d, i);
   float reward = 0.0f;
-  bool terminated = false;
-  Env::after_step(v.params, v.sim, i, m, d, action, task, reward, terminated,
+  bool terminated = false, truncated = false;
+  Env::after_step(v.params, v.sim, i, m, d, action, task, reward, terminated, truncated,
                   InfoRow{f.info + i, f.n});
   const bool finite = sim_ok && physics_state_ok(m, d) && is_finite(reward);
-  const StepOutcome out = physics_record_step(f, i, finite, reward, terminated);
+  const StepOutcome out = physics_record_step(f, i, finite, reward, terminated, truncated);
   const int32_t t = out.t;
   task.t = t;
   float* obs = f.obs + i * f.obs_dim;

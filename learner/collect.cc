@@ -100,7 +100,8 @@ std::vector<std::string> logged_info_keys(const BatchEnv& env) {
   std::vector<std::string> keys;
   if (env.spec().multi_agent()) return keys;
   for (const auto& [name, value] : env.buffers().info) {
-    const bool named = name.rfind("reward_", 0) == 0 || name.rfind("error_", 0) == 0;
+    const bool named = name.rfind("reward_", 0) == 0 || name.rfind("error_", 0) == 0 ||
+                       name.rfind("curriculum_", 0) == 0;
     if (named && value.dim() == 1 && value.size(0) == env.num_envs()) keys.push_back(name);
   }
   return keys;

@@ -55,8 +55,9 @@ struct CollectInputs {
   torch::Tensor* info_means = nullptr;
 };
 
-// The env's info keys the trainer logs: single-agent values per env ([N]) named reward_* or
-// error_* (a task's reward terms and tracking errors, a locomotion env's reward parts).
+// The env's info keys the trainer logs: single-agent values per env ([N]) named reward_*,
+// error_* or curriculum_* (a task's reward terms, tracking errors and curriculum levels, a
+// locomotion env's reward parts).
 std::vector<std::string> logged_info_keys(const BatchEnv& env);
 
 // (policies, env's current obs) => each team's rollout.{obs, raw_obs, actions, logprobs,

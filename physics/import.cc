@@ -335,6 +335,14 @@ MjModelHandle::MjModelHandle(const std::string& name, const std::string& text) {
   check_numbers(name, warnings.messages, nonfinite);
 }
 
+void MjModelHandle::set_height_fields(const double* data, int count) {
+  if (count != m_->nhfielddata)
+    throw std::invalid_argument("height fields: " + std::to_string(count) +
+                                " elevations given, the model has " +
+                                std::to_string(m_->nhfielddata));
+  for (int k = 0; k < count; ++k) m_->hfield_data[k] = static_cast<float>(data[k]);
+}
+
 void MjModelHandle::check_numbers(const std::string& name, const std::vector<std::string>& warnings,
                                   const std::function<std::string()>& nonfinite) {
   std::string what;

@@ -18,9 +18,25 @@
 // Where it differs from mjlab: the random draws (Philox per (seed, env, episode, stream), not
 // torch's); the terminal step's observation is kept as final_obs (mjlab's rsl_rl bootstraps a
 // time-out from the value before the step); the command curriculum (command_vel, ranges widened
-// after 120,000 policy steps) is not applied yet, nor the terrain (flat ground only).
+// after 120,000 policy steps) is not applied yet.
+//
+// Rough terrain (Robot::kRough, Go1-Velocity-Rough-v0): the robot's scene has one height field
+// (envs/robots/models/go1_terrain.xml) whose elevations the task generates at construction from
+// option terrain_seed (envs/legged/terrain.h: mjlab's ROUGH_TERRAINS_CFG, 10 levels by 7 kinds),
+// envs spawn at their tile's origin, mjlab's terrain_levels curriculum moves an env a level up or
+// down at each reset by how far it walked (info curriculum_terrain_level), the actor and critic
+// read a 187-ray height scan under the trunk, upright is measured against the terrain's fitted
+// normal, thigh-ground contact ends the episode (illegal_contact, no fell_over), the shank and
+// trunk touching the ground cost, and leaving the grid truncates (out_of_terrain_bounds).
+// Differences from mjlab: the scan and the foot clearance read the field's surface under each ray
+// in closed form (what a vertical ray from above meets); the normal the reward uses is the one
+// fitted at the previous observation (one policy step old); a contact sensor's threshold is checked
+// on every contact of its geoms (mjlab: the first contact per geom); the terrain's flat border is 5
+// m of the height field (mjlab: 20 m of boxes); an env's terrain kind is drawn by the kinds'
+// proportions per env (mjlab: contiguous blocks of envs).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -32,6 +48,8 @@
 #include <string>
 #include <vector>
 
+#include "envs/legged/terrain.h"
+#include "envs/legged/terrain_sense.h"
 #include "envs/legged/velocity_terms.h"
 #include "envs/locomotion/env_support.h"
 #include "envs/physics_task_kernels.h"
@@ -81,6 +99,19 @@ struct Go1Flat {
   static constexpr float kBodyAngVelWeight = 0.0f;
   static constexpr float kAngularMomentumWeight = 0.0f;
   static constexpr float kSelfCollisionWeight = 0.0f;  // Go1's self-collision term: rough only
+  static constexpr bool kRough = false;
+  // Rough only: the geoms of illegal_contact (thighs), shank_collision and trunk_head_collision.
+  static constexpr const char* kThighGeoms = "[FR][LR]_thigh_collision\\d";
+  static constexpr const char* kShankGeoms = "[FR][LR]_calf_collision\\d";
+  static constexpr const char* kTrunkGeoms = "(trunk|head)_collision";
+};
+
+// Unitree Go1 on mjlab's rough terrain: Mjlab-Velocity-Rough-Unitree-Go1.
+struct Go1Rough : Go1Flat {
+  static constexpr const char* kId = "Go1-Velocity-Rough-v0";
+  static constexpr const char* kModelFile = "models/go1_terrain.xml";
+  static constexpr float kSelfCollisionWeight = -0.1f;
+  static constexpr bool kRough = true;
 };
 
 // Unitree G1 (29 dof) on flat ground: mjlab's Mjlab-Velocity-Flat-Unitree-G1.
@@ -110,6 +141,10 @@ struct G1Flat {
   static constexpr float kBodyAngVelWeight = -0.05f;
   static constexpr float kAngularMomentumWeight = -0.02f;
   static constexpr float kSelfCollisionWeight = -1.0f;
+  static constexpr bool kRough = false;
+  static constexpr const char* kThighGeoms = nullptr;
+  static constexpr const char* kShankGeoms = nullptr;
+  static constexpr const char* kTrunkGeoms = nullptr;
 };
 
 // The per-env task state, float offsets into the task row (J joints, F feet).
@@ -118,7 +153,11 @@ struct VelocityLayout {
   static constexpr int kCommandDim = 8;  // time to the next resample, resamples this episode
   static constexpr int kHistory = 4;     // substeps a contact sensor's force history keeps
   int last_action = 0, bias = 0, air_time = 0, contact_time = 0, peak = 0, self_hits = 0, dim = 0;
-  void set(int joints, int feet) {
+  // Rough terrain: the env's level + 1 (0: not placed yet) and kind, the root's xy at the last
+  // reward (where the curriculum measures the walk from), the terrain normal of the last scan,
+  // and the ground-touch histories of the thighs, shanks and trunk (1 above 10 N, newest first).
+  int level = 0, kind = 0, root_xy = 0, normal = 0, thigh_hits = 0, shank_hits = 0, trunk_hits = 0;
+  void set(int joints, int feet, bool rough) {
     last_action = kCommandDim;
     bias = last_action + joints;
     air_time = bias + joints;
@@ -126,6 +165,15 @@ struct VelocityLayout {
     peak = contact_time + feet;
     self_hits = peak + feet;  // 1 where the self-collision sensor saw > 10 N, newest first
     dim = self_hits + kHistory;
+    if (!rough) return;
+    level = dim;
+    kind = level + 1;
+    root_xy = kind + 1;
+    normal = root_xy + 2;
+    thigh_hits = normal + 3;
+    shank_hits = thigh_hits + kHistory;
+    trunk_hits = shank_hits + kHistory;
+    dim = trunk_hits + kHistory;
   }
 };
 
@@ -138,6 +186,14 @@ struct VelocityTask {
   static constexpr int kMaxEpisodeSteps = 1000;   // 20 s at 50 Hz
   static constexpr int kBeforeDim = 0;
   static constexpr int kMaxJoints = 32, kMaxFeet = 4, kMaxGeoms = 512;
+  static constexpr int kMaxLevels = 20, kMaxKinds = 8;
+  // The height scan (rough): mjlab's terrain_scan grid, 1.6 x 1.0 m at 0.1 m under the trunk,
+  // 17 x 11 rays (x inner), yaw-aligned; a ray farther than 5 m reads 5 (a miss).
+  static constexpr int kScanX = 17, kScanY = 11, kScanRays = kScanX * kScanY;
+  static constexpr double kScanMax = 5.0;
+  static constexpr int kNormalHits = 32;         // the scan hits the terrain normal is fitted to
+  static constexpr double kTerrainBorder = 5.0;  // m of flat field around the grid
+  static constexpr bool kRough = Robot::kRough;
   static constexpr int kFeet = Robot::kFeet;
   static_assert(kFeet <= kMaxFeet, "too many feet");
   // The task's random streams (TaskRow): the command's k-th resample of an episode, the
@@ -145,6 +201,8 @@ struct VelocityTask {
   static constexpr uint32_t kCommandStream = 0xB0000000u;
   static constexpr uint32_t kNoiseStream = 0xC0000000u;
   static constexpr uint32_t kBiasStream = 0xD0000000u;
+  // Rough terrain: the env's kind (drawn once per seed) and its level at each reset.
+  static constexpr uint32_t kTerrainStream = 0xE0000000u;
 
   struct Params {
     double dt = 0;  // the policy step (timestep * frame_skip)
@@ -172,7 +230,7 @@ struct VelocityTask {
     float noise_projected_gravity = 0.05f;
     float noise_joint_pos = 0.01f;
     float noise_joint_vel = 1.5f;
-    bool fell_over = true;          // terminate above fell_over_angle of tilt
+    bool fell_over = !kRough;       // terminate above fell_over_angle of tilt (flat only)
     float fell_over_angle = 70.0f;  // degrees
     float encoder_bias[2] = {-0.015f, 0.015f};
     float lin_vel_x[2] = {-1.0f, 1.0f};
@@ -183,6 +241,14 @@ struct VelocityTask {
     float reset_base_y[2] = {-0.5f, 0.5f};
     float reset_base_z[2] = {0.01f, 0.05f};
     float reset_base_yaw[2] = {-3.14f, 3.14f};
+    // Rough terrain (options of the rough tasks only).
+    float shank_collision = kRough ? -0.1f : 0.0f;       // weights, by mjlab's names
+    float trunk_head_collision = kRough ? -0.1f : 0.0f;  // (ground touches above 10 N)
+    bool illegal_contact = kRough;        // thigh-ground contact above 10 N ends the episode
+    bool out_of_terrain_bounds = kRough;  // leaving the grid (less 0.3 m) truncates it
+    bool terrain_curriculum = kRough;     // terrain_levels: a level up or down at each reset
+    float max_init_terrain_level = 5;     // the first level is drawn from 0 ... this
+    float terrain_seed = 0;  // random_rough's draws (the same terrain for every run by default)
     // Resolved from the model (prepare).
     TwistRanges twist;
     VelocityLayout layout;
@@ -198,6 +264,17 @@ struct VelocityTask {
     int foot_site[kMaxFeet] = {}, foot_body[kMaxFeet] = {};
     float foot_site_pos[kMaxFeet][3] = {};
     int8_t geom_foot[kMaxGeoms] = {};  // the foot a geom belongs to, -1 none
+    // Rough terrain (build_scene and prepare): the height field's geom, the grid, the tiles'
+    // origins, the kinds' cumulative shares, the bounds, each geom's part (1 thigh, 2 shank, 3
+    // trunk or head, 0 none).
+    int terrain_geom = -1;
+    int levels = 0, kinds = 0;
+    float tile_size = 0;
+    float bound_x = 0, bound_y = 0;
+    float kind_cdf[kMaxKinds] = {};
+    float origin[kMaxLevels * kMaxKinds * 3] = {};
+    int8_t geom_part[kMaxGeoms] = {};
+    int scan_rays = 0;  // kScanRays on rough terrain, else 0
   };
 
   static std::vector<Option<Params>> options() {
@@ -205,37 +282,49 @@ struct VelocityTask {
     using locomotion::finite;
     using locomotion::flag;
     using locomotion::range;
-    return {finite("track_linear_velocity", &P::track_linear_velocity),
-            finite("track_angular_velocity", &P::track_angular_velocity),
-            finite("upright", &P::upright),
-            finite("pose", &P::pose),
-            finite("body_ang_vel", &P::body_ang_vel),
-            finite("dof_pos_limits", &P::dof_pos_limits),
-            finite("action_rate_l2", &P::action_rate_l2),
-            finite("air_time", &P::air_time),
-            finite("foot_clearance", &P::foot_clearance),
-            finite("foot_swing_height", &P::foot_swing_height),
-            finite("foot_slip", &P::foot_slip),
-            finite("soft_landing", &P::soft_landing),
-            finite("angular_momentum", &P::angular_momentum),
-            finite("self_collisions", &P::self_collisions),
-            flag("corrupt_observations", &P::corrupt_observations),
-            flag("play", &P::play),
-            locomotion::nonnegative("noise_base_lin_vel", &P::noise_base_lin_vel),
-            locomotion::nonnegative("noise_base_ang_vel", &P::noise_base_ang_vel),
-            locomotion::nonnegative("noise_projected_gravity", &P::noise_projected_gravity),
-            locomotion::nonnegative("noise_joint_pos", &P::noise_joint_pos),
-            locomotion::nonnegative("noise_joint_vel", &P::noise_joint_vel),
-            flag("fell_over", &P::fell_over),
-            locomotion::nonnegative("fell_over_angle", &P::fell_over_angle),
-            range("encoder_bias", &P::encoder_bias),
-            range("lin_vel_x", &P::lin_vel_x),
-            range("lin_vel_y", &P::lin_vel_y),
-            range("ang_vel_z", &P::ang_vel_z),
-            range("reset_base_x", &P::reset_base_x),
-            range("reset_base_y", &P::reset_base_y),
-            range("reset_base_z", &P::reset_base_z),
-            range("reset_base_yaw", &P::reset_base_yaw)};
+    std::vector<Option<Params>> options = {
+        finite("track_linear_velocity", &P::track_linear_velocity),
+        finite("track_angular_velocity", &P::track_angular_velocity),
+        finite("upright", &P::upright),
+        finite("pose", &P::pose),
+        finite("body_ang_vel", &P::body_ang_vel),
+        finite("dof_pos_limits", &P::dof_pos_limits),
+        finite("action_rate_l2", &P::action_rate_l2),
+        finite("air_time", &P::air_time),
+        finite("foot_clearance", &P::foot_clearance),
+        finite("foot_swing_height", &P::foot_swing_height),
+        finite("foot_slip", &P::foot_slip),
+        finite("soft_landing", &P::soft_landing),
+        finite("angular_momentum", &P::angular_momentum),
+        finite("self_collisions", &P::self_collisions),
+        flag("corrupt_observations", &P::corrupt_observations),
+        flag("play", &P::play),
+        locomotion::nonnegative("noise_base_lin_vel", &P::noise_base_lin_vel),
+        locomotion::nonnegative("noise_base_ang_vel", &P::noise_base_ang_vel),
+        locomotion::nonnegative("noise_projected_gravity", &P::noise_projected_gravity),
+        locomotion::nonnegative("noise_joint_pos", &P::noise_joint_pos),
+        locomotion::nonnegative("noise_joint_vel", &P::noise_joint_vel),
+        flag("fell_over", &P::fell_over),
+        locomotion::nonnegative("fell_over_angle", &P::fell_over_angle),
+        range("encoder_bias", &P::encoder_bias),
+        range("lin_vel_x", &P::lin_vel_x),
+        range("lin_vel_y", &P::lin_vel_y),
+        range("ang_vel_z", &P::ang_vel_z),
+        range("reset_base_x", &P::reset_base_x),
+        range("reset_base_y", &P::reset_base_y),
+        range("reset_base_z", &P::reset_base_z),
+        range("reset_base_yaw", &P::reset_base_yaw)};
+    if constexpr (kRough) {
+      for (auto o : {finite("shank_collision", &P::shank_collision),
+                     finite("trunk_head_collision", &P::trunk_head_collision),
+                     flag("illegal_contact", &P::illegal_contact),
+                     flag("out_of_terrain_bounds", &P::out_of_terrain_bounds),
+                     flag("terrain_curriculum", &P::terrain_curriculum),
+                     locomotion::nonnegative("max_init_terrain_level", &P::max_init_terrain_level),
+                     locomotion::nonnegative("terrain_seed", &P::terrain_seed)})
+        options.push_back(o);
+    }
+    return options;
   }
 
   // Play mode drops the interval events (the push) from the randomization.
@@ -251,12 +340,17 @@ struct VelocityTask {
 
   static void prepare(Params& p, const physics::Model<double>& m);
 
+  // Rough terrain: the terrain generated from option terrain_seed written into the scene's height
+  // field (elevations rounded to float, as libmujoco stores them; the env copies them into
+  // libmujoco's model) and the grid into p; refused naming what does not fit. Flat: nothing.
+  static void build_scene(Params& p, physics::Model<double>& m);
+
   static int task_dim(const Params& p, const physics::Model<double>&) { return p.layout.dim; }
   static int actor_obs_dim(const Params& p, const physics::Model<double>&) {
-    return 9 + 3 * p.joints + 3;
+    return 9 + 3 * p.joints + 3 + p.scan_rays;
   }
   static int obs_dim(const Params& p, const physics::Model<double>& m) {
-    return actor_obs_dim(p, m) + 9 + 3 * p.joints + 3 + 6 * kFeet;
+    return 2 * actor_obs_dim(p, m) + 6 * kFeet;
   }
   static std::vector<InfoKey> info_keys(const Params&, const physics::Model<double>&) {
     std::vector<InfoKey> keys;
@@ -264,6 +358,7 @@ struct VelocityTask {
     for (const char* k :
          {"error_vel_xy", "error_vel_yaw", "command_vx", "command_vy", "command_wz"})
       keys.push_back({k});
+    if (kRough) keys.push_back({"curriculum_terrain_level"});
     return keys;
   }
   // For drawing (replays): the observation holds no root pose; the default pose.
@@ -274,18 +369,29 @@ struct VelocityTask {
   }
 
   // The reward terms, in the info keys' order.
-  static constexpr int kTermCount = 14;
+  static constexpr int kTermCount = 16;
   static constexpr const char* kTerms[kTermCount] = {
-      "track_linear_velocity", "track_angular_velocity", "upright",        "pose",
-      "body_ang_vel",          "dof_pos_limits",         "action_rate_l2", "air_time",
-      "foot_clearance",        "foot_swing_height",      "foot_slip",      "soft_landing",
-      "angular_momentum",      "self_collisions"};
+      "track_linear_velocity", "track_angular_velocity", "upright",         "pose",
+      "body_ang_vel",          "dof_pos_limits",         "action_rate_l2",  "air_time",
+      "foot_clearance",        "foot_swing_height",      "foot_slip",       "soft_landing",
+      "angular_momentum",      "self_collisions",        "shank_collision", "trunk_head_collision"};
   MYRIAD_HD static void weights(const Params& p, float w[kTermCount]) {
-    const float v[kTermCount] = {
-        p.track_linear_velocity, p.track_angular_velocity, p.upright,        p.pose,
-        p.body_ang_vel,          p.dof_pos_limits,         p.action_rate_l2, p.air_time,
-        p.foot_clearance,        p.foot_swing_height,      p.foot_slip,      p.soft_landing,
-        p.angular_momentum,      p.self_collisions};
+    const float v[kTermCount] = {p.track_linear_velocity,
+                                 p.track_angular_velocity,
+                                 p.upright,
+                                 p.pose,
+                                 p.body_ang_vel,
+                                 p.dof_pos_limits,
+                                 p.action_rate_l2,
+                                 p.air_time,
+                                 p.foot_clearance,
+                                 p.foot_swing_height,
+                                 p.foot_slip,
+                                 p.soft_landing,
+                                 p.angular_momentum,
+                                 p.self_collisions,
+                                 p.shank_collision,
+                                 p.trunk_head_collision};
     for (int k = 0; k < kTermCount; ++k) w[k] = v[k];
   }
 
@@ -323,6 +429,79 @@ struct VelocityTask {
   template <class T>
   MYRIAD_HD static T flat_clearance(T z) {
     return z < T(0) ? T(0) : (z > T(1) ? T(1) : z);
+  }
+  // The rough terrain's height field as terrain_sense.h reads it.
+  template <class T>
+  MYRIAD_HD static FieldView<T> field_of(const Params& p, const ModelView<T>& m,
+                                         const EnvData<T>& d) {
+    const int h = m.geom_dataid[p.terrain_geom];
+    return {m.hfield_size + 4 * h, m.hfield_data + m.hfield_adr[h], m.hfield_nrow[h],
+            m.hfield_ncol[h], d.geom_xpos + 3 * p.terrain_geom};
+  }
+  // A rotation matrix's yaw (row-major, world = R local).
+  template <class T>
+  MYRIAD_HD static T yaw_of(const T* R) {
+    return atan2(R[3], R[0]);
+  }
+  // foot_height_scan for foot f at its site pos: flat ground's clearance, or on rough terrain
+  // mjlab's TerrainHeightSensor: 4 rays on a 4 cm ring and one at the centre, yaw-aligned, each
+  // reading the site's height over the surface (0 under it, 1 beyond max_distance), the least.
+  template <class T>
+  MYRIAD_HD static T foot_clearance(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+                                    int f, const T* pos) {
+    if constexpr (!kRough) {
+      return flat_clearance(pos[2]);
+    } else {
+      const FieldView<T> field = field_of(p, m, d);
+      const T yaw = yaw_of(d.xmat + 9 * p.foot_body[f]);
+      const T c = cos(yaw), s = sin(yaw), r = T(0.04);
+      const T ring[5][2] = {{0, 0}, {r, 0}, {0, r}, {-r, 0}, {0, -r}};
+      T best = T(1);
+      bool any = false;
+      for (const auto& o : ring) {
+        T z;
+        if (!surface_height(field, pos[0] + c * o[0] - s * o[1], pos[1] + s * o[0] + c * o[1], z))
+          continue;
+        const T h = pos[2] - z;
+        if (h > T(1)) continue;  // beyond max_distance: a miss
+        any = true;
+        const T clear = h < T(0) ? T(0) : h;
+        best = clear < best ? clear : best;
+      }
+      return any ? best : flat_clearance(pos[2]);
+    }
+  }
+  // terrain_scan: the trunk's height over the surface at each ray of the yaw-aligned grid (5, a
+  // miss, beyond kScanMax or off the field) into value [kScanRays]; the terrain normal fitted to
+  // up to kNormalHits of the hits (mjlab's linspace subsample) into normal.
+  template <class T>
+  MYRIAD_HD static void height_scan(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+                                    T* value, T* normal) {
+    const FieldView<T> field = field_of(p, m, d);
+    const T* frame = d.xpos + 3 * p.root_body;
+    const T yaw = yaw_of(d.xmat + 9 * p.root_body);
+    const T c = cos(yaw), s = sin(yaw);
+    T hits[3 * kNormalHits];
+    int count = 0, next = 0;
+    for (int k = 0; k < kScanRays; ++k) {
+      const T lx = T(-0.8) + T(0.1) * T(k % kScanX), ly = T(-0.5) + T(0.1) * T(k / kScanX);
+      const T x = frame[0] + c * lx - s * ly, y = frame[1] + s * lx + c * ly;
+      T z;
+      const bool hit =
+          surface_height(field, x, y, z) && frame[2] - z >= T(0) && frame[2] - z <= T(kScanMax);
+      value[k] = hit ? frame[2] - z : T(kScanMax);
+      // Rays 0, 6, 12, ..., 186 (torch.linspace(0, 186, 32).long()).
+      if (next < kNormalHits && k == (next * (kScanRays - 1)) / (kNormalHits - 1)) {
+        ++next;
+        if (hit) {
+          hits[3 * count] = x;
+          hits[3 * count + 1] = y;
+          hits[3 * count + 2] = z;
+          ++count;
+        }
+      }
+    }
+    terrain_normal(hits, count, normal);
   }
   // feet_ground_contact: per foot, the contacts with the terrain (found) and their net force on
   // the terrain in the world frame, as MuJoCo's contact sensor with the normal turned from the
@@ -408,6 +587,59 @@ struct VelocityTask {
     return heading_of(d.xquat + 4 * p.root_body);
   }
 
+  // The tile a new episode starts on, from the task state before the reset (the last episode's
+  // level, kind, command and final root position): mjlab's terrain_levels curriculum (a level up
+  // after walking more than half a tile, down after walking less than half the commanded
+  // distance; beyond the top level a random one), the first placement (the kind by the kinds'
+  // shares, once per seed; the level from 0 ... max_init_terrain_level), or in play mode a random
+  // tile (randomize_terrain). The root moves onto the tile's origin.
+  template <class T>
+  MYRIAD_HD static int kind_of(const Params& p, float u) {
+    for (int k = 0; k < p.kinds; ++k)
+      if (u < p.kind_cdf[k]) return k;
+    return p.kinds - 1;
+  }
+  MYRIAD_HD static const float* tile_origin(const Params& p, int level, int kind) {
+    return p.origin + 3 * (level * p.kinds + kind);
+  }
+  template <class T>
+  MYRIAD_HD static void place_on_terrain(const Params& p, EnvData<T>& d, const TaskRow& task) {
+    float* st = task.state;
+    const VelocityLayout& L = p.layout;
+    Rng rng = task.rng(kTerrainStream);
+    const auto draw_level = [&](int count) {
+      const int k = static_cast<int>(rng.uniform() * static_cast<float>(count));
+      return k < count - 1 ? k : count - 1;
+    };
+    int level = static_cast<int>(st[L.level]) - 1;
+    int kind = static_cast<int>(st[L.kind]);
+    if (p.play) {
+      level = draw_level(p.levels);
+      kind = kind_of<T>(p, rng.uniform());
+    } else if (level < 0) {
+      Rng startup = task.startup_rng(kTerrainStream);
+      kind = kind_of<T>(p, startup.uniform());
+      const int top = static_cast<int>(p.max_init_terrain_level);
+      level = draw_level((top < p.levels - 1 ? top : p.levels - 1) + 1);
+    } else if (p.terrain_curriculum) {
+      const float* o = tile_origin(p, level, kind);
+      const float dx = st[L.root_xy] - o[0], dy = st[L.root_xy + 1] - o[1];
+      const float walked = sqrtf(dx * dx + dy * dy);
+      const float asked =
+          sqrtf(st[0] * st[0] + st[1] * st[1]) * static_cast<float>(kMaxEpisodeSteps * p.dt) * 0.5f;
+      const bool up = walked > 0.5f * p.tile_size;
+      const bool down = !up && walked < asked;
+      level += (up ? 1 : 0) - (down ? 1 : 0);
+      level = level >= p.levels ? draw_level(p.levels) : (level < 0 ? 0 : level);
+    }
+    st[L.level] = static_cast<float>(level + 1);
+    st[L.kind] = static_cast<float>(kind);
+    const float* o = tile_origin(p, level, kind);
+    for (int k = 0; k < 3; ++k) d.qpos[k] += T(o[k]);
+    st[L.root_xy] = static_cast<float>(d.qpos[0]);
+    st[L.root_xy + 1] = static_cast<float>(d.qpos[1]);
+  }
+
   // reset_base, reset_robot_joints, and the task's state of a new episode.
   template <class Sim, class T>
   MYRIAD_HD static void start(const Params& p, const Sim&, int64_t, const ModelView<T>& m,
@@ -436,6 +668,7 @@ struct VelocityTask {
     }
     float* st = task.state;
     const VelocityLayout& L = p.layout;
+    if constexpr (kRough) place_on_terrain(p, d, task);
     Rng bias = task.startup_rng(kBiasStream);
     for (int j = 0; j < p.joints; ++j) {
       st[L.last_action + j] = 0.0f;
@@ -443,6 +676,9 @@ struct VelocityTask {
     }
     for (int f = 0; f < kFeet; ++f) st[L.air_time + f] = st[L.contact_time + f] = 0.0f;
     for (int h = 0; h < VelocityLayout::kHistory; ++h) st[L.self_hits + h] = 0.0f;
+    if constexpr (kRough)
+      for (int h = 0; h < VelocityLayout::kHistory; ++h)
+        st[L.thigh_hits + h] = st[L.shank_hits + h] = st[L.trunk_hits + h] = 0.0f;
     // The command: resampled at the reset, then updated with the new heading (dt 0).
     st[7] = 0.0f;
     TwistCommand<T> cmd = command_of<T>(st);
@@ -489,13 +725,31 @@ struct VelocityTask {
       });
       hits[0] = hit ? 1.0f : 0.0f;
     }
+    // Rough terrain: the thigh, shank and trunk ground-touch sensors (their geoms against the
+    // terrain, above 10 N), newest first.
+    if constexpr (kRough) {
+      float* parts[4] = {nullptr, task.state + p.layout.thigh_hits,
+                         task.state + p.layout.shank_hits, task.state + p.layout.trunk_hits};
+      for (int k = 1; k < 4; ++k)
+        for (int h = VelocityLayout::kHistory - 1; h > 0; --h) parts[k][h] = parts[k][h - 1];
+      bool touched[4] = {false, false, false, false};
+      sim.for_each_contact(d, i, [&](int g1, int g2, const T*, const T* local) {
+        int part = 0;
+        if (m.geom_bodyid[g2] == p.terrain_body && g1 < kMaxGeoms) part = p.geom_part[g1];
+        if (m.geom_bodyid[g1] == p.terrain_body && g2 < kMaxGeoms) part = p.geom_part[g2];
+        if (part > 0 &&
+            sqrt(local[0] * local[0] + local[1] * local[1] + local[2] * local[2]) > T(10))
+          touched[part] = true;
+      });
+      for (int k = 1; k < 4; ++k) parts[k][0] = touched[k] ? 1.0f : 0.0f;
+    }
   }
 
   template <class Sim, class T>
   MYRIAD_HD static void after_step(const Params& p, const Sim& sim, int64_t i,
                                    const ModelView<T>& m, const EnvData<T>& d, const float* action,
                                    const TaskRow& task, float& reward, bool& terminated,
-                                   InfoRow info) {
+                                   bool& truncated, InfoRow info) {
     float* st = task.state;
     const VelocityLayout& L = p.layout;
     const T c[3] = {T(st[0]), T(st[1]), T(st[2])};
@@ -505,6 +759,10 @@ struct VelocityTask {
     T g_up[3], g_root[3];
     gravity_in(d, p.upright_body, g_up);
     gravity_in(d, p.root_body, g_root);
+    if constexpr (kRough) {  // upright against the terrain's normal (of the last scan)
+      const T n[3] = {T(st[L.normal]), T(st[L.normal + 1]), T(st[L.normal + 2])};
+      to_local(d.xmat + 9 * p.upright_body, n, g_up);
+    }
     T q[kMaxJoints], q0[kMaxJoints], lo[kMaxJoints], hi[kMaxJoints], a[kMaxJoints],
         prev[kMaxJoints], ss[kMaxJoints], sw[kMaxJoints], sr[kMaxJoints];
     for (int j = 0; j < p.joints; ++j) {
@@ -527,7 +785,7 @@ struct VelocityTask {
       T pos[3], vel[3];
       foot_position(p, d, f, pos);
       point_velocity(m, d, p.foot_body[f], pos, vel);
-      height[f] = flat_clearance(pos[2]);
+      height[f] = foot_clearance(p, m, d, f, pos);
       vel_xy[2 * f] = vel[0];
       vel_xy[2 * f + 1] = vel[1];
       in_contact[f] = found[f] > 0;
@@ -559,6 +817,13 @@ struct VelocityTask {
     // self_collision_cost over the step's substeps (the sensor's 4-substep history).
     term[13] = 0;
     for (int h = 0; h < VelocityLayout::kHistory; ++h) term[13] += T(st[L.self_hits + h]);
+    // shank_collision and trunk_head_collision (rough): the same cost of the ground touches.
+    term[14] = term[15] = 0;
+    if constexpr (kRough)
+      for (int h = 0; h < VelocityLayout::kHistory; ++h) {
+        term[14] += T(st[L.shank_hits + h]);
+        term[15] += T(st[L.trunk_hits + h]);
+      }
     float w[kTermCount];
     weights(p, w);
     T total = 0;
@@ -583,6 +848,17 @@ struct VelocityTask {
     info.set(kTermCount + 4, st[2]);
     terminated =
         p.fell_over && bad_orientation(g_root, T(p.fell_over_angle) * T(3.141592653589793 / 180.0));
+    if constexpr (kRough) {
+      bool thigh = false;
+      for (int h = 0; h < VelocityLayout::kHistory; ++h) thigh = thigh || st[L.thigh_hits + h] > 0;
+      terminated = terminated || (p.illegal_contact && thigh);
+      const T* root = d.xpos + 3 * p.root_body;
+      truncated =
+          p.out_of_terrain_bounds && (fabs(root[0]) > T(p.bound_x) || fabs(root[1]) > T(p.bound_y));
+      st[L.root_xy] = static_cast<float>(root[0]);
+      st[L.root_xy + 1] = static_cast<float>(root[1]);
+      info.set(kTermCount + 5, st[L.level] - 1.0f);
+    }
   }
 
   // The command's timer, its resample when it runs out, and the heading control.
@@ -613,9 +889,15 @@ struct VelocityTask {
     auto put = [&](float*& o, T value, float n) {
       *o++ = static_cast<float>(value) + (corrupt ? noise.uniform(-n, n) : 0.0f);
     };
+    T scan[kRough ? kScanRays : 1];
+    if constexpr (kRough) {
+      T normal[3];
+      height_scan(p, m, d, scan, normal);
+      for (int k = 0; k < 3; ++k) task.state[L.normal + k] = static_cast<float>(normal[k]);
+    }
     for (int group = 0; group < 2; ++group) {
       const bool actor = group == 0;
-      float* o = obs + (actor ? 0 : 9 + 3 * p.joints + 3);
+      float* o = obs + (actor ? 0 : 9 + 3 * p.joints + 3 + p.scan_rays);
       const float scale = actor ? 1.0f : 0.0f;  // the critic's terms carry no noise
       for (int k = 0; k < 3; ++k)
         put(o, d.sensordata[p.imu_lin_adr + k], p.noise_base_lin_vel * scale);
@@ -629,6 +911,12 @@ struct VelocityTask {
       for (int j = 0; j < p.joints; ++j) put(o, d.qvel[p.dadr[j]], p.noise_joint_vel * scale);
       for (int j = 0; j < p.joints; ++j) *o++ = st[L.last_action + j];
       for (int k = 0; k < 3; ++k) *o++ = st[k];
+      // height_scan: noise (actor) before the scale 1 / 5.
+      if constexpr (kRough)
+        for (int k = 0; k < kScanRays; ++k) {
+          const float n = actor && corrupt ? noise.uniform(-0.1f, 0.1f) : 0.0f;
+          *o++ = (static_cast<float>(scan[k]) + n) * (1.0f / static_cast<float>(kScanMax));
+        }
       if (actor) continue;
       int found[kMaxFeet];
       T force[3 * kMaxFeet];
@@ -636,7 +924,7 @@ struct VelocityTask {
       for (int f = 0; f < kFeet; ++f) {
         T pos[3];
         foot_position(p, d, f, pos);
-        *o++ = static_cast<float>(flat_clearance(pos[2]));
+        *o++ = static_cast<float>(foot_clearance(p, m, d, f, pos));
       }
       for (int f = 0; f < kFeet; ++f) *o++ = st[L.air_time + f];
       for (int f = 0; f < kFeet; ++f) *o++ = found[f] > 0 ? 1.0f : 0.0f;
@@ -719,11 +1007,96 @@ void VelocityTask<Robot>::prepare(Params& p, const physics::Model<double>& m) {
       }
     if (!any) fail(std::string("no geom matches foot ") + Robot::kFootGeoms[f]);
   }
-  p.layout.set(p.joints, kFeet);
+  p.layout.set(p.joints, kFeet, kRough);
+  if constexpr (kRough) {
+    if (p.terrain_geom < 0) fail("its terrain was not built (build_scene)");
+    p.scan_rays = kScanRays;
+    const char* parts[4] = {nullptr, Robot::kThighGeoms, Robot::kShankGeoms, Robot::kTrunkGeoms};
+    for (int k = 1; k < 4; ++k) {
+      const std::regex names(parts[k]);
+      bool any = false;
+      for (int g = 0; g < m.ngeom; ++g)
+        if (std::regex_match(m.geom_names[g], names)) {
+          p.geom_part[g] = static_cast<int8_t>(k);
+          any = true;
+        }
+      if (!any) fail(std::string("no geom matches ") + parts[k]);
+    }
+  }
   for (int k = 0; k < 2; ++k) {
     p.twist.lin_vel_x[k] = p.lin_vel_x[k];
     p.twist.lin_vel_y[k] = p.lin_vel_y[k];
     p.twist.ang_vel_z[k] = p.ang_vel_z[k];
+  }
+}
+
+template <class Robot>
+void VelocityTask<Robot>::build_scene(Params& p, physics::Model<double>& m) {
+  if constexpr (kRough) {
+    const std::string id = kId;
+    auto fail = [&](const std::string& what) { throw std::invalid_argument(id + ": " + what); };
+    TerrainConfig config;
+    config.border = kTerrainBorder;
+    if (p.terrain_seed != std::floor(p.terrain_seed) || p.terrain_seed > 16777216.0f)
+      fail("option terrain_seed must be a whole number in 0 ... 16777216, got " +
+           std::to_string(p.terrain_seed));
+    config.seed = static_cast<uint64_t>(p.terrain_seed);
+    const Terrain t = generate_terrain(config);
+    if (t.levels > kMaxLevels || t.kinds > kMaxKinds)
+      fail("a terrain of more than " + std::to_string(kMaxLevels) + " levels or " +
+           std::to_string(kMaxKinds) + " kinds");
+    const int top = static_cast<int>(p.max_init_terrain_level);
+    if (p.max_init_terrain_level != static_cast<float>(top) || top > t.levels - 1)
+      fail("option max_init_terrain_level must be a whole level in 0 ... " +
+           std::to_string(t.levels - 1) + " (the terrain's levels), got " +
+           std::to_string(p.max_init_terrain_level));
+    const int body = locomotion::body_id(m, id, Robot::kTerrainBody);
+    int g = -1;
+    for (int k = 0; k < m.ngeom; ++k)
+      if (m.geom_bodyid[k] == body && m.geom_type[k] == physics::collision::kHField) g = k;
+    if (g < 0)
+      fail(std::string("its scene has no height field on body '") + Robot::kTerrainBody + "'");
+    const int h = m.geom_dataid[g];
+    const double* size = m.hfield_size.data() + 4 * h;
+    const double* pos = m.geom_pos.data() + 3 * g;
+    const double* quat = m.geom_quat.data() + 4 * g;
+    const double range = t.z_max - t.z_min;
+    const bool fits = m.hfield_nrow[h] == t.nrow && m.hfield_ncol[h] == t.ncol &&
+                      std::fabs(size[0] - t.half_x) < 1e-9 &&
+                      std::fabs(size[1] - t.half_y) < 1e-9 && std::fabs(size[2] - range) < 1e-6 &&
+                      std::fabs(pos[2] - t.z_min) < 1e-6 && pos[0] == 0 && pos[1] == 0 &&
+                      quat[0] == 1 && quat[1] == 0 && quat[2] == 0 && quat[3] == 0;
+    if (!fits) {
+      std::ostringstream what;
+      what << "the generated terrain (" << t.nrow << " x " << t.ncol << " samples, half extents "
+           << t.half_x << " x " << t.half_y << " m, heights " << t.z_min << " ... " << t.z_max
+           << " m) does not fit the scene's height field (" << m.hfield_nrow[h] << " x "
+           << m.hfield_ncol[h] << ", " << size[0] << " x " << size[1] << " m, its geom at z "
+           << pos[2] << " m, " << size[2] << " m high, unrotated at x = y = 0 expected)";
+      fail(what.str());
+    }
+    // Elevations in [0, 1] of the field's own height, rounded to float as libmujoco stores them.
+    const int adr = m.hfield_adr[h];
+    for (size_t k = 0; k < t.height.size(); ++k) {
+      double e = (t.height[k] - pos[2]) / size[2];
+      e = e < 0 ? 0 : (e > 1 ? 1 : e);
+      m.hfield_data[adr + k] = static_cast<float>(e);
+    }
+    p.terrain_geom = g;
+    p.levels = t.levels;
+    p.kinds = t.kinds;
+    p.tile_size = static_cast<float>(config.tile_size);
+    p.bound_x = static_cast<float>(t.half_x - 0.3);
+    p.bound_y = static_cast<float>(t.half_y - 0.3);
+    for (size_t k = 0; k < t.origin.size(); ++k) p.origin[k] = static_cast<float>(t.origin[k]);
+    double total = 0, acc = 0;
+    for (const auto& k : config.kinds) total += k.proportion;
+    for (int k = 0; k < t.kinds; ++k) {
+      acc += config.kinds[k].proportion / total;
+      p.kind_cdf[k] = static_cast<float>(acc);
+    }
+  } else {
+    (void)p, (void)m;
   }
 }
 
@@ -750,6 +1123,7 @@ std::string VelocityTask<Robot>::default_randomize() {
 }
 
 using Go1VelocityFlat = VelocityTask<Go1Flat>;
+using Go1VelocityRough = VelocityTask<Go1Rough>;
 using G1VelocityFlat = VelocityTask<G1Flat>;
 
 }  // namespace myriad::envs::legged

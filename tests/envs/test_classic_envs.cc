@@ -390,6 +390,7 @@ TEST(ClassicEnvs, SpecsMatchGymnasium) {
                                         "CartPole-v1",
                                         "G1-Velocity-Flat-v0",
                                         "Go1-Velocity-Flat-v0",
+                                        "Go1-Velocity-Rough-v0",
                                         "HalfCheetah-v5",
                                         "Hopper-v5",
                                         "Humanoid-v5",

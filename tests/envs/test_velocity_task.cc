@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -13,8 +14,10 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "envs/legged/terrain.h"
 #include "myriad/batch_env.h"
 #include "myriad/device.h"
 #include "myriad/registry.h"
@@ -35,10 +38,10 @@ constexpr int kNq = 19, kNv = 18, kStateWidth = 1 + kNq + kNv;
 constexpr double kStepDt = 0.02;
 
 const char* kTerms[] = {
-    "track_linear_velocity", "track_angular_velocity", "upright",        "pose",
-    "body_ang_vel",          "dof_pos_limits",         "action_rate_l2", "air_time",
-    "foot_clearance",        "foot_swing_height",      "foot_slip",      "soft_landing",
-    "angular_momentum",      "self_collisions"};
+    "track_linear_velocity", "track_angular_velocity", "upright",         "pose",
+    "body_ang_vel",          "dof_pos_limits",         "action_rate_l2",  "air_time",
+    "foot_clearance",        "foot_swing_height",      "foot_slip",       "soft_landing",
+    "angular_momentum",      "self_collisions",        "shank_collision", "trunk_head_collision"};
 
 std::unique_ptr<BatchEnv> go1(int64_t n, uint64_t seed, const EnvOptions& options = {},
                               const EnvTextOptions& text = {}) {
@@ -271,7 +274,7 @@ TEST(VelocityTask, RewardIsTheSumOfItsTermsAndWeightsApply) {
   for (const char* key :
        {"error_vel_xy", "error_vel_yaw", "command_vx", "command_vy", "command_wz"})
     EXPECT_TRUE(info.count(key)) << key;
-  EXPECT_EQ(info.size(), 19u);
+  EXPECT_EQ(info.size(), 21u);
   auto no_pose = go1(n, 13, {{"pose", 0}});
   auto gen = at::make_generator<at::CPUGeneratorImpl>(17);
   double pose = 0, upright = 0;
@@ -583,6 +586,181 @@ TEST(VelocityTask, G1FlatLayoutStartAndLibmujoco) {
   EXPECT_GT(angmom, 0);
   EXPECT_GT(torso, 0);
   EXPECT_LT(max_abs(ours->get_state() - ref->get_state()), 1e-3);
+}
+
+// ---- Go1-Velocity-Rough-v0 ---------------------------------------------------------------------
+
+constexpr const char* kRoughId = "Go1-Velocity-Rough-v0";
+constexpr int kScan = 187, kRoughActor = kActorDim + kScan;
+
+std::unique_ptr<BatchEnv> go1_rough(int64_t n, uint64_t seed, const EnvOptions& options = {},
+                                    const EnvTextOptions& text = {}) {
+  return make(kRoughId, n, Device::kCpu, seed, options, text);
+}
+
+// The terrain the task builds (option terrain_seed 0, a 5 m border).
+const legged::Terrain& rough_terrain() {
+  static const legged::Terrain t = [] {
+    legged::TerrainConfig c;
+    c.border = 5;
+    return legged::generate_terrain(c);
+  }();
+  return t;
+}
+
+// The tile whose origin is nearest (x, y): {level, kind}.
+std::pair<int, int> nearest_tile(double x, double y) {
+  const auto& t = rough_terrain();
+  std::pair<int, int> best{-1, -1};
+  double best_d = 1e9;
+  for (int level = 0; level < t.levels; ++level)
+    for (int k = 0; k < t.kinds; ++k) {
+      const double* o = t.tile_origin(level, k);
+      const double d = std::hypot(x - o[0], y - o[1]);
+      if (d < best_d) best_d = d, best = {level, k};
+    }
+  return best;
+}
+
+// Proves the rough task's layout and start: [actor 235 | critic 259], envs on their tiles (within
+// the reset's offsets of the origin, at its height), first levels 0 ... 5, the kinds spread by
+// their shares; on the flat kind the height scan reads the trunk's height (/ 5) on every ray, the
+// critic's scan the actor's in play mode.
+TEST(VelocityTaskRough, StartsOnItsTilesAndScans) {
+  const int64_t n = 64;
+  auto env = go1_rough(n, 5, {{"play", 0}, {"corrupt_observations", 0}});
+  ASSERT_EQ(env->spec().actor_obs_dim, kRoughActor);
+  ASSERT_EQ(env->spec().observation_space.flat_size(), 2 * kRoughActor + 24);
+  const at::Tensor s = env->get_state();
+  const at::Tensor obs = env->buffers().obs;
+  const auto& t = rough_terrain();
+  std::vector<int> kinds(t.kinds, 0);
+  int flat = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = s[i][1].item<double>(), y = s[i][2].item<double>(), z = s[i][3].item<double>();
+    const auto [level, kind] = nearest_tile(x, y);
+    const double* o = t.tile_origin(level, kind);
+    EXPECT_LE(std::fabs(x - o[0]), 0.5 + 1e-9);
+    EXPECT_LE(std::fabs(y - o[1]), 0.5 + 1e-9);
+    EXPECT_GE(z - o[2], 0.278 + 0.01 - 1e-6);
+    EXPECT_LE(z - o[2], 0.278 + 0.05 + 1e-6);
+    EXPECT_LE(level, 5);
+    ++kinds[kind];
+    if (kind != 0) continue;  // the flat kind: the surface is 0 under every ray
+    ++flat;
+    for (int k = 0; k < kScan; ++k) {
+      EXPECT_NEAR(obs[i][kActorDim + k].item<float>(), z / 5.0, 1e-6)
+          << "env " << i << " ray " << k;
+      EXPECT_EQ(obs[i][kActorDim + k].item<float>(),
+                obs[i][kRoughActor + kActorDim + k].item<float>());
+    }
+  }
+  EXPECT_GT(flat, 0);
+  for (int k = 0; k < t.kinds; ++k) EXPECT_GT(kinds[k], 0) << "kind " << k;
+}
+
+// Proves mjlab's terrain_levels curriculum: an env that walked more than half a tile (moved 5 m
+// by set_state) goes a level up at its reset and starts on that tile; one that stood while
+// commanded to walk goes a level down (not below 0); the level is in the info.
+TEST(VelocityTaskRough, CurriculumMovesLevels) {
+  const int64_t n = 16;
+  auto env = go1_rough(n, 8, {{"max_episode_steps", 3}, {"play", 0}});
+  const at::Tensor zero = at::zeros({n, kJoints});
+  env->step(zero);
+  const at::Tensor before = env->buffers().info.at("curriculum_terrain_level").clone();
+  at::Tensor s = env->get_state();
+  for (int64_t i = 0; i < n / 2; ++i) {  // carried 5 m along x, dropped from 2.5 m higher
+    s[i][1] += 5.0;
+    s[i][3] += 2.5;
+  }
+  env->set_state(s, at::Tensor());
+  env->step(zero);
+  env->step(zero);  // the third step: the time limit, the reset
+  ASSERT_TRUE(env->buffers().truncated.all().item<bool>());
+  const at::Tensor cx = env->buffers().info.at("command_vx"),
+                   cy = env->buffers().info.at("command_vy");
+  const at::Tensor start = env->get_state();
+  env->step(zero);
+  const at::Tensor after = env->buffers().info.at("curriculum_terrain_level");
+  int down = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int old_level = static_cast<int>(before[i].item<float>());
+    const int level = static_cast<int>(after[i].item<float>());
+    EXPECT_EQ(nearest_tile(start[i][1].item<double>(), start[i][2].item<double>()).first, level)
+        << "env " << i;
+    if (i < n / 2) {
+      EXPECT_EQ(level, old_level + 1) << "env " << i;
+    } else if (std::hypot(cx[i].item<float>(), cy[i].item<float>()) * 10.0 > 1.0) {
+      EXPECT_EQ(level, std::max(old_level - 1, 0)) << "env " << i;
+      down += old_level > 0;
+    }
+  }
+  EXPECT_GT(down, 0);
+}
+
+// Proves leaving the grid truncates (out_of_terrain_bounds, mjlab's time-out) and does not
+// terminate.
+TEST(VelocityTaskRough, LeavingTheGridTruncates) {
+  const int64_t n = 2;
+  auto env = go1_rough(n, 3);
+  at::Tensor s = env->get_state();
+  s[0][1] = 44.9;  // beyond 45 - 0.3 m
+  s[0][2] = 0.0;
+  s[0][3] = 1.0;
+  env->set_state(s.narrow(0, 0, 1), at::tensor({int64_t{0}}));
+  env->step(at::zeros({n, kJoints}));
+  EXPECT_TRUE(env->buffers().truncated[0].item<bool>());
+  EXPECT_FALSE(env->buffers().terminated[0].item<bool>());
+  EXPECT_FALSE(env->buffers().truncated[1].item<bool>());
+}
+
+// Proves the rough task's reward is the sum of its logged terms (the ground-touch costs with
+// them), on random actions over the terrain.
+TEST(VelocityTaskRough, RewardIsTheSumOfItsTerms) {
+  const int64_t n = 16;
+  auto env = go1_rough(n, 21);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  for (int t = 0; t < 60; ++t) {
+    env->step(random_actions(gen, n, 1.0));
+    EXPECT_LT(max_abs(env->buffers().reward - reward_sum(env->buffers())), 1e-5) << "step " << t;
+  }
+}
+
+// Proves the engine agrees with libmujoco through the rough task (height-field contacts, the
+// scan, the curriculum's placement), float64, random actions.
+TEST(VelocityTaskRough, EngineAgreesWithLibmujoco) {
+  const int64_t n = 4;
+  auto ours = go1_rough(n, 7, {{"precision", 64}});
+  auto ref = go1_rough(n, 7, {}, {{"physics", "mujoco"}});
+  EXPECT_LT(max_abs(ours->buffers().obs - ref->buffers().obs), 1e-4);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(13);
+  double worst = 0;
+  for (int t = 0; t < 40; ++t) {
+    const at::Tensor a = random_actions(gen, n, 0.3);
+    ours->step(a);
+    ref->step(a);
+    worst = std::max(worst, max_abs(ours->buffers().obs - ref->buffers().obs));
+    ASSERT_TRUE(at::equal(ours->buffers().terminated, ref->buffers().terminated)) << t;
+  }
+  EXPECT_LT(worst, 1e-3);
+  EXPECT_LT(max_abs(ours->get_state() - ref->get_state()), 1e-6);
+}
+
+// Proves the rough task's own options are refused when out of range, naming the option.
+TEST(VelocityTaskRough, BadTerrainOptionsAreRefused) {
+  const auto refused = [](const EnvOptions& o, const std::string& what) {
+    try {
+      go1_rough(1, 1, o);
+      ADD_FAILURE() << "accepted; expected a refusal naming " << what;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused({{"max_init_terrain_level", 10}}, "max_init_terrain_level");
+  refused({{"max_init_terrain_level", 2.5}}, "max_init_terrain_level");
+  refused({{"terrain_seed", 0.5}}, "terrain_seed");
+  refused({{"terrain_curriculum", 2}}, "terrain_curriculum");
+  EXPECT_THROW(go1(1, 1, {{"terrain_curriculum", 0}}), std::invalid_argument);  // flat: none
 }
 
 }  // namespace

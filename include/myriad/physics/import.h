@@ -50,6 +50,10 @@ class MjModelHandle {
   MjModelHandle(const MjModelHandle&) = delete;
   MjModelHandle& operator=(const MjModelHandle&) = delete;
   const mjModel* get() const { return m_; }
+  // Its height fields' elevations (all of them, nhfielddata values in [0, 1]) replaced before
+  // anything reads the model: a task's generated terrain. std::invalid_argument on a count that
+  // is not the model's.
+  void set_height_fields(const double* data, int count);
 
  private:
   // check_model_numbers, and a NaN libmujoco warned of and ignored (`nonfinite` finds it in
