@@ -143,14 +143,37 @@ MYRIAD_CPU_CLONES void relu_loop(float* __restrict x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
-// ELU with alpha 1 (torch.nn.ELU's default): x, or exp(x) - 1 below 0.
-void elu_loop(float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : std::expm1(x[i]);
+// ELU with alpha 1 (torch.nn.ELU's default): x, or exp(x) - 1 below 0, the latter as tanh_loop's
+// exp (vectorized; libm's expm1f is a call per element): 2^m (1 + q) - 1 with q = e^r - 1 by its
+// Taylor series to r^7 (|r| <= ln 2 / 2), exact to float rounding near 0 where m = 0.
+MYRIAD_CPU_CLONES void elu_loop(float* __restrict x, int64_t n) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  constexpr float kRound = 12582912.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    const float t = std::min(std::max(v, -87.0f), 0.0f);
+    const float m = (t * kLog2e + kRound) - kRound;
+    const float r = (t - m * kLn2Hi) - m * kLn2Lo;
+    float q = 1.0f / 5040.0f;
+    q = q * r + 1.0f / 720.0f;
+    q = q * r + 1.0f / 120.0f;
+    q = q * r + 1.0f / 24.0f;
+    q = q * r + 1.0f / 6.0f;
+    q = q * r + 0.5f;
+    q = q * r + 1.0f;
+    q = q * r;
+    const float scale = __builtin_bit_cast(float, (static_cast<int32_t>(m) + 127) << 23);
+    const float e = scale * q + (scale - 1.0f);
+    x[i] = v > 0.0f ? v : e;
+  }
 }
 
 }  // namespace detail
 
 void tanh_inplace(float* x, int64_t n) { detail::tanh_loop(x, n); }
+void elu_inplace(float* x, int64_t n) { detail::elu_loop(x, n); }
 
 MlpCpu::MlpCpu(std::vector<DenseLayerRef> layers, Activation activation)
     : layers_(std::move(layers)), activation_(activation) {

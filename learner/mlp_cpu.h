@@ -34,6 +34,8 @@ inline Activation activation_of(const std::string& name) {
 // tanh(x) for n floats in place: 1 - 2 / (exp(2x) + 1), with exp from a degree-6 polynomial
 // after range reduction; within 2e-7 of tanh absolutely.
 void tanh_inplace(float* x, int64_t n);
+// ELU (alpha 1) of x [n] in place, as the fused MLP's hidden layers compute it.
+void elu_inplace(float* x, int64_t n);
 
 // Hidden layers followed by the activation; the last layer is linear.
 class MlpCpu {
