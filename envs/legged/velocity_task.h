@@ -100,7 +100,15 @@ struct Go1Flat {
   static constexpr float kAngularMomentumWeight = 0.0f;
   static constexpr float kSelfCollisionWeight = 0.0f;  // Go1's self-collision term: rough only
   static constexpr bool kRough = false;
-  // Rough only: the geoms of illegal_contact (thighs), shank_collision and trunk_head_collision.
+  // On rough terrain (mjlab's Go1 rough config): no fell_over, upright against the terrain's
+  // normal, and the ground-touch sensors of illegal_contact (thighs), shank_collision and
+  // trunk_head_collision on these geoms.
+  static constexpr bool kRoughFellOver = false;
+  static constexpr bool kRoughUprightOnTerrain = true;
+  static constexpr bool kRoughGroundTouch = true;
+  // foot_height_scan's ring: radius (m) and rays on it (besides the centre).
+  static constexpr float kFootRingRadius = 0.04f;
+  static constexpr int kFootRingRays = 4;
   static constexpr const char* kThighGeoms = "[FR][LR]_thigh_collision\\d";
   static constexpr const char* kShankGeoms = "[FR][LR]_calf_collision\\d";
   static constexpr const char* kTrunkGeoms = "(trunk|head)_collision";
@@ -142,9 +150,22 @@ struct G1Flat {
   static constexpr float kAngularMomentumWeight = -0.02f;
   static constexpr float kSelfCollisionWeight = -1.0f;
   static constexpr bool kRough = false;
+  // On rough terrain: fell_over stays, upright against world up, no ground-touch sensors.
+  static constexpr bool kRoughFellOver = true;
+  static constexpr bool kRoughUprightOnTerrain = false;
+  static constexpr bool kRoughGroundTouch = false;
+  static constexpr float kFootRingRadius = 0.03f;
+  static constexpr int kFootRingRays = 6;
   static constexpr const char* kThighGeoms = nullptr;
   static constexpr const char* kShankGeoms = nullptr;
   static constexpr const char* kTrunkGeoms = nullptr;
+};
+
+// Unitree G1 on mjlab's rough terrain: Mjlab-Velocity-Rough-Unitree-G1.
+struct G1Rough : G1Flat {
+  static constexpr const char* kId = "G1-Velocity-Rough-v0";
+  static constexpr const char* kModelFile = "models/g1_terrain.xml";
+  static constexpr bool kRough = true;
 };
 
 // The per-env task state, float offsets into the task row (J joints, F feet).
@@ -194,6 +215,8 @@ struct VelocityTask {
   static constexpr int kNormalHits = 32;         // the scan hits the terrain normal is fitted to
   static constexpr double kTerrainBorder = 5.0;  // m of flat field around the grid
   static constexpr bool kRough = Robot::kRough;
+  static constexpr bool kGroundTouch = kRough && Robot::kRoughGroundTouch;
+  static constexpr bool kUprightOnTerrain = kRough && Robot::kRoughUprightOnTerrain;
   static constexpr int kFeet = Robot::kFeet;
   static_assert(kFeet <= kMaxFeet, "too many feet");
   // The task's random streams (TaskRow): the command's k-th resample of an episode, the
@@ -230,7 +253,8 @@ struct VelocityTask {
     float noise_projected_gravity = 0.05f;
     float noise_joint_pos = 0.01f;
     float noise_joint_vel = 1.5f;
-    bool fell_over = !kRough;       // terminate above fell_over_angle of tilt (flat only)
+    // Terminate above fell_over_angle of tilt (Go1: on flat ground only).
+    bool fell_over = !kRough || Robot::kRoughFellOver;
     float fell_over_angle = 70.0f;  // degrees
     float encoder_bias[2] = {-0.015f, 0.015f};
     float lin_vel_x[2] = {-1.0f, 1.0f};
@@ -242,9 +266,9 @@ struct VelocityTask {
     float reset_base_z[2] = {0.01f, 0.05f};
     float reset_base_yaw[2] = {-3.14f, 3.14f};
     // Rough terrain (options of the rough tasks only).
-    float shank_collision = kRough ? -0.1f : 0.0f;       // weights, by mjlab's names
-    float trunk_head_collision = kRough ? -0.1f : 0.0f;  // (ground touches above 10 N)
-    bool illegal_contact = kRough;        // thigh-ground contact above 10 N ends the episode
+    float shank_collision = kGroundTouch ? -0.1f : 0.0f;       // weights, by mjlab's names
+    float trunk_head_collision = kGroundTouch ? -0.1f : 0.0f;  // (ground touches above 10 N)
+    bool illegal_contact = kGroundTouch;  // thigh-ground contact above 10 N ends the episode
     bool out_of_terrain_bounds = kRough;  // leaving the grid (less 0.3 m) truncates it
     bool terrain_curriculum = kRough;     // terrain_levels: a level up or down at each reset
     float max_init_terrain_level = 5;     // the first level is drawn from 0 ... this
@@ -314,11 +338,14 @@ struct VelocityTask {
         range("reset_base_y", &P::reset_base_y),
         range("reset_base_z", &P::reset_base_z),
         range("reset_base_yaw", &P::reset_base_yaw)};
-    if constexpr (kRough) {
+    if constexpr (kGroundTouch) {
       for (auto o : {finite("shank_collision", &P::shank_collision),
                      finite("trunk_head_collision", &P::trunk_head_collision),
-                     flag("illegal_contact", &P::illegal_contact),
-                     flag("out_of_terrain_bounds", &P::out_of_terrain_bounds),
+                     flag("illegal_contact", &P::illegal_contact)})
+        options.push_back(o);
+    }
+    if constexpr (kRough) {
+      for (auto o : {flag("out_of_terrain_bounds", &P::out_of_terrain_bounds),
                      flag("terrain_curriculum", &P::terrain_curriculum),
                      locomotion::nonnegative("max_init_terrain_level", &P::max_init_terrain_level),
                      locomotion::nonnegative("terrain_seed", &P::terrain_seed)})
@@ -454,14 +481,14 @@ struct VelocityTask {
     } else {
       const FieldView<T> field = field_of(p, m, d);
       const T yaw = yaw_of(d.xmat + 9 * p.foot_body[f]);
-      const T c = cos(yaw), s = sin(yaw), r = T(0.04);
-      const T ring[5][2] = {{0, 0}, {r, 0}, {0, r}, {-r, 0}, {0, -r}};
+      const T r = T(Robot::kFootRingRadius);
       T best = T(1);
       bool any = false;
-      for (const auto& o : ring) {
+      for (int k = 0; k <= Robot::kFootRingRays; ++k) {  // the centre, then the ring
+        const T angle = yaw + T(6.283185307179586) * T(k - 1) / T(Robot::kFootRingRays);
+        const T ox = k == 0 ? T(0) : r * cos(angle), oy = k == 0 ? T(0) : r * sin(angle);
         T z;
-        if (!surface_height(field, pos[0] + c * o[0] - s * o[1], pos[1] + s * o[0] + c * o[1], z))
-          continue;
+        if (!surface_height(field, pos[0] + ox, pos[1] + oy, z)) continue;
         const T h = pos[2] - z;
         if (h > T(1)) continue;  // beyond max_distance: a miss
         any = true;
@@ -725,9 +752,9 @@ struct VelocityTask {
       });
       hits[0] = hit ? 1.0f : 0.0f;
     }
-    // Rough terrain: the thigh, shank and trunk ground-touch sensors (their geoms against the
-    // terrain, above 10 N), newest first.
-    if constexpr (kRough) {
+    // Rough terrain (Go1): the thigh, shank and trunk ground-touch sensors (their geoms against
+    // the terrain, above 10 N), newest first.
+    if constexpr (kGroundTouch) {
       float* parts[4] = {nullptr, task.state + p.layout.thigh_hits,
                          task.state + p.layout.shank_hits, task.state + p.layout.trunk_hits};
       for (int k = 1; k < 4; ++k)
@@ -759,7 +786,7 @@ struct VelocityTask {
     T g_up[3], g_root[3];
     gravity_in(d, p.upright_body, g_up);
     gravity_in(d, p.root_body, g_root);
-    if constexpr (kRough) {  // upright against the terrain's normal (of the last scan)
+    if constexpr (kUprightOnTerrain) {  // upright against the terrain's normal (the last scan's)
       const T n[3] = {T(st[L.normal]), T(st[L.normal + 1]), T(st[L.normal + 2])};
       to_local(d.xmat + 9 * p.upright_body, n, g_up);
     }
@@ -819,7 +846,7 @@ struct VelocityTask {
     for (int h = 0; h < VelocityLayout::kHistory; ++h) term[13] += T(st[L.self_hits + h]);
     // shank_collision and trunk_head_collision (rough): the same cost of the ground touches.
     term[14] = term[15] = 0;
-    if constexpr (kRough)
+    if constexpr (kGroundTouch)
       for (int h = 0; h < VelocityLayout::kHistory; ++h) {
         term[14] += T(st[L.shank_hits + h]);
         term[15] += T(st[L.trunk_hits + h]);
@@ -851,7 +878,7 @@ struct VelocityTask {
     if constexpr (kRough) {
       bool thigh = false;
       for (int h = 0; h < VelocityLayout::kHistory; ++h) thigh = thigh || st[L.thigh_hits + h] > 0;
-      terminated = terminated || (p.illegal_contact && thigh);
+      terminated = terminated || (kGroundTouch && p.illegal_contact && thigh);
       const T* root = d.xpos + 3 * p.root_body;
       truncated =
           p.out_of_terrain_bounds && (fabs(root[0]) > T(p.bound_x) || fabs(root[1]) > T(p.bound_y));
@@ -1012,7 +1039,7 @@ void VelocityTask<Robot>::prepare(Params& p, const physics::Model<double>& m) {
     if (p.terrain_geom < 0) fail("its terrain was not built (build_scene)");
     p.scan_rays = kScanRays;
     const char* parts[4] = {nullptr, Robot::kThighGeoms, Robot::kShankGeoms, Robot::kTrunkGeoms};
-    for (int k = 1; k < 4; ++k) {
+    for (int k = 1; k < 4 && kGroundTouch; ++k) {
       const std::regex names(parts[k]);
       bool any = false;
       for (int g = 0; g < m.ngeom; ++g)
@@ -1125,5 +1152,6 @@ std::string VelocityTask<Robot>::default_randomize() {
 using Go1VelocityFlat = VelocityTask<Go1Flat>;
 using Go1VelocityRough = VelocityTask<Go1Rough>;
 using G1VelocityFlat = VelocityTask<G1Flat>;
+using G1VelocityRough = VelocityTask<G1Rough>;
 
 }  // namespace myriad::envs::legged

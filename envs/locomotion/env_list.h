@@ -30,8 +30,11 @@
 
 // X(Env): a task env (envs/physics_task_kernels.h) on a robot of envs/robots/: the CPU's runners
 // and the registry; not CUDA's (not yet).
-#define MYRIAD_TASK_ENVS(X) \
-  X(legged::Go1VelocityFlat) X(legged::Go1VelocityRough) X(legged::G1VelocityFlat)
+#define MYRIAD_TASK_ENVS(X)   \
+  X(legged::Go1VelocityFlat)  \
+  X(legged::Go1VelocityRough) \
+  X(legged::G1VelocityFlat)   \
+  X(legged::G1VelocityRough)
 
 // Every physics env type the runners instantiate: those above and MJCF-v0 (the user's model,
 // envs/mjcf/mjcf_task.h), which the registry offers with its own spec (envs/mjcf/mjcf_env.cc).

@@ -389,6 +389,7 @@ TEST(ClassicEnvs, SpecsMatchGymnasium) {
                                         "Ant-v5",
                                         "CartPole-v1",
                                         "G1-Velocity-Flat-v0",
+                                        "G1-Velocity-Rough-v0",
                                         "Go1-Velocity-Flat-v0",
                                         "Go1-Velocity-Rough-v0",
                                         "HalfCheetah-v5",

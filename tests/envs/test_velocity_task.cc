@@ -746,6 +746,34 @@ TEST(VelocityTaskRough, EngineAgreesWithLibmujoco) {
   EXPECT_LT(max_abs(ours->get_state() - ref->get_state()), 1e-6);
 }
 
+// Proves G1-Velocity-Rough-v0: mjlab's G1 rough layout (actor 99 + 187 = 286, critic 298), the
+// G1's rough variant's terms (fell_over kept, no ground-touch sensors), envs on their tiles, and
+// the engine against libmujoco through the task (pyramidal feet on the height field).
+TEST(VelocityTaskRough, G1LayoutStartAndLibmujoco) {
+  const int64_t n = 4;
+  auto ours = make("G1-Velocity-Rough-v0", n, Device::kCpu, 3, {{"precision", 64}}, {});
+  auto ref = make("G1-Velocity-Rough-v0", n, Device::kCpu, 3, {}, {{"physics", "mujoco"}});
+  EXPECT_EQ(ours->spec().actor_obs_dim, 286);
+  EXPECT_EQ(ours->spec().observation_space.flat_size(), 286 + 298);
+  const auto& names = ours->spec().option_names;
+  EXPECT_NE(std::find(names.begin(), names.end(), "fell_over"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "terrain_curriculum"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "illegal_contact"), names.end());
+  const at::Tensor s = ours->get_state();
+  for (int64_t i = 0; i < n; ++i) {
+    const auto [level, kind] = nearest_tile(s[i][1].item<double>(), s[i][2].item<double>());
+    const double* o = rough_terrain().tile_origin(level, kind);
+    EXPECT_LE(std::hypot(s[i][1].item<double>() - o[0], s[i][2].item<double>() - o[1]), 0.71);
+  }
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
+  for (int t = 0; t < 30; ++t) {
+    const at::Tensor a = (at::rand({n, 29}, gen) * 2 - 1) * 0.3;
+    ours->step(a);
+    ref->step(a);
+  }
+  EXPECT_LT(max_abs(ours->get_state() - ref->get_state()), 1e-3);
+}
+
 // Proves the rough task's own options are refused when out of range, naming the option.
 TEST(VelocityTaskRough, BadTerrainOptionsAreRefused) {
   const auto refused = [](const EnvOptions& o, const std::string& what) {

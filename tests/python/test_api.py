@@ -29,7 +29,8 @@ MULTI_AGENT_IDS = {"Spread-v0", "Tag-v0", "Sumo-v0"}
 LOCOMOTION_IDS = {"Hopper-v5", "HalfCheetah-v5", "Walker2d-v5", "Ant-v5", "Humanoid-v5",
                   "InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5"}
 # The task envs (mjlab's tasks; tests/envs/test_velocity_task.cc): here only their registrations.
-TASK_IDS = {"Go1-Velocity-Flat-v0", "Go1-Velocity-Rough-v0", "G1-Velocity-Flat-v0"}
+TASK_IDS = {"Go1-Velocity-Flat-v0", "Go1-Velocity-Rough-v0", "G1-Velocity-Flat-v0",
+            "G1-Velocity-Rough-v0"}
 ENV_IDS = [env_id for env_id in myriad.list_envs()
            if env_id != "MJCF-v0" and env_id not in MULTI_AGENT_IDS | LOCOMOTION_IDS | TASK_IDS]
 EXPECTED_IDS = {

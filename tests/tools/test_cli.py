@@ -105,7 +105,7 @@ def test_shipped_configs_parse(cfg, tmp_path):
 
 # The legged-robot task configs (mjlab's PPO settings): one update on a few envs, evaluated.
 @pytest.mark.parametrize("cfg", ["go1_velocity_flat_ppo", "go1_velocity_rough_ppo",
-                                 "g1_velocity_flat_ppo"])
+                                 "g1_velocity_flat_ppo", "g1_velocity_rough_ppo"])
 def test_task_configs_train_an_update(cfg, tmp_path):
     p = run("train", SRC / f"configs/{cfg}.yaml", "--out", tmp_path / cfg, "env.device=cpu",
             "env.num_envs=8", "run.total_env_steps=1", "run.eval_episodes=2", "eval.record=false")
