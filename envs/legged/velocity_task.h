@@ -20,19 +20,20 @@
 // time-out from the value before the step); the command curriculum (command_vel, ranges widened
 // after 120,000 policy steps) is not applied yet.
 //
-// Rough terrain (Robot::kRough, Go1-Velocity-Rough-v0): the robot's scene has one height field
-// (envs/robots/models/go1_terrain.xml) whose elevations the task generates at construction from
-// option terrain_seed (envs/legged/terrain.h: mjlab's ROUGH_TERRAINS_CFG, 10 levels by 7 kinds),
-// envs spawn at their tile's origin, mjlab's terrain_levels curriculum moves an env a level up or
-// down at each reset by how far it walked (info curriculum_terrain_level), the actor and critic
-// read a 187-ray height scan under the trunk, upright is measured against the terrain's fitted
-// normal, thigh-ground contact ends the episode (illegal_contact, no fell_over), the shank and
-// trunk touching the ground cost, and leaving the grid truncates (out_of_terrain_bounds).
-// Differences from mjlab: the scan and the foot clearance read the field's surface under each ray
-// in closed form (what a vertical ray from above meets); the normal the reward uses is the one
-// fitted at the previous observation (one policy step old); a contact sensor's threshold is checked
-// on every contact of its geoms (mjlab: the first contact per geom); the terrain's flat border is 5
-// m of the height field (mjlab: 20 m of boxes); an env's terrain kind is drawn by the kinds'
+// Rough terrain (Robot::kRough: Go1-Velocity-Rough-v0, G1-Velocity-Rough-v0): the robot's scene
+// has one height field (envs/robots/models/*_terrain.xml) whose elevations the task generates at
+// construction from option terrain_seed (envs/legged/terrain.h: mjlab's ROUGH_TERRAINS_CFG, 10
+// levels by 7 kinds), envs spawn at their tile's origin, mjlab's terrain_levels curriculum moves
+// an env a level up or down at each reset by how far it walked (info curriculum_terrain_level),
+// the actor and critic read a 187-ray height scan under the root, the feet's clearance is over
+// the ground, and leaving the grid truncates (out_of_terrain_bounds). Go1 adds mjlab's Go1 rough
+// terms: upright against the terrain's fitted normal, thigh-ground contact ends the episode
+// (illegal_contact, no fell_over), the shank and trunk touching the ground cost. Differences
+// from mjlab: the scan and the foot clearance read the field's surface under each ray in closed
+// form (what a vertical ray from above meets); the normal the reward uses is the one fitted at
+// the previous observation (one policy step old); a contact sensor's threshold is checked on
+// every contact of its geoms (mjlab: the first contact per geom); the terrain's flat border is 5 m
+// of the height field (mjlab: 20 m of boxes); an env's terrain kind is drawn by the kinds'
 // proportions per env (mjlab: contiguous blocks of envs).
 #pragma once
 
