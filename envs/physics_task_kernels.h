@@ -7,10 +7,16 @@
 //                                                              new episode (before mj_forward)
 //   control(params, model, task, action, ctrl)             => ctrl for the step's substeps
 //   substep(params, sim, i, model, data, task)             => after every physics substep
-//   after_step(params, sim, i, model, data, action, task, reward, terminated, info)
+//   after_step(params, sim, i, model, data, action, task, reward, terminated, truncated, info)
+//                                                           => on the state the substeps left
+//                                                              (truncated: the env's own
+//                                                              time-out, e.g. leaving a terrain)
 //   advance(params, model, data, task)                     => after mj_forward (the command's
 //                                                              timers)
 //   observe(params, sim, i, model, data, task, obs)        => after mj_forward
+//
+// and, on the host, build_scene(params, model) (edits of the model at construction: a rough
+// task's generated terrain) and plays(params) (play mode: the env drops its interval events).
 //
 // and these kernels wrap them with the substeps, a forward pass before every observation (as
 // mjlab's step runs one), the push, auto-reset, final_obs, truncation, the divergence cut and

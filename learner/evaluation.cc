@@ -60,11 +60,14 @@ void set_returns(EvalResult& r, const EnvSpec& spec, const std::vector<double>& 
                   static_cast<double>(episodes);
 }
 
+bool has_play_mode(const std::string& env_id) {
+  const auto names = envs::spec_of(env_id).option_names;
+  return std::find(names.begin(), names.end(), "play") != names.end();
+}
+
 EnvConfig eval_env_config(const EnvConfig& env) {
   EnvConfig out = env;
-  const auto names = envs::spec_of(env.id).option_names;
-  if (std::find(names.begin(), names.end(), "play") != names.end() && !out.options.count("play"))
-    out.options["play"] = 1;
+  if (has_play_mode(env.id) && !out.options.count("play")) out.options["play"] = 1;
   return out;
 }
 

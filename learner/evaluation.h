@@ -60,6 +60,9 @@ class LearnerThreads {
 // play itself (myriad eval --train-conditions sets it to 0).
 EnvConfig eval_env_config(const EnvConfig& env);
 
+// Whether the env has a play mode (the option play).
+bool has_play_mode(const std::string& env_id);
+
 // Runs K episodes (one per env, K envs in parallel) with deterministic actions (a team that acts
 // at random, at random); multi-agent envs report every team's return and win rate.
 EvalResult evaluate(LoadedPolicy& policy, int64_t episodes, uint64_t seed);

@@ -117,16 +117,32 @@ MYRIAD_CPU_CLONES void dense_backward_input(const float* __restrict dy, const fl
   }
 }
 
-MYRIAD_CPU_CLONES void tanh_loop(float* __restrict x, int64_t n) {
+// e^t = 2^m e^r: m = round(t / ln 2), |r| <= ln 2 / 2 (tanh_loop and elu_loop, which take e^r
+// by their own series; vectorizes). t must lie in [-87, 88]: the callers clamp, a NaN included,
+// so that 2^m's bits stay defined.
+inline void exp_reduce(float t, float& m, float& r) {
   constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;     // ln 2 split so that n * kLn2Hi is exact
+  constexpr float kLn2Hi = 0.693359375f;     // ln 2 split so that m * kLn2Hi is exact
   constexpr float kLn2Lo = -2.12194440e-4f;  // ln 2 - kLn2Hi
   constexpr float kRound = 12582912.0f;      // 1.5 * 2^23: adding it rounds to an integer
+  m = (t * kLog2e + kRound) - kRound;
+  r = (t - m * kLn2Hi) - m * kLn2Lo;
+}
+inline float pow2(float m) {
+  return __builtin_bit_cast(float, (static_cast<int32_t>(m) + 127) << 23);
+}
+// [lo, hi], a NaN to lo (the callers then return the NaN they were given).
+inline float clamp_finite(float v, float lo, float hi) {
+  const float a = v > lo ? v : lo;
+  return a < hi ? a : hi;
+}
+
+MYRIAD_CPU_CLONES void tanh_loop(float* __restrict x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    // exp(2x) = 2^m e^r, m = round(2x / ln 2), |r| <= ln 2 / 2.
-    const float t = std::min(std::max(x[i] * 2.0f, -87.0f), 88.0f);
-    const float m = (t * kLog2e + kRound) - kRound;
-    const float r = (t - m * kLn2Hi) - m * kLn2Lo;
+    // tanh x = 1 - 2 / (e^(2x) + 1), e^r by its Taylor series to r^6.
+    const float v = x[i];
+    float m, r;
+    exp_reduce(clamp_finite(v * 2.0f, -87.0f, 88.0f), m, r);
     float p = 1.0f / 720.0f;
     p = p * r + 1.0f / 120.0f;
     p = p * r + 1.0f / 24.0f;
@@ -134,8 +150,8 @@ MYRIAD_CPU_CLONES void tanh_loop(float* __restrict x, int64_t n) {
     p = p * r + 0.5f;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    const float scale = __builtin_bit_cast(float, (static_cast<int32_t>(m) + 127) << 23);
-    x[i] = 1.0f - 2.0f / (p * scale + 1.0f);
+    const float y = 1.0f - 2.0f / (p * pow2(m) + 1.0f);
+    x[i] = v == v ? y : v;
   }
 }
 
@@ -143,19 +159,14 @@ MYRIAD_CPU_CLONES void relu_loop(float* __restrict x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
-// ELU with alpha 1 (torch.nn.ELU's default): x, or exp(x) - 1 below 0, the latter as tanh_loop's
-// exp (vectorized; libm's expm1f is a call per element): 2^m (1 + q) - 1 with q = e^r - 1 by its
-// Taylor series to r^7 (|r| <= ln 2 / 2), exact to float rounding near 0 where m = 0.
+// ELU with alpha 1 (torch.nn.ELU's default): x, or exp(x) - 1 below 0 as 2^m (1 + q) - 1 with
+// q = e^r - 1 by its Taylor series to r^7: exact to float rounding near 0, where m = 0 (libm's
+// expm1f would be a call per element).
 MYRIAD_CPU_CLONES void elu_loop(float* __restrict x, int64_t n) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
-  constexpr float kRound = 12582912.0f;
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
-    const float t = std::min(std::max(v, -87.0f), 0.0f);
-    const float m = (t * kLog2e + kRound) - kRound;
-    const float r = (t - m * kLn2Hi) - m * kLn2Lo;
+    float m, r;
+    exp_reduce(clamp_finite(v, -87.0f, 0.0f), m, r);
     float q = 1.0f / 5040.0f;
     q = q * r + 1.0f / 720.0f;
     q = q * r + 1.0f / 120.0f;
@@ -164,9 +175,9 @@ MYRIAD_CPU_CLONES void elu_loop(float* __restrict x, int64_t n) {
     q = q * r + 0.5f;
     q = q * r + 1.0f;
     q = q * r;
-    const float scale = __builtin_bit_cast(float, (static_cast<int32_t>(m) + 127) << 23);
+    const float scale = pow2(m);
     const float e = scale * q + (scale - 1.0f);
-    x[i] = v > 0.0f ? v : e;
+    x[i] = v > 0.0f || v != v ? v : e;
   }
 }
 

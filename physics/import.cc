@@ -340,6 +340,10 @@ void MjModelHandle::set_height_fields(const double* data, int count) {
     throw std::invalid_argument("height fields: " + std::to_string(count) +
                                 " elevations given, the model has " +
                                 std::to_string(m_->nhfielddata));
+  for (int k = 0; k < count; ++k)
+    if (!(data[k] >= 0.0 && data[k] <= 1.0))
+      throw std::invalid_argument("height fields: elevation " + std::to_string(k) + " is " +
+                                  std::to_string(data[k]) + ", outside [0, 1]");
   for (int k = 0; k < count; ++k) m_->hfield_data[k] = static_cast<float>(data[k]);
 }
 

@@ -1,5 +1,4 @@
 // myriad train / myriad eval.
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -10,11 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "learner/distributed.h"
+#include "learner/evaluation.h"
 #include "learner/record.h"
 #include "learner/run_dir.h"
 #include "learner/summary.h"
 #include "learner/trainer.h"
-#include "myriad/registry.h"
 #include "tools/commands.h"
 
 namespace myriad::tools {
@@ -94,8 +93,7 @@ void run_eval(const EvalOptions& o) {
     p.config.env.physics = o.physics;
   }
   if (o.train_conditions) {
-    const auto names = envs::spec_of(p.config.env.id).option_names;
-    if (std::find(names.begin(), names.end(), "play") == names.end())
+    if (!learner::has_play_mode(p.config.env.id))
       throw std::invalid_argument("--train-conditions: '" + p.config.env.id +
                                   "' has no play mode (the legged tasks have one); it is "
                                   "evaluated as trained already");

@@ -42,11 +42,6 @@ struct TileShape {
     const double top = (half - platform_px) / half;
     return std::round(std::min(height_max * tent(i) * tent(j), height_max * top * top));
   }
-  double platform_units() const {
-    const int inner = px - 2 * border_px();
-    const double half = inner / 2.0, top = (half - 1.0 / hs) / half;
-    return std::round(std::floor(d * (inner * hs / 2) / vs) * top * top);
-  }
   bool inner(int i, int j) const {
     const int b = border_px();
     return i >= b && i <= px - b && j >= b && j <= px - b;
@@ -82,10 +77,10 @@ struct TileShape {
         return stairs(px / 2, px / 2);
       case TerrainKind::kPyramidStairsInv:
         return -stairs(px / 2, px / 2);
-      case TerrainKind::kPyramidSlope:
-        return platform_units() * vs;
+      case TerrainKind::kPyramidSlope:  // the platform
+        return slope_units(px / 2, px / 2) * vs;
       case TerrainKind::kPyramidSlopeInv:
-        return -platform_units() * vs;
+        return -slope_units(px / 2, px / 2) * vs;
       case TerrainKind::kRandomRough:
         return 0.06;
       default:
@@ -106,14 +101,20 @@ std::vector<SubTerrain> rough_terrains() {
           {TerrainKind::kWave, "wave_terrain", 0.1}};
 }
 
-int kind_of_draw(const std::vector<SubTerrain>& kinds, double u) {
+std::vector<double> kind_cdf(const std::vector<SubTerrain>& kinds) {
   double total = 0;
   for (const auto& k : kinds) total += k.proportion;
+  std::vector<double> cdf;
   double acc = 0;
-  for (size_t c = 0; c < kinds.size(); ++c) {
-    acc += kinds[c].proportion / total;
-    if (u < acc) return static_cast<int>(c);
-  }
+  for (const auto& k : kinds) cdf.push_back(acc += k.proportion / total);
+  if (!cdf.empty()) cdf.back() = 1.0;
+  return cdf;
+}
+
+int kind_of_draw(const std::vector<SubTerrain>& kinds, double u) {
+  const std::vector<double> cdf = kind_cdf(kinds);
+  for (size_t c = 0; c < cdf.size(); ++c)
+    if (u < cdf[c]) return static_cast<int>(c);
   return static_cast<int>(kinds.size()) - 1;
 }
 

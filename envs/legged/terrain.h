@@ -15,7 +15,7 @@
 //                        0.25 m border)
 //   pyramid_slope_inv    the same, a pit                                      -the platform
 //   random_rough         every cell 0.02 ... 0.10 m in 0.02 steps (d unused)  0.06
-//   wave                 4 waves of amplitude 0.2 d per axis                  0
+//   wave                 4 waves per tile side, 0.1 d per axis (0.2 d total)  0
 //
 // Where it differs from mjlab: mjlab builds the stairs of boxes and the other kinds as height
 // fields, here every tile is one height field (a stair edge is a ramp one sample wide); the
@@ -79,7 +79,10 @@ struct Terrain {
 // tile or border that is not a whole number of samples, a negative proportion).
 Terrain generate_terrain(const TerrainConfig& config);
 
-// The column of a draw u in [0, 1) by the kinds' proportions (normalised).
+// The kinds' cumulative shares (proportions normalised), the last 1.
+std::vector<double> kind_cdf(const std::vector<SubTerrain>& kinds);
+
+// The column of a draw u in [0, 1) by the kinds' proportions (kind_cdf).
 int kind_of_draw(const std::vector<SubTerrain>& kinds, double u);
 
 }  // namespace myriad::envs::legged

@@ -175,10 +175,13 @@ struct VelocityLayout {
   static constexpr int kCommandDim = 8;  // time to the next resample, resamples this episode
   static constexpr int kHistory = 4;     // substeps a contact sensor's force history keeps
   int last_action = 0, bias = 0, air_time = 0, contact_time = 0, peak = 0, self_hits = 0, dim = 0;
-  // Rough terrain: the env's level + 1 (0: not placed yet) and kind, the root's xy at the last
-  // reward (where the curriculum measures the walk from), the terrain normal of the last scan,
-  // and the ground-touch histories of the thighs, shanks and trunk (1 above 10 N, newest first).
-  int level = 0, kind = 0, root_xy = 0, normal = 0, thigh_hits = 0, shank_hits = 0, trunk_hits = 0;
+  // Rough terrain: the env's level + 1 (0: not placed yet) and kind, the root's xy and the
+  // command's speed |c_xy| at the last reward (what the curriculum judges the episode by: the
+  // last command the robot followed, before an ended episode's command is resampled), the
+  // terrain normal of the last scan, and the ground-touch histories of the thighs, shanks and
+  // trunk (1 above 10 N, newest first).
+  int level = 0, kind = 0, root_xy = 0, speed = 0, normal = 0, thigh_hits = 0, shank_hits = 0,
+      trunk_hits = 0;
   void set(int joints, int feet, bool rough) {
     last_action = kCommandDim;
     bias = last_action + joints;
@@ -191,7 +194,8 @@ struct VelocityLayout {
     level = dim;
     kind = level + 1;
     root_xy = kind + 1;
-    normal = root_xy + 2;
+    speed = root_xy + 2;
+    normal = speed + 1;
     thigh_hits = normal + 3;
     shank_hits = thigh_hits + kHistory;
     trunk_hits = shank_hits + kHistory;
@@ -209,7 +213,7 @@ struct VelocityTask {
   static constexpr int kBeforeDim = 0;
   static constexpr int kMaxJoints = 32, kMaxFeet = 4, kMaxGeoms = 512;
   static constexpr int kMaxLevels = 20, kMaxKinds = 8;
-  // The height scan (rough): mjlab's terrain_scan grid, 1.6 x 1.0 m at 0.1 m under the trunk,
+  // The height scan (rough): mjlab's terrain_scan grid, 1.6 x 1.0 m at 0.1 m under the root,
   // 17 x 11 rays (x inner), yaw-aligned; a ray farther than 5 m reads 5 (a miss).
   static constexpr int kScanX = 17, kScanY = 11, kScanRays = kScanX * kScanY;
   static constexpr double kScanMax = 5.0;
@@ -472,7 +476,8 @@ struct VelocityTask {
     return atan2(R[3], R[0]);
   }
   // foot_height_scan for foot f at its site pos: flat ground's clearance, or on rough terrain
-  // mjlab's TerrainHeightSensor: 4 rays on a 4 cm ring and one at the centre, yaw-aligned, each
+  // mjlab's TerrainHeightSensor: the robot's ring of rays (Go1 4 at 4 cm, G1 6 at 3 cm) and one
+  // at the centre, yaw-aligned, each
   // reading the site's height over the surface (0 under it, 1 beyond max_distance), the least.
   template <class T>
   MYRIAD_HD static T foot_clearance(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
@@ -499,7 +504,7 @@ struct VelocityTask {
       return any ? best : flat_clearance(pos[2]);
     }
   }
-  // terrain_scan: the trunk's height over the surface at each ray of the yaw-aligned grid (5, a
+  // terrain_scan: the root's height over the surface at each ray of the yaw-aligned grid (5, a
   // miss, beyond kScanMax or off the field) into value [kScanRays]; the terrain normal fitted to
   // up to kNormalHits of the hits (mjlab's linspace subsample) into normal.
   template <class T>
@@ -653,8 +658,7 @@ struct VelocityTask {
       const float* o = tile_origin(p, level, kind);
       const float dx = st[L.root_xy] - o[0], dy = st[L.root_xy + 1] - o[1];
       const float walked = sqrtf(dx * dx + dy * dy);
-      const float asked =
-          sqrtf(st[0] * st[0] + st[1] * st[1]) * static_cast<float>(kMaxEpisodeSteps * p.dt) * 0.5f;
+      const float asked = st[L.speed] * static_cast<float>(kMaxEpisodeSteps * p.dt) * 0.5f;
       const bool up = walked > 0.5f * p.tile_size;
       const bool down = !up && walked < asked;
       level += (up ? 1 : 0) - (down ? 1 : 0);
@@ -666,6 +670,7 @@ struct VelocityTask {
     for (int k = 0; k < 3; ++k) d.qpos[k] += T(o[k]);
     st[L.root_xy] = static_cast<float>(d.qpos[0]);
     st[L.root_xy + 1] = static_cast<float>(d.qpos[1]);
+    st[L.speed] = 0.0f;
   }
 
   // reset_base, reset_robot_joints, and the task's state of a new episode.
@@ -724,6 +729,11 @@ struct VelocityTask {
       ctrl[j] = T(action[j]) * T(p.scale[j]) + T(p.q0[j]) - T(bias[j]);
   }
 
+  // A contact sensor's force history (kHistory substeps, newest first) moved one substep on.
+  MYRIAD_HD static void push_history(float* history) {
+    for (int h = VelocityLayout::kHistory - 1; h > 0; --h) history[h] = history[h - 1];
+  }
+
   // feet_ground_contact's air and contact times, after every physics substep.
   template <class Sim, class T>
   MYRIAD_HD static void substep(const Params& p, const Sim& sim, int64_t i, const ModelView<T>& m,
@@ -743,7 +753,7 @@ struct VelocityTask {
     // first contact between two of the robot's geoms, above 10 N or not, newest first.
     if (p.self_collisions != 0.0f) {
       float* hits = task.state + p.layout.self_hits;
-      for (int h = VelocityLayout::kHistory - 1; h > 0; --h) hits[h] = hits[h - 1];
+      push_history(hits);
       bool first = true, hit = false;
       sim.for_each_contact(d, i, [&](int g1, int g2, const T*, const T* local) {
         const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
@@ -758,8 +768,7 @@ struct VelocityTask {
     if constexpr (kGroundTouch) {
       float* parts[4] = {nullptr, task.state + p.layout.thigh_hits,
                          task.state + p.layout.shank_hits, task.state + p.layout.trunk_hits};
-      for (int k = 1; k < 4; ++k)
-        for (int h = VelocityLayout::kHistory - 1; h > 0; --h) parts[k][h] = parts[k][h - 1];
+      for (int k = 1; k < 4; ++k) push_history(parts[k]);
       bool touched[4] = {false, false, false, false};
       sim.for_each_contact(d, i, [&](int g1, int g2, const T*, const T* local) {
         int part = 0;
@@ -881,10 +890,12 @@ struct VelocityTask {
       for (int h = 0; h < VelocityLayout::kHistory; ++h) thigh = thigh || st[L.thigh_hits + h] > 0;
       terminated = terminated || (kGroundTouch && p.illegal_contact && thigh);
       const T* root = d.xpos + 3 * p.root_body;
-      truncated =
-          p.out_of_terrain_bounds && (fabs(root[0]) > T(p.bound_x) || fabs(root[1]) > T(p.bound_y));
+      // Not in play mode (mjlab's play config drops the term).
+      truncated = p.out_of_terrain_bounds && !p.play &&
+                  (fabs(root[0]) > T(p.bound_x) || fabs(root[1]) > T(p.bound_y));
       st[L.root_xy] = static_cast<float>(root[0]);
       st[L.root_xy + 1] = static_cast<float>(root[1]);
+      st[L.speed] = sqrtf(st[0] * st[0] + st[1] * st[1]);
       info.set(kTermCount + 5, st[L.level] - 1.0f);
     }
   }
@@ -1088,19 +1099,24 @@ void VelocityTask<Robot>::build_scene(Params& p, physics::Model<double>& m) {
     const double* size = m.hfield_size.data() + 4 * h;
     const double* pos = m.geom_pos.data() + 3 * g;
     const double* quat = m.geom_quat.data() + 4 * g;
+    const double* body_pos = m.body_pos.data() + 3 * body;
+    const double* body_quat = m.body_quat.data() + 4 * body;
     const double range = t.z_max - t.z_min;
-    const bool fits = m.hfield_nrow[h] == t.nrow && m.hfield_ncol[h] == t.ncol &&
-                      std::fabs(size[0] - t.half_x) < 1e-9 &&
-                      std::fabs(size[1] - t.half_y) < 1e-9 && std::fabs(size[2] - range) < 1e-6 &&
-                      std::fabs(pos[2] - t.z_min) < 1e-6 && pos[0] == 0 && pos[1] == 0 &&
-                      quat[0] == 1 && quat[1] == 0 && quat[2] == 0 && quat[3] == 0;
+    const bool fits =
+        m.hfield_nrow[h] == t.nrow && m.hfield_ncol[h] == t.ncol &&
+        std::fabs(size[0] - t.half_x) < 1e-9 && std::fabs(size[1] - t.half_y) < 1e-9 &&
+        std::fabs(size[2] - range) < 1e-6 && std::fabs(pos[2] - t.z_min) < 1e-6 && pos[0] == 0 &&
+        pos[1] == 0 && quat[0] == 1 && quat[1] == 0 && quat[2] == 0 && quat[3] == 0 &&
+        body_pos[0] == 0 && body_pos[1] == 0 && body_pos[2] == 0 && body_quat[0] == 1 &&
+        body_quat[1] == 0 && body_quat[2] == 0 && body_quat[3] == 0;
     if (!fits) {
       std::ostringstream what;
       what << "the generated terrain (" << t.nrow << " x " << t.ncol << " samples, half extents "
            << t.half_x << " x " << t.half_y << " m, heights " << t.z_min << " ... " << t.z_max
            << " m) does not fit the scene's height field (" << m.hfield_nrow[h] << " x "
            << m.hfield_ncol[h] << ", " << size[0] << " x " << size[1] << " m, its geom at z "
-           << pos[2] << " m, " << size[2] << " m high, unrotated at x = y = 0 expected)";
+           << pos[2] << " m, " << size[2]
+           << " m high, unrotated at x = y = 0 on an unmoved body expected)";
       fail(what.str());
     }
     // Elevations in [0, 1] of the field's own height, rounded to float as libmujoco stores them.
@@ -1117,12 +1133,8 @@ void VelocityTask<Robot>::build_scene(Params& p, physics::Model<double>& m) {
     p.bound_x = static_cast<float>(t.half_x - 0.3);
     p.bound_y = static_cast<float>(t.half_y - 0.3);
     for (size_t k = 0; k < t.origin.size(); ++k) p.origin[k] = static_cast<float>(t.origin[k]);
-    double total = 0, acc = 0;
-    for (const auto& k : config.kinds) total += k.proportion;
-    for (int k = 0; k < t.kinds; ++k) {
-      acc += config.kinds[k].proportion / total;
-      p.kind_cdf[k] = static_cast<float>(acc);
-    }
+    const std::vector<double> cdf = kind_cdf(config.kinds);
+    for (int k = 0; k < t.kinds; ++k) p.kind_cdf[k] = static_cast<float>(cdf[k]);
   } else {
     (void)p, (void)m;
   }

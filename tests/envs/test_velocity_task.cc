@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "envs/legged/terrain.h"
+#include "envs/legged/terrain_sense.h"
 #include "myriad/batch_env.h"
 #include "myriad/device.h"
 #include "myriad/registry.h"
@@ -657,6 +658,48 @@ TEST(VelocityTaskRough, StartsOnItsTilesAndScans) {
   }
   EXPECT_GT(flat, 0);
   for (int k = 0; k < t.kinds; ++k) EXPECT_GT(kinds[k], 0) << "kind " << k;
+}
+
+// Proves the height scan reads the ground under each ray of the root's yaw-aligned grid (x inner,
+// 17 x 11 at 0.1 m), over every kind and level (play mode: random tiles, no noise), against the
+// generated terrain's surface as terrain_sense.h reads it; and that play mode's tiles reach the
+// levels above the first placement's 5.
+TEST(VelocityTaskRough, ScanReadsTheGroundUnderTheRoot) {
+  const int64_t n = 48;
+  auto env = go1_rough(n, 6, {{"play", 1}, {"precision", 64}});
+  const auto& t = rough_terrain();
+  // The field as the env stores it: elevations of its own height, rounded to float.
+  const double range = t.z_max - t.z_min;
+  std::vector<double> data(t.height.size());
+  for (size_t k = 0; k < data.size(); ++k)
+    data[k] = static_cast<float>((t.height[k] - t.z_min) / range);
+  const double size[4] = {t.half_x, t.half_y, range, 0.1}, pos[3] = {0, 0, t.z_min};
+  const legged::FieldView<double> field{size, data.data(), t.nrow, t.ncol, pos};
+  const at::Tensor s = env->get_state().to(at::kDouble);
+  const at::Tensor obs = env->buffers().obs;
+  int high = 0, uneven = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = s[i][1].item<double>(), y = s[i][2].item<double>(), z = s[i][3].item<double>();
+    const double qw = s[i][4].item<double>(), qx = s[i][5].item<double>(),
+                 qy = s[i][6].item<double>(), qz = s[i][7].item<double>();
+    const double yaw = std::atan2(2 * (qw * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz));
+    const double c = std::cos(yaw), sn = std::sin(yaw);
+    high += nearest_tile(x, y).first > 5;
+    double lo = 1e9, hi = -1e9;
+    for (int k = 0; k < kScan; ++k) {
+      const double lx = -0.8 + 0.1 * (k % 17), ly = -0.5 + 0.1 * (k / 17);
+      double ground = 0;
+      ASSERT_TRUE(
+          legged::surface_height(field, x + c * lx - sn * ly, y + sn * lx + c * ly, ground));
+      const double value = z - ground >= 0 && z - ground <= 5 ? z - ground : 5.0;
+      EXPECT_NEAR(obs[i][kActorDim + k].item<float>(), value / 5.0, 1e-5)
+          << "env " << i << " ray " << k;
+      lo = std::min(lo, value), hi = std::max(hi, value);
+    }
+    uneven += hi - lo > 0.05;
+  }
+  EXPECT_GT(high, 0);
+  EXPECT_GT(uneven, 0);
 }
 
 // Proves mjlab's terrain_levels curriculum: an env that walked more than half a tile (moved 5 m

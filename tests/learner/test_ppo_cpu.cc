@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ TEST(MlpCpu, EluWithin2e7OfLibm) {
   std::vector<float> x;
   for (int i = -200000; i <= 20000; ++i) x.push_back(static_cast<float>(i) * 5e-4f);
   for (float v : {-1e30f, -100.0f, -88.0f, -87.5f, 1e30f, 1e-30f, -1e-30f, -1e-7f}) x.push_back(v);
+  x.push_back(std::numeric_limits<float>::infinity());
+  x.push_back(-std::numeric_limits<float>::infinity());
   std::vector<float> y = x;
   elu_inplace(y.data(), static_cast<int64_t>(y.size()));
   double worst = 0.0, worst_rel = 0.0;
@@ -48,6 +51,12 @@ TEST(MlpCpu, EluWithin2e7OfLibm) {
   }
   EXPECT_LT(worst, 2e-7);
   EXPECT_LT(worst_rel, 3 * 1.2e-7);
+  // A NaN stays a NaN (ELU and tanh).
+  float nan[2] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
+  elu_inplace(nan, 1);
+  tanh_inplace(nan + 1, 1);
+  EXPECT_TRUE(std::isnan(nan[0]));
+  EXPECT_TRUE(std::isnan(nan[1]));
 }
 
 struct Case {
