@@ -470,11 +470,6 @@ struct VelocityTask {
     return {m.hfield_size + 4 * h, m.hfield_data + m.hfield_adr[h], m.hfield_nrow[h],
             m.hfield_ncol[h], d.geom_xpos + 3 * p.terrain_geom};
   }
-  // A rotation matrix's yaw (row-major, world = R local).
-  template <class T>
-  MYRIAD_HD static T yaw_of(const T* R) {
-    return atan2(R[3], R[0]);
-  }
   // foot_height_scan for foot f at its site pos: flat ground's clearance, or on rough terrain
   // mjlab's TerrainHeightSensor: the robot's ring of rays (Go1 4 at 4 cm, G1 6 at 3 cm) and one
   // at the centre, yaw-aligned, each
@@ -486,7 +481,7 @@ struct VelocityTask {
       return flat_clearance(pos[2]);
     } else {
       const FieldView<T> field = field_of(p, m, d);
-      const T yaw = yaw_of(d.xmat + 9 * p.foot_body[f]);
+      const T yaw = heading_of(d.xquat + 4 * p.foot_body[f]);
       const T r = T(Robot::kFootRingRadius);
       T best = T(1);
       bool any = false;
@@ -512,7 +507,7 @@ struct VelocityTask {
                                     T* value, T* normal) {
     const FieldView<T> field = field_of(p, m, d);
     const T* frame = d.xpos + 3 * p.root_body;
-    const T yaw = yaw_of(d.xmat + 9 * p.root_body);
+    const T yaw = root_heading(p, d);
     const T c = cos(yaw), s = sin(yaw);
     T hits[3 * kNormalHits];
     int count = 0, next = 0;
@@ -626,7 +621,6 @@ struct VelocityTask {
   // distance; beyond the top level a random one), the first placement (the kind by the kinds'
   // shares, once per seed; the level from 0 ... max_init_terrain_level), or in play mode a random
   // tile (randomize_terrain). The root moves onto the tile's origin.
-  template <class T>
   MYRIAD_HD static int kind_of(const Params& p, float u) {
     for (int k = 0; k < p.kinds; ++k)
       if (u < p.kind_cdf[k]) return k;
@@ -648,10 +642,10 @@ struct VelocityTask {
     int kind = static_cast<int>(st[L.kind]);
     if (p.play) {
       level = draw_level(p.levels);
-      kind = kind_of<T>(p, rng.uniform());
+      kind = kind_of(p, rng.uniform());
     } else if (level < 0) {
       Rng startup = task.startup_rng(kTerrainStream);
-      kind = kind_of<T>(p, startup.uniform());
+      kind = kind_of(p, startup.uniform());
       const int top = static_cast<int>(p.max_init_terrain_level);
       level = draw_level((top < p.levels - 1 ? top : p.levels - 1) + 1);
     } else if (p.terrain_curriculum) {
@@ -1071,73 +1065,70 @@ void VelocityTask<Robot>::prepare(Params& p, const physics::Model<double>& m) {
 
 template <class Robot>
 void VelocityTask<Robot>::build_scene(Params& p, physics::Model<double>& m) {
-  if constexpr (kRough) {
-    const std::string id = kId;
-    auto fail = [&](const std::string& what) { throw std::invalid_argument(id + ": " + what); };
-    TerrainConfig config;
-    config.border = kTerrainBorder;
-    if (p.terrain_seed != std::floor(p.terrain_seed) || p.terrain_seed > 16777216.0f)
-      fail("option terrain_seed must be a whole number in 0 ... 16777216, got " +
-           std::to_string(p.terrain_seed));
-    config.seed = static_cast<uint64_t>(p.terrain_seed);
-    const Terrain t = generate_terrain(config);
-    if (t.levels > kMaxLevels || t.kinds > kMaxKinds)
-      fail("a terrain of more than " + std::to_string(kMaxLevels) + " levels or " +
-           std::to_string(kMaxKinds) + " kinds");
-    const int top = static_cast<int>(p.max_init_terrain_level);
-    if (p.max_init_terrain_level != static_cast<float>(top) || top > t.levels - 1)
-      fail("option max_init_terrain_level must be a whole level in 0 ... " +
-           std::to_string(t.levels - 1) + " (the terrain's levels), got " +
-           std::to_string(p.max_init_terrain_level));
-    const int body = locomotion::body_id(m, id, Robot::kTerrainBody);
-    int g = -1;
-    for (int k = 0; k < m.ngeom; ++k)
-      if (m.geom_bodyid[k] == body && m.geom_type[k] == physics::collision::kHField) g = k;
-    if (g < 0)
-      fail(std::string("its scene has no height field on body '") + Robot::kTerrainBody + "'");
-    const int h = m.geom_dataid[g];
-    const double* size = m.hfield_size.data() + 4 * h;
-    const double* pos = m.geom_pos.data() + 3 * g;
-    const double* quat = m.geom_quat.data() + 4 * g;
-    const double* body_pos = m.body_pos.data() + 3 * body;
-    const double* body_quat = m.body_quat.data() + 4 * body;
-    const double range = t.z_max - t.z_min;
-    const bool fits =
-        m.hfield_nrow[h] == t.nrow && m.hfield_ncol[h] == t.ncol &&
-        std::fabs(size[0] - t.half_x) < 1e-9 && std::fabs(size[1] - t.half_y) < 1e-9 &&
-        std::fabs(size[2] - range) < 1e-6 && std::fabs(pos[2] - t.z_min) < 1e-6 && pos[0] == 0 &&
-        pos[1] == 0 && quat[0] == 1 && quat[1] == 0 && quat[2] == 0 && quat[3] == 0 &&
-        body_pos[0] == 0 && body_pos[1] == 0 && body_pos[2] == 0 && body_quat[0] == 1 &&
-        body_quat[1] == 0 && body_quat[2] == 0 && body_quat[3] == 0;
-    if (!fits) {
-      std::ostringstream what;
-      what << "the generated terrain (" << t.nrow << " x " << t.ncol << " samples, half extents "
-           << t.half_x << " x " << t.half_y << " m, heights " << t.z_min << " ... " << t.z_max
-           << " m) does not fit the scene's height field (" << m.hfield_nrow[h] << " x "
-           << m.hfield_ncol[h] << ", " << size[0] << " x " << size[1] << " m, its geom at z "
-           << pos[2] << " m, " << size[2]
-           << " m high, unrotated at x = y = 0 on an unmoved body expected)";
-      fail(what.str());
-    }
-    // Elevations in [0, 1] of the field's own height, rounded to float as libmujoco stores them.
-    const int adr = m.hfield_adr[h];
-    for (size_t k = 0; k < t.height.size(); ++k) {
-      double e = (t.height[k] - pos[2]) / size[2];
-      e = e < 0 ? 0 : (e > 1 ? 1 : e);
-      m.hfield_data[adr + k] = static_cast<float>(e);
-    }
-    p.terrain_geom = g;
-    p.levels = t.levels;
-    p.kinds = t.kinds;
-    p.tile_size = static_cast<float>(config.tile_size);
-    p.bound_x = static_cast<float>(t.half_x - 0.3);
-    p.bound_y = static_cast<float>(t.half_y - 0.3);
-    for (size_t k = 0; k < t.origin.size(); ++k) p.origin[k] = static_cast<float>(t.origin[k]);
-    const std::vector<double> cdf = kind_cdf(config.kinds);
-    for (int k = 0; k < t.kinds; ++k) p.kind_cdf[k] = static_cast<float>(cdf[k]);
-  } else {
-    (void)p, (void)m;
+  if constexpr (!kRough) return;  // flat ground: the scene as it is
+  const std::string id = kId;
+  auto fail = [&](const std::string& what) { throw std::invalid_argument(id + ": " + what); };
+  TerrainConfig config;
+  config.border = kTerrainBorder;
+  if (p.terrain_seed != std::floor(p.terrain_seed) || p.terrain_seed > 16777216.0f)
+    fail("option terrain_seed must be a whole number in 0 ... 16777216, got " +
+         std::to_string(p.terrain_seed));
+  config.seed = static_cast<uint64_t>(p.terrain_seed);
+  const Terrain t = generate_terrain(config);
+  if (t.levels > kMaxLevels || t.kinds > kMaxKinds)
+    fail("a terrain of more than " + std::to_string(kMaxLevels) + " levels or " +
+         std::to_string(kMaxKinds) + " kinds");
+  const int top = static_cast<int>(p.max_init_terrain_level);
+  if (p.max_init_terrain_level != static_cast<float>(top) || top > t.levels - 1)
+    fail("option max_init_terrain_level must be a whole level in 0 ... " +
+         std::to_string(t.levels - 1) + " (the terrain's levels), got " +
+         std::to_string(p.max_init_terrain_level));
+  const int body = locomotion::body_id(m, id, Robot::kTerrainBody);
+  int g = -1;
+  for (int k = 0; k < m.ngeom; ++k)
+    if (m.geom_bodyid[k] == body && m.geom_type[k] == physics::collision::kHField) g = k;
+  if (g < 0)
+    fail(std::string("its scene has no height field on body '") + Robot::kTerrainBody + "'");
+  const int h = m.geom_dataid[g];
+  const double* size = m.hfield_size.data() + 4 * h;
+  const double* pos = m.geom_pos.data() + 3 * g;
+  const double* quat = m.geom_quat.data() + 4 * g;
+  const double* body_pos = m.body_pos.data() + 3 * body;
+  const double* body_quat = m.body_quat.data() + 4 * body;
+  const double range = t.z_max - t.z_min;
+  const bool fits = m.hfield_nrow[h] == t.nrow && m.hfield_ncol[h] == t.ncol &&
+                    std::fabs(size[0] - t.half_x) < 1e-9 && std::fabs(size[1] - t.half_y) < 1e-9 &&
+                    std::fabs(size[2] - range) < 1e-6 && std::fabs(pos[2] - t.z_min) < 1e-6 &&
+                    pos[0] == 0 && pos[1] == 0 && quat[0] == 1 && quat[1] == 0 && quat[2] == 0 &&
+                    quat[3] == 0 && body_pos[0] == 0 && body_pos[1] == 0 && body_pos[2] == 0 &&
+                    body_quat[0] == 1 && body_quat[1] == 0 && body_quat[2] == 0 &&
+                    body_quat[3] == 0;
+  if (!fits) {
+    std::ostringstream what;
+    what << "the generated terrain (" << t.nrow << " x " << t.ncol << " samples, half extents "
+         << t.half_x << " x " << t.half_y << " m, heights " << t.z_min << " ... " << t.z_max
+         << " m) does not fit the scene's height field (" << m.hfield_nrow[h] << " x "
+         << m.hfield_ncol[h] << ", " << size[0] << " x " << size[1] << " m, its geom at z "
+         << pos[2] << " m, " << size[2]
+         << " m high, unrotated at x = y = 0 on an unmoved body expected)";
+    fail(what.str());
   }
+  // Elevations in [0, 1] of the field's own height, rounded to float as libmujoco stores them.
+  const int adr = m.hfield_adr[h];
+  for (size_t k = 0; k < t.height.size(); ++k) {
+    double e = (t.height[k] - pos[2]) / size[2];
+    e = e < 0 ? 0 : (e > 1 ? 1 : e);
+    m.hfield_data[adr + k] = static_cast<float>(e);
+  }
+  p.terrain_geom = g;
+  p.levels = t.levels;
+  p.kinds = t.kinds;
+  p.tile_size = static_cast<float>(config.tile_size);
+  p.bound_x = static_cast<float>(t.half_x - 0.3);
+  p.bound_y = static_cast<float>(t.half_y - 0.3);
+  for (size_t k = 0; k < t.origin.size(); ++k) p.origin[k] = static_cast<float>(t.origin[k]);
+  const std::vector<double> cdf = kind_cdf(config.kinds);
+  for (int k = 0; k < t.kinds; ++k) p.kind_cdf[k] = static_cast<float>(cdf[k]);
 }
 
 template <class Robot>
