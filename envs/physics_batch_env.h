@@ -324,6 +324,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     ep_ = EpisodeBuffers(n_, device, obs_dim_, /*agents=*/0, seed);
     task_ = at::zeros({n_, task_dim_},
                       at::TensorOptions().dtype(at::kFloat).device(torch_device(device_)));
+    if constexpr (kTask) final_qpos_ = at::zeros({n_, model_.nq}, double_options());
     info_ = at::zeros({info_dim_, n_},
                       at::TensorOptions().dtype(at::kFloat).device(torch_device(device_)));
     int64_t row = 0;
@@ -410,6 +411,43 @@ class PhysicsBatchEnv final : public BatchEnv {
     return mjcf_body_poses(model_, q);
   }
 
+  // A task env's observation holds no root position: its poses come from its state, and from
+  // the terminal qpos the step keeps for the episodes that ended.
+  at::Tensor current_body_poses() const override {
+    if constexpr (kTask) {
+      return poses_of_qpos(get_state().to(at::kCPU).narrow(1, 1, model_.nq));
+    } else {
+      return BatchEnv::current_body_poses();
+    }
+  }
+  at::Tensor final_body_poses() const override {
+    if constexpr (kTask) {
+      return poses_of_qpos(final_qpos_.to(at::kCPU));
+    } else {
+      return BatchEnv::final_body_poses();
+    }
+  }
+  // Series to plot (a task env's commanded and actual velocity), from observations.
+  std::vector<std::string> series_names() const override {
+    if constexpr (has_series_v<Env>) {
+      return Env::series_names();
+    } else {
+      return {};
+    }
+  }
+  at::Tensor series(const at::Tensor& obs) const override {
+    if constexpr (has_series_v<Env>) {
+      const at::Tensor o = observations_for_drawing(obs, spec_);
+      const int64_t S = static_cast<int64_t>(Env::series_names().size());
+      at::Tensor out = at::empty({o.size(0), S}, at::kFloat);
+      for (int64_t i = 0; i < o.size(0); ++i)
+        Env::series(params_, o.data_ptr<float>() + i * obs_dim_, out.data_ptr<float>() + i * S);
+      return out;
+    } else {
+      return BatchEnv::series(obs);
+    }
+  }
+
   std::map<std::string, at::Tensor> save_rollout_state() const override {
     at::Tensor snapshot = at::empty({n_, runner_->snapshot_width()}, double_options());
     runner_->save_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());
@@ -455,6 +493,14 @@ class PhysicsBatchEnv final : public BatchEnv {
                                       [k](int64_t i) { return "env " + std::to_string(i / k); });
   }
 
+  // Body poses [B, nbody, 7] for qpos [B, nq] (float64, CPU), through the engine's kinematics.
+  at::Tensor poses_of_qpos(const at::Tensor& qpos) const {
+    const int64_t width = model_.nq + model_.nv;
+    at::Tensor q = at::zeros({qpos.size(0), width}, at::kFloat);
+    q.narrow(1, 0, model_.nq).copy_(qpos);
+    return mjcf_body_poses(model_, q);
+  }
+
   PhysicsFrame frame(const float* action) const {
     PhysicsFrame f;
     ep_.fill(f, spec_.max_episode_steps);
@@ -466,6 +512,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     f.push = push_;
     f.task = task_dim_ > 0 ? task_.data_ptr<float>() : nullptr;
     f.task_dim = static_cast<int32_t>(task_dim_);
+    f.final_qpos = final_qpos_.defined() ? final_qpos_.data_ptr<double>() : nullptr;
     return f;
   }
 
@@ -503,6 +550,7 @@ class PhysicsBatchEnv final : public BatchEnv {
   }
   int64_t task_dim_ = 0;
   at::Tensor task_;  // [N, task_dim] a task env's own state (envs/physics_task_kernels.h)
+  at::Tensor final_qpos_;  // [N, nq] float64, a task env's terminal qpos (for drawing)
   at::Tensor info_, action_;
   EpisodeBuffers ep_;
 };

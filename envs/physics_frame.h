@@ -51,6 +51,7 @@ struct PhysicsFrame {
   PushEvent push;                     // env.randomize's interval push (disabled by default)
   float* task = nullptr;              // [N, task_dim]: a task env's own per-env state
   int32_t task_dim = 0;               // (envs/physics_task_kernels.h); 0 for the others
+  double* final_qpos = nullptr;       // [N, nq] a task env's terminal qpos, for drawing
 };
 
 // Where after_step writes env i's info values: value k at p[k * stride].

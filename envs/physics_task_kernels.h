@@ -19,8 +19,8 @@
 // task's generated terrain) and plays(params) (play mode: the env drops its interval events).
 //
 // and these kernels wrap them with the substeps, a forward pass before every observation (as
-// mjlab's step runs one), the push, auto-reset, final_obs, truncation, the divergence cut and
-// the episode statistics. Task envs run the CPU's fused launch (an env step per env in one pass)
+// mjlab's step runs one), the push, auto-reset, final_obs (and the terminal qpos, for drawing),
+// truncation, the divergence cut and the episode statistics. Task envs run the CPU's fused launch (an env step per env in one pass)
 // on the engine or libmujoco; the staged launches and CUDA refuse them (not yet).
 //
 // TaskRow keys a task's random streams: (seed, env, episode, stream) per episode, and
@@ -41,6 +41,14 @@ template <class Env>
 struct is_task_env<Env, std::void_t<decltype(Env::kTask)>> : std::bool_constant<Env::kTask> {};
 template <class Env>
 constexpr bool is_task_env_v = is_task_env<Env>::value;
+
+// Whether Env plots series in replays: series_names() and series(params, obs, out) (host).
+template <class Env, class = void>
+struct has_series : std::false_type {};
+template <class Env>
+struct has_series<Env, std::void_t<decltype(Env::series_names())>> : std::true_type {};
+template <class Env>
+constexpr bool has_series_v = has_series<Env>::value;
 
 // Env i's task state and the keys of its random streams; t the steps taken in its episode.
 struct TaskRow {
@@ -115,6 +123,9 @@ MYRIAD_HD void task_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
     Env::observe(v.params, v.sim, i, m, d, task, obs);
   }
   if (ended) {
+    // The terminal pose, for drawing (the observation holds no root position).
+    if (f.final_qpos)
+      for (int k = 0; k < m.nq; ++k) f.final_qpos[i * m.nq + k] = static_cast<double>(d.qpos[k]);
     physics_end_episode(f, i, t);
     task_start_episode(v, i);
   }

@@ -1,5 +1,6 @@
 #include "learner/record.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,7 +18,7 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 // One env's frames, appended as it runs. Rewards and values are per agent (A = 1 for a
 // single-agent env), actions A * adim per frame.
 struct Track {
-  std::vector<float> pose, reward, value, action;
+  std::vector<float> pose, reward, value, action, series;
   std::vector<int32_t> episode;
   std::vector<uint8_t> flags;
   std::vector<float> returns;  // of finished episodes, A per episode
@@ -28,8 +29,15 @@ struct Track {
 
   int64_t frames() const { return static_cast<int64_t>(episode.size()); }
   void add(const float* p, int64_t pose_size, const float* r, const float* v, int64_t agents,
-           const float* a, int64_t adim, uint8_t f) {
-    pose.insert(pose.end(), p, p + pose_size);
+           const float* a, int64_t adim, const float* s, int64_t series_size, uint8_t f) {
+    // A diverged terminal state has no pose worth drawing: the last frame's is held.
+    const bool finite = std::all_of(p, p + pose_size, [](float x) { return std::isfinite(x); });
+    if (finite || pose.empty()) {
+      pose.insert(pose.end(), p, p + pose_size);
+    } else {
+      pose.insert(pose.end(), pose.end() - pose_size, pose.end());
+    }
+    series.insert(series.end(), s, s + series_size);
     reward.insert(reward.end(), r, r + agents);
     value.insert(value.end(), v, v + agents);
     for (int64_t k = 0; k < adim; ++k) action.push_back(a ? a[k] : kNaN);
@@ -40,6 +48,17 @@ struct Track {
 
 torch::Tensor cpu_float(const torch::Tensor& t) {
   return t.to(torch::kCPU, torch::kFloat).contiguous();
+}
+
+// The env's plotted series for observations obs as [M, S] float32 on the CPU.
+torch::Tensor series_of(const BatchEnv& env, const torch::Tensor& obs, int64_t M, int64_t S) {
+  if (S == 0) return torch::empty({M, 0});
+  torch::Tensor s = cpu_float(env.series(obs));
+  if (!s.sizes().equals({M, S}))
+    throw std::invalid_argument("record: " + env.spec().id + " series: expected [" +
+                                std::to_string(M) + ", " + std::to_string(S) + "], got " +
+                                envs::shape_string(s.sizes()));
+  return s;
 }
 
 // The driver's value estimates as [M, A] float32 on the CPU (a multi-agent driver may give one
@@ -71,6 +90,8 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
   const bool discrete = spec.action_space.is_discrete();
   const int64_t agent_adim = discrete ? 1 : spec.action_space.flat_size();
   const int64_t adim = A * agent_adim;
+  const std::vector<std::string> series_names = env->series_names();
+  const int64_t S = static_cast<int64_t>(series_names.size());
   const auto& buf = env->buffers();
   std::vector<Track> tracks(M);
   for (Track& tr : tracks) tr.reward_in.assign(A, 0.0f);
@@ -79,7 +100,8 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
   const int64_t max_steps = o.episodes * std::max(spec.max_episode_steps, 1) + 1;
   for (int64_t t = 0; t < max_steps && active > 0; ++t) {
     const torch::Tensor action = driver.act(buf.obs);
-    const torch::Tensor poses = env->body_poses(buf.obs);
+    const torch::Tensor poses = env->current_body_poses();
+    const torch::Tensor series = series_of(*env, buf.obs, M, S);
     const torch::Tensor values = values_of(driver, buf.obs, M, A), actions = cpu_float(action);
     if (actions.numel() != M * adim) {
       std::string expected = "[" + std::to_string(M);
@@ -93,7 +115,7 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
       if (tr.episodes_done >= o.episodes) continue;
       tr.add(poses.data_ptr<float>() + i * pose_size, pose_size, tr.reward_in.data(),
              values.data_ptr<float>() + i * A, A, actions.data_ptr<float>() + i * adim, adim,
-             tr.first ? kFirst : 0);
+             series.data_ptr<float>() + i * S, S, tr.first ? kFirst : 0);
       tr.first = false;
     }
     env->step(action);
@@ -103,11 +125,12 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
     const bool* te = term.data_ptr<bool>();
     const bool* tu = trunc.data_ptr<bool>();
     const bool any_done = torch::logical_or(term, trunc).any().item<bool>();
-    torch::Tensor final_poses, final_values;
+    torch::Tensor final_poses, final_values, final_series;
     if (any_done) {
-      // The terminal state is drawn from final_obs: the env has already auto-reset.
-      final_poses = env->body_poses(buf.final_obs);
+      // The terminal state as the env kept it: the env has already auto-reset.
+      final_poses = env->final_body_poses();
       final_values = values_of(driver, buf.final_obs, M, A);
+      final_series = series_of(*env, buf.final_obs, M, S);
     }
     for (int64_t i = 0; i < M; ++i) {
       Track& tr = tracks[i];
@@ -119,7 +142,8 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
       }
       const uint8_t f = (te[i] ? kTerminated : 0) | (tu[i] ? kTruncated : 0);
       tr.add(final_poses.data_ptr<float>() + i * pose_size, pose_size, r,
-             final_values.data_ptr<float>() + i * A, A, nullptr, adim, f);
+             final_values.data_ptr<float>() + i * A, A, nullptr, adim,
+             final_series.data_ptr<float>() + i * S, S, f);
       const float* ret = rets.data_ptr<float>() + i * A;
       tr.returns.insert(tr.returns.end(), ret, ret + A);
       if (winner.defined()) tr.winners.push_back(winner.data_ptr<int32_t>()[i]);
@@ -133,7 +157,7 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
   // Pad every env to F frames: last pose held, reward 0, value NaN, episode -1, flags 0.
   int64_t F = 0;
   for (const Track& tr : tracks) F = std::max(F, tr.frames());
-  std::vector<float> pose, reward, value, act;
+  std::vector<float> pose, reward, value, act, series;
   std::vector<int32_t> episode, num_frames;
   std::vector<uint8_t> flags;
   for (const Track& tr : tracks) {
@@ -143,6 +167,7 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
     reward.insert(reward.end(), tr.reward.begin(), tr.reward.end());
     value.insert(value.end(), tr.value.begin(), tr.value.end());
     act.insert(act.end(), tr.action.begin(), tr.action.end());
+    series.insert(series.end(), tr.series.begin(), tr.series.end());
     episode.insert(episode.end(), tr.episode.begin(), tr.episode.end());
     flags.insert(flags.end(), tr.flags.begin(), tr.flags.end());
     for (int64_t f = n; f < F; ++f) {
@@ -150,6 +175,7 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
       reward.insert(reward.end(), A, 0.0f);
       value.insert(value.end(), A, kNaN);
       act.insert(act.end(), adim, kNaN);
+      series.insert(series.end(), S, kNaN);
       episode.push_back(-1);
       flags.push_back(0);
     }
@@ -192,6 +218,10 @@ Recording record_episodes(BatchEnv& env_ref, const Driver& driver, const RecordO
   r.arrays["episode"] = replay::make_array({M, F}, episode);
   r.arrays["flags"] = replay::make_array({M, F}, flags);
   r.arrays["num_frames"] = replay::make_array({M}, num_frames);
+  if (S > 0) {
+    r.header["series"] = series_names;
+    r.arrays["series"] = replay::make_array({M, F, S}, series);
+  }
   if (A == 1) {
     r.arrays["reward"] = replay::make_array({M, F}, reward);
     r.arrays["value"] = replay::make_array({M, F}, value);

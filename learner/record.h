@@ -1,6 +1,6 @@
 // Recording evaluation episodes into a replay (docs/replay-format.md): the deterministic policy
 // drives M envs until each has finished K episodes; every frame keeps the body poses, the
-// reward, the critic's value, the action and the episode boundaries.
+// reward, the critic's value, the action, the episode boundaries and the env's plotted series.
 #pragma once
 
 #include <cstdint>

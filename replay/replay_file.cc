@@ -182,7 +182,9 @@ void check_known_arrays(const nlohmann::json& header, const std::string& what) {
                                           {"flags", {"uint8"}, {kM, kF}},
                                           {"num_frames", {"int32"}, {kM}},
                                           {"mesh_vertex", {"float32"}, {kAny, 3}},
-                                          {"mesh_face", {"int32"}, {kAny, 3}}};
+                                          {"mesh_face", {"int32"}, {kAny, 3}},
+                                          {"hfield_elevation", {"float32"}, {kAny}},
+                                          {"series", {"float32"}, {kM, kF, kAny}}};
   std::map<int64_t, std::pair<uint64_t, std::string>> bound;  // kM/kF -> (size, who set it)
   for (const char* key : {"num_envs", "num_frames"})
     if (header.contains(key))
@@ -219,7 +221,8 @@ void check_known_arrays(const nlohmann::json& header, const std::string& what) {
 
 // What the viewer needs to draw a recording (viewer/replay.js checks the same): the seven
 // per-frame arrays, at least one env and frame, one scene body per body_pose body, each env's
-// frame count within F, and every scene reference (geom and line bodies, meshes) in range.
+// frame count within F, every scene reference (geom and line bodies, meshes, height fields) in
+// range, and the plotted series named as the array holds them.
 void check_recording(const Replay& r, const std::string& what) {
   for (const char* name :
        {"body_pose", "reward", "value", "action", "episode", "flags", "num_frames"})
@@ -255,6 +258,7 @@ void check_recording(const Replay& r, const std::string& what) {
                                                             : nlohmann::json::array();
   };
   const nlohmann::json geoms = list("geoms"), lines = list("lines"), meshes = list("meshes");
+  const nlohmann::json hfields = list("hfields");
   for (const nlohmann::json* items : {&geoms, &lines})
     for (const nlohmann::json& g : *items)
       if (!in_range(g, "body", static_cast<uint64_t>(B)))
@@ -281,6 +285,41 @@ void check_recording(const Replay& r, const std::string& what) {
       refuse(what, "corrupt replay: a mesh geom refers to mesh " +
                        (g.contains("mesh") ? g["mesh"].dump().substr(0, 80) : "(none)") + " of " +
                        std::to_string(meshes.size()));
+  // Height fields (1.2): nrow x ncol samples (each at least 2) inside hfield_elevation.
+  const uint64_t E = rows("hfield_elevation");
+  for (const nlohmann::json& h : hfields) {
+    const uint64_t kSide = uint64_t{1} << 31;
+    const bool ok = in_range(h, "nrow", kSide) && in_range(h, "ncol", kSide) &&
+                    in_range(h, "offset", E + 1) && h["nrow"].get<uint64_t>() >= 2 &&
+                    h["ncol"].get<uint64_t>() >= 2 &&
+                    h["nrow"].get<uint64_t>() * h["ncol"].get<uint64_t>() <=
+                        E - h["offset"].get<uint64_t>();
+    if (!ok)
+      refuse(what,
+             "corrupt replay: a scene height field is not nrow x ncol samples (each at least "
+             "2) inside hfield_elevation");
+  }
+  for (const nlohmann::json& g : geoms)
+    if (g.contains("type") && g["type"] == "hfield" && !in_range(g, "hfield", hfields.size()))
+      refuse(what, "corrupt replay: an hfield geom refers to height field " +
+                       (g.contains("hfield") ? g["hfield"].dump().substr(0, 80) : "(none)") +
+                       " of " + std::to_string(hfields.size()));
+  // Plotted series (1.2): the header's names and the array [M, F, S] come together.
+  const bool named = r.header.contains("series"), stored = r.arrays.count("series") > 0;
+  if (named != stored)
+    refuse(what, std::string("corrupt replay: ") +
+                     (named ? "the header names series but the array 'series' is missing"
+                            : "array 'series' is present but the header names no series"));
+  if (named) {
+    const nlohmann::json& names = r.header["series"];
+    bool strings = names.is_array();
+    for (const nlohmann::json& n : names) strings = strings && n.is_string();
+    if (!strings) refuse(what, "corrupt replay: the header's series is not a list of names");
+    if (r.arrays.at("series").shape[2] != static_cast<int64_t>(names.size()))
+      refuse(what, "corrupt replay: array 'series' holds " +
+                       std::to_string(r.arrays.at("series").shape[2]) +
+                       " series, the header names " + std::to_string(names.size()));
+  }
 }
 
 }  // namespace
@@ -504,6 +543,18 @@ void add_scene(Replay& r, const Scene& s) {
                      {"quat", to_json(g.quat)},
                      {"rgba", to_json(g.rgba)}});
     if (g.type == "mesh") geoms.back()["mesh"] = g.mesh;
+    if (g.type == "hfield") geoms.back()["hfield"] = g.hfield;
+  }
+  // Height fields: rows of the shared elevation array.
+  nlohmann::json hfields = nlohmann::json::array();
+  std::vector<float> elevation;
+  for (const SceneHeightField& h : s.hfields) {
+    hfields.push_back({{"name", h.name},
+                       {"nrow", h.nrow},
+                       {"ncol", h.ncol},
+                       {"size", to_json(h.size)},
+                       {"offset", elevation.size()}});
+    elevation.insert(elevation.end(), h.elevation.begin(), h.elevation.end());
   }
   // Meshes: rows of the shared vertex and face arrays; faces index the mesh's own vertices.
   nlohmann::json meshes = nlohmann::json::array();
@@ -534,6 +585,11 @@ void add_scene(Replay& r, const Scene& s) {
     j["meshes"] = meshes;
     r.arrays["mesh_vertex"] = make_array({static_cast<int64_t>(vertices.size() / 3), 3}, vertices);
     r.arrays["mesh_face"] = make_array({static_cast<int64_t>(faces.size() / 3), 3}, faces);
+  }
+  if (!s.hfields.empty()) {
+    j["hfields"] = hfields;
+    r.arrays["hfield_elevation"] =
+        make_array({static_cast<int64_t>(elevation.size())}, elevation);
   }
   r.header["scene"] = j;
 }

@@ -128,7 +128,9 @@
   /**
    * Parses a replay file. Returns {header, scene, version, numEnvs (M), numFrames (F),
    * numBodies (B), actionDim (A), framesPerEnv (Int32Array[M]), bodyPose (Float32Array
-   * [M*F*B*7]), reward, value, action, episode, flags, arrays (all by name)}.
+   * [M*F*B*7]), reward, value, action, episode, flags, hfieldElevation (Float32Array[E] or
+   * null), seriesNames (the S names of the plotted series, [] without), series (Float32Array
+   * [M*F*S] or null), arrays (all by name)}.
    */
   async function parse(input) {
     if (!LITTLE_ENDIAN) fail('this viewer needs a little-endian machine');
@@ -212,12 +214,26 @@
       episode: [['int32'], [M, F]],
       flags: [['uint8'], [M, F]],
       num_frames: [['int32'], [M]],
+      hfield_elevation: [['float32'], [null]],  // format 1.2
     };
+    // Plotted series (format 1.2): the header's names and the float32 array [M, F, S] come
+    // together.
+    const seriesNamed = header.series !== undefined, seriesStored = arrays.series !== undefined;
+    if (seriesNamed !== seriesStored) {
+      fail('corrupt replay: ' + (seriesNamed ? 'the header names series but array "series" is missing'
+        : 'array "series" is present but the header names no series'));
+    }
+    if (seriesNamed) {
+      if (!Array.isArray(header.series) || !header.series.every((s) => typeof s === 'string')) {
+        fail('corrupt replay: the header\'s "series" is not a list of names');
+      }
+      want.series = [['float32'], [M, F, header.series.length]];
+    }
     const out = {};
     for (const name of Object.keys(arrays)) {
       const spec = arrays[name];
-      if (want[name]) {
-        if (!Array.isArray(spec.shape)) fail('corrupt replay: array "' + name + '" has a bad shape');
+      if (Object.prototype.hasOwnProperty.call(want, name)) {
+        if (!spec || !Array.isArray(spec.shape)) fail('corrupt replay: array "' + name + '" has a bad shape');
         expectShape(name, spec, want[name][1]);
         if (!want[name][0].includes(spec.dtype)) {
           fail('corrupt replay: array "' + name + '" has dtype ' + spec.dtype + ', expected ' +
@@ -264,6 +280,28 @@
       }
     }
 
+    // Height fields (format 1.2): nrow x ncol samples (each at least 2) of hfield_elevation [E].
+    const hfields = Array.isArray(scene.hfields) ? scene.hfields : [];
+    const E = out.hfield_elevation ? out.hfield_elevation.length : 0;
+    for (const h of hfields) {
+      const name = '"' + (h && h.name) + '"';
+      if (!h || !Number.isInteger(h.nrow) || !Number.isInteger(h.ncol) || h.nrow < 2 || h.ncol < 2) {
+        fail('corrupt replay: height field ' + name + ' has ' + (h && h.nrow) + ' x ' + (h && h.ncol) +
+             ' samples; nrow and ncol must be integers of at least 2');
+      }
+      if (!isNonNegInt(h.offset) || h.offset + h.nrow * h.ncol > E) {
+        fail('corrupt replay: height field ' + name + ' (' + h.nrow + ' x ' + h.ncol + ' samples from ' +
+             h.offset + ') lies outside the ' + E + ' samples of hfield_elevation');
+      }
+    }
+    for (const g of geoms) {
+      if (g.type === 'hfield' &&
+          !(Number.isInteger(g.hfield) && g.hfield >= 0 && g.hfield < hfields.length)) {
+        fail('corrupt replay: geom "' + g.name + '" refers to height field ' + g.hfield + ' of ' +
+             hfields.length);
+      }
+    }
+
     let frameDt = Number(header.frame_dt);
     if (!(frameDt > 0) || !isFinite(frameDt)) frameDt = 0.02;  // sensible fallback for playback
 
@@ -273,6 +311,8 @@
       framesPerEnv,
       bodyPose: out.body_pose, reward: out.reward, value: out.value, action: out.action,
       episode: out.episode, flags: out.flags,
+      hfieldElevation: out.hfield_elevation || null,
+      seriesNames: seriesNamed ? header.series.slice() : [], series: out.series || null,
       fileBytes: bytes.length, payloadBytes: payload.length,
     };
   }

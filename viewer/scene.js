@@ -3,7 +3,9 @@
 //
 // MyriadScene.create(container) -> view; view.load(replay) builds one THREE.Group per env (with
 // one group per body), view.setLayout(env index | 'all') picks what is shown, view.applyFrame(f)
-// moves the bodies, view.render() draws.
+// moves the bodies, view.render() draws. A world (body 0) that holds a height field is a terrain
+// every env shares (format 1.2): its geoms are built once, in view.world, and the envs stand at
+// their own coordinates in every layout (view.sharedWorld).
 (function (global) {
   'use strict';
 
@@ -66,6 +68,103 @@
     return g;
   }
 
+  /**
+   * The top surface of height field k (format 1.2) in its geom's frame: nrow x ncol vertices,
+   * sample (r, c) at x = -size[0] + 2 size[0] c / (ncol - 1), y = -size[1] + 2 size[1] r /
+   * (nrow - 1), z = elevation * size[2] (vertex r * ncol + c), two triangles per cell, smooth
+   * normals. Null when the replay lacks the samples (the parser checks they are there).
+   */
+  function hfieldGeometry(replay, k) {
+    const h = Array.isArray(replay.scene.hfields) ? replay.scene.hfields[k] : null;
+    const elev = replay.hfieldElevation;
+    if (!h || !elev) return null;
+    const nrow = h.nrow, ncol = h.ncol, off = h.offset;
+    if (!(nrow >= 2 && ncol >= 2 && off + nrow * ncol <= elev.length)) return null;
+    const size = hfieldSize(h);
+    const n = nrow * ncol;
+    const pos = new Float32Array(3 * n);
+    for (let r = 0, i = 0; r < nrow; r++) {
+      const y = -size[1] + (2 * size[1] * r) / (nrow - 1);
+      for (let c = 0; c < ncol; c++, i++) {
+        const e = elev[off + i];
+        pos[3 * i] = -size[0] + (2 * size[0] * c) / (ncol - 1);
+        pos[3 * i + 1] = y;
+        pos[3 * i + 2] = (e === e ? e : 0) * size[2];  // NaN -> 0
+      }
+    }
+    // Counter-clockwise seen from +z: (r, c), (r, c+1), (r+1, c+1) and (r, c), (r+1, c+1), (r+1, c).
+    const index = new (n > 65535 ? Uint32Array : Uint16Array)(6 * (nrow - 1) * (ncol - 1));
+    for (let r = 0, j = 0; r < nrow - 1; r++) {
+      for (let c = 0; c < ncol - 1; c++) {
+        const a = r * ncol + c, b = a + 1, d = a + ncol + 1, e = a + ncol;
+        index[j++] = a; index[j++] = b; index[j++] = d;
+        index[j++] = a; index[j++] = d; index[j++] = e;
+      }
+    }
+    const geo = new THREE.BufferGeometry();
+    geo.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+    geo.setIndex(new THREE.BufferAttribute(index, 1));
+    geo.computeVertexNormals();
+    return geo;
+  }
+
+  /** The sides and bottom of a height field's solid, down to z = -size[3] (flat normals):
+   * one wall per edge of the grid, following its samples, and the bottom face. */
+  function hfieldBaseGeometry(replay, k) {
+    const h = replay.scene.hfields[k], elev = replay.hfieldElevation;
+    const nrow = h.nrow, ncol = h.ncol, off = h.offset;
+    const [sx, sy, sz, base] = hfieldSize(h);
+    const pos = [], nrm = [], idx = [];
+    const x = (c) => -sx + (2 * sx * c) / (ncol - 1), y = (r) => -sy + (2 * sy * r) / (nrow - 1);
+    const z = (r, c) => { const e = elev[off + r * ncol + c]; return (e === e ? e : 0) * sz; };
+    // Each wall runs counter-clockwise around the grid seen from above, so its outside faces out.
+    const walls = [
+      { n: ncol, at: (i) => [0, i], normal: [0, -1, 0] },                      // y = -sy, x rising
+      { n: nrow, at: (i) => [i, ncol - 1], normal: [1, 0, 0] },               // x = +sx, y rising
+      { n: ncol, at: (i) => [nrow - 1, ncol - 1 - i], normal: [0, 1, 0] },    // y = +sy, x falling
+      { n: nrow, at: (i) => [nrow - 1 - i, 0], normal: [-1, 0, 0] },          // x = -sx, y falling
+    ];
+    for (const w of walls) {
+      const v0 = pos.length / 3;
+      for (let i = 0; i < w.n; i++) {
+        const [r, c] = w.at(i);
+        pos.push(x(c), y(r), z(r, c), x(c), y(r), -base);
+        nrm.push(...w.normal, ...w.normal);
+      }
+      for (let i = 0; i < w.n - 1; i++) {
+        const t0 = v0 + 2 * i, b0 = t0 + 1, t1 = t0 + 2, b1 = t0 + 3;
+        idx.push(b0, b1, t1, b0, t1, t0);
+      }
+    }
+    const v0 = pos.length / 3;  // the bottom, facing down
+    pos.push(-sx, -sy, -base, sx, -sy, -base, sx, sy, -base, -sx, sy, -base);
+    for (let i = 0; i < 4; i++) nrm.push(0, 0, -1);
+    idx.push(v0, v0 + 2, v0 + 1, v0, v0 + 3, v0 + 2);
+    const geo = new THREE.BufferGeometry();
+    geo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(pos), 3));
+    geo.setAttribute('normal', new THREE.BufferAttribute(new Float32Array(nrm), 3));
+    geo.setIndex(new THREE.BufferAttribute(new (pos.length / 3 > 65535 ? Uint32Array : Uint16Array)(idx), 1));
+    return geo;
+  }
+
+  /** A height field's size [x, y, z_top, z_base], non-negative numbers. */
+  function hfieldSize(h) {
+    return [0, 1, 2, 3].map((i) => Math.abs(Number(h && Array.isArray(h.size) && h.size[i]) || 0));
+  }
+
+  /** Whether the world (body 0) holds a height field: a terrain every env shares. */
+  function isSharedWorld(scene) {
+    return Array.isArray(scene.geoms) && scene.geoms.some((g) => g && g.body === 0 && g.type === 'hfield');
+  }
+
+  /** The world-frame box of a geom with its pos and quat, from its local box [lo, hi]. */
+  function placedBox(g, lo, hi) {
+    const m = new THREE.Object3D();
+    setPoseFrom(m, g.pos, g.quat);
+    m.updateMatrix();
+    return new THREE.Box3(new THREE.Vector3(...lo), new THREE.Vector3(...hi)).applyMatrix4(m.matrix);
+  }
+
   /** Radius of a sphere around the geom's origin that contains it (for extents). */
   function geomReach(g) {
     const s = (g.size || [0, 0, 0]).map((x) => Math.abs(Number(x) || 0));
@@ -103,10 +202,25 @@
     }
   }
 
+  /** The body the camera follows: the first after the world that holds a geom or line (a
+   * body welded to the world is recorded with its geoms on the world, e.g. a terrain's), else
+   * body 1 (or 0 when the world is all there is). */
+  function rootBody(replay) {
+    const B = replay.numBodies;
+    const items = [].concat(Array.isArray(replay.scene.geoms) ? replay.scene.geoms : [],
+                            Array.isArray(replay.scene.lines) ? replay.scene.lines : []);
+    let root = B;
+    for (const g of items) if (g && g.body >= 1 && g.body < root) root = g.body;
+    return root < B ? root : Math.min(1, B - 1);
+  }
+
   /**
-   * Extents of the replay: the box around every body's geoms over all frames, the largest
-   * distance of any geom from body 1 (the "size" of the robot at one instant) and the box of
-   * static world geoms. One pass over body_pose, a few ms for 16 x 1000 x 14.
+   * Extents of the replay: box, the box around every body's geoms over all frames and the
+   * static world geoms; spread, the largest distance of any geom from the root body (the "size" of
+   * the robot at one instant); scenery, the box of what is drawn once for all envs (height
+   * fields; every world geom in a shared world), kept out of box and spread so that a terrain
+   * does not size the robot's camera, grid or shadows; shared, whether the world is shared.
+   * One pass over body_pose, a few ms for 16 x 1000 x 14.
    */
   function computeExtents(replay) {
     const { numEnvs: M, numFrames: F, numBodies: B, bodyPose: pose, framesPerEnv } = replay;
@@ -114,18 +228,26 @@
     const lines = Array.isArray(replay.scene.lines) ? replay.scene.lines : [];
     const reach = new Float64Array(B);  // per body: geoms' reach from the body origin
     const has = new Uint8Array(B);
-    const box = new THREE.Box3();
+    const box = new THREE.Box3(), scenery = new THREE.Box3();
+    const shared = isSharedWorld(replay.scene);
+    const hfields = Array.isArray(replay.scene.hfields) ? replay.scene.hfields : [];
     const v = new THREE.Vector3();
     for (const g of geoms) {
       if (g.type === 'plane') continue;  // floors: the ground is sized from everything else
+      if (g.type === 'hfield') {  // terrain: like floors, but its box sizes the scenery
+        const s = hfieldSize(hfields[g.hfield]);
+        if (g.body === 0) scenery.union(placedBox(g, [-s[0], -s[1], -s[3]], [s[0], s[1], s[2]]));
+        continue;
+      }
       const p = Array.isArray(g.pos) ? g.pos : [0, 0, 0];
       const r = Math.hypot(+p[0] || 0, +p[1] || 0, +p[2] || 0) + geomReach(g);
       reach[g.body] = Math.max(reach[g.body], r);
       has[g.body] = 1;
       if (g.body === 0) {  // world geoms: static, take their box directly
         v.set(+p[0] || 0, +p[1] || 0, +p[2] || 0);
-        box.expandByPoint(v.clone().addScalar(geomReach(g)));
-        box.expandByPoint(v.addScalar(-geomReach(g)));
+        const into = shared ? scenery : box;
+        into.expandByPoint(v.clone().addScalar(geomReach(g)));
+        into.expandByPoint(v.addScalar(-geomReach(g)));
       }
     }
     for (const l of lines) {
@@ -133,16 +255,17 @@
       for (const pt of l.points || []) {
         const r = Math.hypot(+pt[0] || 0, +pt[1] || 0, +pt[2] || 0);
         reach[l.body] = Math.max(reach[l.body], r);
-        if (l.body === 0) box.expandByPoint(v.set(+pt[0] || 0, +pt[1] || 0, +pt[2] || 0));
+        if (l.body === 0) (shared ? scenery : box).expandByPoint(v.set(+pt[0] || 0, +pt[1] || 0, +pt[2] || 0));
       }
     }
     let minX = Infinity, minY = Infinity, minZ = Infinity, maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
     let spread = 0;
+    const root = rootBody(replay);
     for (let e = 0; e < M; e++) {
       const n = Math.max(1, Math.min(F, framesPerEnv[e]));
       for (let f = 0; f < n; f++) {
         const base = (e * F + f) * B * 7;
-        const x1 = pose[base + 7], y1 = pose[base + 8], z1 = pose[base + 9];
+        const x1 = pose[base + 7 * root], y1 = pose[base + 7 * root + 1], z1 = pose[base + 7 * root + 2];
         for (let b = 1; b < B; b++) {
           if (!has[b]) continue;
           const i = base + b * 7, r = reach[b];
@@ -163,8 +286,9 @@
       }
     }
     if (minX <= maxX) box.union(new THREE.Box3(new THREE.Vector3(minX, minY, minZ), new THREE.Vector3(maxX, maxY, maxZ)));
+    if (box.isEmpty() && !scenery.isEmpty()) box.copy(scenery);  // nothing but scenery: frame it
     if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, 0), new THREE.Vector3(1, 1, 1));
-    return { box, spread: Math.max(spread, 0.5) };
+    return { box, spread: Math.max(spread, 0.5), scenery, shared };
   }
 
   /** The GPU's renderer string, or '' (e.g. "SwiftShader", "llvmpipe", "ANGLE (NVIDIA ...)"). */
@@ -229,6 +353,9 @@
       replay: null, envRoots: [], bodies: [], layout: 0, extents: null, quality, gpu,
       grid: { cols: 1, rows: 1, sx: 1, sy: 1 },
       root: null,
+      world: null,         // a shared world's geoms and lines, drawn once for all envs
+      sharedWorld: false,  // the world holds a height field: no grid offsets in any layout
+      frame: 0,            // the frame applyFrame last showed
       _geoCache: new Map(), _matCache: new Map(),
     };
 
@@ -268,6 +395,9 @@
       view._geoCache.clear();
       view._matCache.clear();
       view.root = null;
+      view.world = null;
+      view.sharedWorld = false;
+      view.frame = 0;
       view.envRoots = [];
       view.bodies = [];
     }
@@ -279,6 +409,7 @@
       const sc = replay.scene;
       const M = replay.numEnvs, B = replay.numBodies;
       const ext = view.extents = computeExtents(replay);
+      view.rootBody = rootBody(replay);
       const size = ext.box.getSize(new THREE.Vector3());
       // Grid layout: cells as large as one env's box over the replay plus a margin, as many
       // columns as make the whole grid roughly square.
@@ -287,12 +418,18 @@
       const cols = Math.max(1, Math.min(M, Math.round(Math.sqrt((M * sy) / sx)) || 1));
       view.grid = { cols, rows: Math.ceil(M / cols), sx, sy };
       const gridW = view.grid.cols * sx, gridH = view.grid.rows * sy;
-      view.floorSize = Math.max(gridW, gridH, size.x, size.y, 4) * 4 + 20;
+      const scenery = ext.scenery.isEmpty() ? new THREE.Vector3() : ext.scenery.getSize(new THREE.Vector3());
+      view.floorSize = Math.max(gridW, gridH, size.x, size.y, scenery.x, scenery.y, 4) * 4 + 20;
 
       view.root = new THREE.Group();
       scene.add(view.root);
       const geoms = Array.isArray(sc.geoms) ? sc.geoms : [];
       const lines = Array.isArray(sc.lines) ? sc.lines : [];
+      // A world holding a height field is shared: its geoms and lines are built once, here.
+      const shared = view.sharedWorld = ext.shared;
+      view.world = new THREE.Group();
+      view.world.name = 'world';
+      view.root.add(view.world);
 
       // The ground (with its grid); an infinite world plane at its height becomes the ground.
       const gz = sc.ground && Number(sc.ground.z);
@@ -300,11 +437,19 @@
       const floorGeom = geoms.find((g) => g.body === 0 && g.type === 'plane' && isIdentityQuat(g.quat) &&
                                          Math.abs((Number(g.pos && g.pos[2]) || 0) - gz) < 1e-6);
       const hasGround = buildGround(sc.ground, floorGeom);
-      // Other infinite planes are drawn once, not per env (they would overlap in the grid).
+      // Other infinite planes are drawn once, not per env (they would overlap in the grid), and
+      // so is all of a shared world.
+      const once = (g) => g.body === 0 && (shared || isInfinitePlane(g));
       for (const g of geoms) {
-        if (g.body === 0 && isInfinitePlane(g) && !(hasGround && g === floorGeom)) {
+        if (once(g) && !(hasGround && g === floorGeom)) {
           const mesh = makeGeom(g);
-          if (mesh) view.root.add(mesh);
+          if (mesh) view.world.add(mesh);
+        }
+      }
+      for (const l of lines) {
+        if (shared && l.body === 0) {
+          const obj = makeLine(l);
+          if (obj) view.world.add(obj);
         }
       }
       for (let e = 0; e < M; e++) {
@@ -317,11 +462,12 @@
           bodies.push(grp);
         }
         for (const g of geoms) {
-          if (g.body === 0 && (isInfinitePlane(g) || (hasGround && g === floorGeom))) continue;
+          if (once(g) || (g.body === 0 && hasGround && g === floorGeom)) continue;
           const mesh = makeGeom(g);
           if (mesh) bodies[g.body].add(mesh);
         }
         for (const l of lines) {
+          if (shared && l.body === 0) continue;
           const obj = makeLine(l);
           if (obj) bodies[l.body].add(obj);
         }
@@ -358,16 +504,33 @@
       return geo;
     }
 
+    /** A geometry made once per key (shared between envs), disposed with the replay. */
+    function cachedGeometry(key, make) {
+      if (!view._geoCache.has(key)) view._geoCache.set(key, make());
+      return view._geoCache.get(key);
+    }
+
     function makeGeom(g) {
       const geo = g.type === 'mesh' ? meshGeometry(g.mesh)
-        : geomGeometry(g.type, g.size, view.floorSize, view._geoCache);
+        : g.type === 'hfield' ? cachedGeometry('hfield:' + g.hfield, () => hfieldGeometry(view.replay, g.hfield))
+          : geomGeometry(g.type, g.size, view.floorSize, view._geoCache);
       if (!geo) return null;  // unknown type (newer format): skip
       const rgba = rgbaOf(g.rgba, [0.6, 0.6, 0.6, 1]);
-      const mesh = new THREE.Mesh(geo, g.type === 'plane' ? floorMaterial(rgba) : material(rgba));
+      const mat = g.type === 'plane' ? floorMaterial(rgba) : material(rgba);
+      const mesh = new THREE.Mesh(geo, mat);
       setPoseFrom(mesh, g.pos, g.quat);
-      mesh.castShadow = g.type !== 'plane';
+      // A terrain only receives shadows: casting them would put its (up to ~10^6) triangles
+      // through the shadow pass for the little self-shadowing of its slopes.
+      mesh.castShadow = g.type !== 'plane' && g.type !== 'hfield';
       mesh.receiveShadow = true;
       mesh.name = g.name || '';
+      if (g.type === 'hfield') {  // the solid's sides and bottom, under the surface
+        const base = new THREE.Mesh(cachedGeometry('hfield-base:' + g.hfield,
+          () => hfieldBaseGeometry(view.replay, g.hfield)), mat);
+        base.receiveShadow = true;
+        base.name = (g.name || '') + ':base';
+        mesh.add(base);
+      }
       return mesh;
     }
 
@@ -432,14 +595,18 @@
       return tex;
     }
 
-    /** Env index: show that env alone at its own coordinates; 'all': every env in a grid. */
+    /** Env index: show that env alone at its own coordinates; 'all': every env, in a grid, or
+     * in a shared world at their own coordinates. */
     view.setLayout = function (layout) {
       view.layout = layout;
       const M = view.envRoots.length;
       const { cols, rows, sx, sy } = view.grid;
       for (let e = 0; e < M; e++) {
         const r = view.envRoots[e];
-        if (layout === 'all') {
+        if (layout === 'all' && view.sharedWorld) {
+          r.position.set(0, 0, 0);
+          r.visible = true;
+        } else if (layout === 'all') {
           const col = e % cols, row = Math.floor(e / cols);
           r.position.set((col - (cols - 1) / 2) * sx, -(row - (rows - 1) / 2) * sy, 0);
           r.visible = true;
@@ -465,7 +632,11 @@
       return d && d.lengthSq() > 0 ? d.normalize() : CAMERA_DIR;
     }
 
-    /** Puts the camera back where the scene says (single env) or over the whole grid. */
+    /**
+     * Puts the camera back where the scene says (single env; in a shared world, where the
+     * scene's target cannot know which env is shown, on the env's root body at the current frame)
+     * or over the whole grid (in a shared world, over the box of the envs' bodies).
+     */
     view.resetCamera = function () {
       const cam = (view.replay && view.replay.scene.camera) || {};
       const t = Array.isArray(cam.target) && cam.target.length === 3
@@ -477,8 +648,16 @@
         const c = contentCenter();
         t.x = c.x;
         t.y = c.y;
-        const { cols, rows, sx, sy } = view.grid;
-        dist = Math.max(dist, 0.9 * Math.hypot(cols * sx, rows * sy));
+        if (view.sharedWorld) {
+          const size = view.extents.box.getSize(new THREE.Vector3());
+          dist = Math.max(dist, 0.9 * Math.hypot(size.x, size.y));
+        } else {
+          const { cols, rows, sx, sy } = view.grid;
+          dist = Math.max(dist, 0.9 * Math.hypot(cols * sx, rows * sy));
+        }
+      } else if (view.sharedWorld && view.replay.numBodies > 1) {
+        const e = Math.max(0, Math.min(view.replay.numEnvs - 1, Number(view.layout) || 0));
+        view.bodyWorldPosition(e, view.rootBody, view.frame, t);
       }
       controls.target.copy(t);
       camera.position.copy(t).addScaledVector(cameraDirection(cam), dist);
@@ -497,7 +676,9 @@
       if (!view.extents) return;
       const size = view.extents.box.getSize(new THREE.Vector3());
       let half;
-      if (view.layout === 'all') {
+      if (view.layout === 'all' && view.sharedWorld) {
+        half = 0.6 * Math.hypot(size.x, size.y);
+      } else if (view.layout === 'all') {
         half = 0.6 * Math.hypot(view.grid.cols * view.grid.sx, view.grid.rows * view.grid.sy);
       } else {
         half = Math.min(0.6 * Math.hypot(size.x, size.y), 2 * view.extents.spread + 3);
@@ -526,6 +707,7 @@
     view.applyFrame = function (f) {
       const rp = view.replay;
       if (!rp) return;
+      view.frame = f;
       const pose = rp.bodyPose, F = rp.numFrames, B = rp.numBodies, nf = rp.framesPerEnv;
       const all = view.layout === 'all';
       for (let e = 0; e < rp.numEnvs; e++) {
@@ -573,5 +755,5 @@
     return view;
   }
 
-  global.MyriadScene = { create, computeExtents, capsuleGeometry };
+  global.MyriadScene = { create, computeExtents, capsuleGeometry, hfieldGeometry, isSharedWorld, rootBody };
 })(window);

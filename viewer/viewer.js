@@ -21,6 +21,7 @@
     env: 0,
     playing: false,
     chart: null,
+    seriesChart: null,  // the plotted series' chart (format 1.2), shown when the replay has any
     renderer: null,
     replay: null,
     setFrame: (f) => setFrame(f),
@@ -66,6 +67,7 @@
 
   let view = null;        // MyriadScene view (three.js), created once
   let plot = null;        // MyriadPlot, created once
+  let seriesPlot = null;  // MyriadPlot.createSeries, created once, shown with series
   let replay = null;      // parsed replay
   let returns = null;     // Float64Array [M*F]: return of the episode so far
   let layout = 0;         // env index or 'all'
@@ -82,6 +84,7 @@
   let followPrev = null;  // THREE.Vector3s, made in init (three.js may have failed to load)
   let followNow = null;
   let following = false;
+  let followAuto = false; // the follow box was ticked for a shared world, not by the user
 
   function init() {
     const missing = ['THREE', 'Chart', 'MyriadReplay', 'MyriadScene', 'MyriadPlot']
@@ -101,6 +104,8 @@
       view.controls.addEventListener('change', () => { dirty = true; });
       plot = MyriadPlot.create($('chart'), $('chart-cursor'), (f) => setFrame(f));
       hooks.chart = plot.chart;
+      seriesPlot = MyriadPlot.createSeries($('series-chart'), $('series-cursor'), (f) => setFrame(f));
+      hooks.seriesChart = seriesPlot.chart;
     } catch (e) {
       showError(e);
       return false;
@@ -219,6 +224,17 @@
     hooks.numFrames = rp.numFrames;
     hooks.numEnvs = rp.numEnvs;
     view.load(rp);
+    const hasSeries = !!rp.series && rp.seriesNames.length > 0;
+    $('series-plot').hidden = !hasSeries;
+    if (hasSeries) seriesPlot.chart.resize();
+    // In a shared world (a terrain) the envs stand apart: follow the robot unless the user says no.
+    if (view.sharedWorld) {
+      followAuto = followAuto || !$('follow').checked;
+      $('follow').checked = true;
+    } else if (followAuto) {
+      $('follow').checked = false;
+      followAuto = false;
+    }
     buildInfo(rp, name);
     buildEnvSelect(rp);
     layout = -1;  // force selectEnv to rebuild
@@ -247,7 +263,9 @@
     $('env-select').value = String(e);
     view.setLayout(e);
     if (changedMode) view.resetCamera();
+    else if (view.sharedWorld && e !== 'all') centerOnEnv(e);
     plot.setEnv(replay, plotEnv(), returns);
+    if (!$('series-plot').hidden) seriesPlot.setEnv(replay, plotEnv());
     maxFrame = e === 'all' ? replay.numFrames - 1
       : Math.max(0, replay.framesPerEnv[e] - 1);
     const sc = $('scrubber');
@@ -272,6 +290,7 @@
     if (following) followStep();
     $('scrubber').value = String(f);
     plot.setCursor(f);
+    if (!$('series-plot').hidden) seriesPlot.setCursor(f);
     updateReadouts();
     dirty = true;
   }
@@ -340,20 +359,31 @@
   }
 
   // ------------------------------------------------------------------------------------------
-  // Follow camera: keep the target on body 1 of the plotted env, moving the camera with it
+  // Follow camera: keep the target on the root body of the plotted env (view.rootBody), moving
+  // the camera with it
   // ------------------------------------------------------------------------------------------
+
+  /** Moves the camera (keeping its angle and distance) onto env e's root body: in a shared world
+   * each env stands at its own coordinates. */
+  function centerOnEnv(e) {
+    if (replay.numBodies < 2) return;
+    const p = view.bodyWorldPosition(e, view.rootBody, frame, new THREE.Vector3());
+    const t = view.controls.target;
+    view.translateCamera(p.x - t.x, p.y - t.y, p.z - t.z);
+    dirty = true;
+  }
 
   function startFollow() {
     following = $('follow').checked && replay && replay.numBodies > 1;
     if (!following) return;
-    view.bodyWorldPosition(plotEnv(), 1, frame, followPrev);
+    view.bodyWorldPosition(plotEnv(), view.rootBody, frame, followPrev);
     const t = view.controls.target;
     view.translateCamera(followPrev.x - t.x, followPrev.y - t.y, followPrev.z - t.z);
     dirty = true;
   }
 
   function followStep() {
-    view.bodyWorldPosition(plotEnv(), 1, frame, followNow);
+    view.bodyWorldPosition(plotEnv(), view.rootBody, frame, followNow);
     view.translateCamera(followNow.x - followPrev.x, followNow.y - followPrev.y, followNow.z - followPrev.z);
     followPrev.copy(followNow);
   }
@@ -387,6 +417,8 @@
       ['value', fmt(replay.value[i], 2)],
       ['action', '[' + action + ']'],
     ];
+    const S = replay.series ? replay.seriesNames.length : 0;
+    for (let s = 0; s < S; s++) rows.push([replay.seriesNames[s], fmt(replay.series[i * S + s], 3)]);
     const el = $('episode-readout');
     if (el.childElementCount !== rows.length * 2) {
       el.textContent = '';
@@ -437,7 +469,9 @@
     for (let e = 0; e < rp.numEnvs; e++) {
       sel.appendChild(new Option('env ' + e + ' (' + rp.framesPerEnv[e] + ' frames)', String(e)));
     }
-    if (rp.numEnvs > 1) sel.appendChild(new Option('all (grid)', 'all'));
+    if (rp.numEnvs > 1) {
+      sel.appendChild(new Option(view.sharedWorld ? 'all (shared world)' : 'all (grid)', 'all'));
+    }
   }
 
   // ------------------------------------------------------------------------------------------
@@ -455,6 +489,7 @@
       selectEnv(v === 'all' ? 'all' : Number(v));
     });
     $('follow').addEventListener('change', () => {
+      followAuto = false;
       startFollow();
       if (!following) dirty = true;
     });

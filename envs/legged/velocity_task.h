@@ -400,6 +400,19 @@ struct VelocityTask {
     for (int j = 0; j < p.joints; ++j) qpos[p.qadr[j]] = obs[9 + j] + p.q0[j];
   }
 
+  // Replays plot the command against the velocity the tracking terms compare it with: the
+  // critic's noise-free base_lin_vel x, y and base_ang_vel z (the IMU's, in the base's frame).
+  static std::vector<std::string> series_names() {
+    return {"lin_vel_x", "lin_vel_x_command", "lin_vel_y",
+            "lin_vel_y_command", "yaw_rate",  "yaw_rate_command"};
+  }
+  static void series(const Params& p, const float* obs, float* out) {
+    const float* critic = obs + 9 + 3 * p.joints + 3 + p.scan_rays;
+    const float* command = critic + 9 + 3 * p.joints;
+    const float values[6] = {critic[0], command[0], critic[1], command[1], critic[5], command[2]};
+    std::copy(values, values + 6, out);
+  }
+
   // The reward terms, in the info keys' order.
   static constexpr int kTermCount = 16;
   static constexpr const char* kTerms[kTermCount] = {

@@ -15,10 +15,9 @@
 namespace myriad::envs {
 namespace {
 
-// MuJoCo's mjtGeom order; "" marks types not drawn.
-const char* const kGeomTypes[] = {"plane",     "",         "sphere", "capsule",
+// MuJoCo's mjtGeom order (later types, e.g. SDF, are not drawn; a warning names them).
+const char* const kGeomTypes[] = {"plane",     "hfield",   "sphere", "capsule",
                                   "ellipsoid", "cylinder", "box",    "mesh"};
-const char* const kUndrawnTypes[] = {"", "height field", "", "", "", "", "", ""};
 
 }  // namespace
 
@@ -27,12 +26,18 @@ Scene mjcf_scene(const physics::Model<double>& m, const mjModel* mj, double fram
   s.bodies = m.body_names;
   s.bodies.resize(m.nbody);
   if (!s.bodies.empty() && s.bodies[0].empty()) s.bodies[0] = "world";
+  // The initial pose: where bodies welded to the world stay, and where the camera starts.
+  physics::Data<double> d(m, 1);
+  physics::EnvData<double> e = d.env(m, 0);
+  std::copy(m.qpos0.begin(), m.qpos0.end(), e.qpos);
+  physics::kinematics(physics::view_of(m), e);
   std::vector<int> mesh_index(mj->nmesh, -1);  // model mesh -> scene mesh, added when used
+  std::vector<int> hfield_index(mj->nhfield, -1);
+  bool terrain = false;
   for (int g = 0; g < mj->ngeom; ++g) {
     const int type = mj->geom_type[g];
-    const bool known = type >= 0 && type < 8;
-    if (!known || !*kGeomTypes[type]) {
-      std::cerr << "replay: geom " << g << " is a " << (known ? kUndrawnTypes[type] : "geom")
+    if (type < 0 || type >= 8) {
+      std::cerr << "replay: geom " << g << " has MuJoCo type " << type
                 << ", which the viewer does not draw yet\n";
       continue;
     }
@@ -42,8 +47,22 @@ Scene mjcf_scene(const physics::Model<double>& m, const mjModel* mj, double fram
     geom.type = kGeomTypes[type];
     geom.body = mj->geom_bodyid[g];
     for (int k = 0; k < 3; ++k) geom.size[k] = static_cast<float>(mj->geom_size[3 * g + k]);
-    for (int k = 0; k < 3; ++k) geom.pos[k] = static_cast<float>(mj->geom_pos[3 * g + k]);
-    for (int k = 0; k < 4; ++k) geom.quat[k] = static_cast<float>(mj->geom_quat[4 * g + k]);
+    double pos[3], quat[4];
+    std::copy(mj->geom_pos + 3 * g, mj->geom_pos + 3 * g + 3, pos);
+    std::copy(mj->geom_quat + 4 * g, mj->geom_quat + 4 * g + 4, quat);
+    if (geom.body != 0 && mj->body_weldid[geom.body] == 0) {
+      // Welded to the world: drawn as the world's, in world coordinates.
+      const double* xpos = e.xpos + 3 * geom.body;
+      const double* xquat = e.xquat + 4 * geom.body;
+      double world_pos[3], world_quat[4];
+      mju_rotVecQuat(world_pos, pos, xquat);
+      for (int k = 0; k < 3; ++k) pos[k] = world_pos[k] + xpos[k];
+      mju_mulQuat(world_quat, xquat, quat);
+      std::copy(world_quat, world_quat + 4, quat);
+      geom.body = 0;
+    }
+    for (int k = 0; k < 3; ++k) geom.pos[k] = static_cast<float>(pos[k]);
+    for (int k = 0; k < 4; ++k) geom.quat[k] = static_cast<float>(quat[k]);
     const float* rgba = mj->geom_rgba + 4 * g;
     const bool default_rgba = rgba[0] == 0.5f && rgba[1] == 0.5f && rgba[2] == 0.5f && rgba[3] == 1;
     if (mj->geom_matid[g] >= 0 && default_rgba) rgba = mj->mat_rgba + 4 * mj->geom_matid[g];
@@ -63,19 +82,35 @@ Scene mjcf_scene(const physics::Model<double>& m, const mjModel* mj, double fram
       }
       geom.mesh = mesh_index[id];
     }
+    if (type == mjGEOM_HFIELD) {
+      const int id = mj->geom_dataid[g];
+      if (hfield_index[id] < 0) {
+        SceneHeightField field;
+        field.name = std::string(mj->names + mj->name_hfieldadr[id]);
+        field.nrow = mj->hfield_nrow[id];
+        field.ncol = mj->hfield_ncol[id];
+        for (int k = 0; k < 4; ++k) field.size[k] = static_cast<float>(mj->hfield_size[4 * id + k]);
+        const float* data = mj->hfield_data + mj->hfield_adr[id];
+        field.elevation.assign(data, data + static_cast<size_t>(field.nrow) * field.ncol);
+        hfield_index[id] = static_cast<int>(s.hfields.size());
+        s.hfields.push_back(std::move(field));
+      }
+      geom.hfield = hfield_index[id];
+      terrain = terrain || geom.body == 0;
+    }
     s.geoms.push_back(geom);
   }
-  s.ground_z = 0;
+  // A terrain is its own ground: no grid at z = 0 cutting through it.
+  if (!terrain) s.ground_z = 0;
   s.frame_dt = frame_dt;
-  // Start looking at the first moving body in its initial pose, from a few times its reach.
-  physics::Data<double> d(m, 1);
-  physics::EnvData<double> e = d.env(m, 0);
-  std::copy(m.qpos0.begin(), m.qpos0.end(), e.qpos);
-  physics::kinematics(physics::view_of(m), e);
-  const int root = m.nbody > 1 ? 1 : 0;
+  // Start looking at the first moving body in its initial pose, from a few times its reach
+  // (planes and height fields, the ground, left out).
+  int root = 0;  // the first body that moves
+  while (root < m.nbody && mj->body_weldid[root] == 0) ++root;
+  if (root == m.nbody) root = 0;
   double reach = 0.5;
   for (int g = 0; g < m.ngeom; ++g) {
-    if (m.geom_type[g] == 0) continue;  // planes are unbounded
+    if (m.geom_type[g] == mjGEOM_PLANE || m.geom_type[g] == mjGEOM_HFIELD) continue;
     double dist = 0;
     for (int k = 0; k < 3; ++k) dist += std::pow(e.geom_xpos[3 * g + k] - e.xpos[3 * root + k], 2);
     reach = std::max(reach, std::sqrt(dist) + m.geom_size[3 * g] + m.geom_size[3 * g + 1]);

@@ -39,6 +39,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "myriad/device.h"
 #include "myriad/env_spec.h"
@@ -94,6 +95,17 @@ class BatchEnv {
   // drawn from final_obs after the auto-reset.
   virtual Scene scene() const = 0;
   virtual at::Tensor body_poses(const at::Tensor& obs) const = 0;
+  // The poses [N, nbody, 7] of the envs as they are now, and as the episodes that ended in the
+  // last step left them (valid where terminated | truncated; non-finite where the state
+  // diverged). By default from obs and final_obs; an env whose observation does not hold its
+  // pose (a task env's holds no root position) draws them from its state.
+  virtual at::Tensor current_body_poses() const { return body_poses(buffers().obs); }
+  virtual at::Tensor final_body_poses() const { return body_poses(buffers().final_obs); }
+  // Values to plot under the scene (docs/replay-format.md, "Plotted series"): their names, and
+  // their values [B, S] (float32, CPU) for observations obs [B, obs...]. Most envs plot none
+  // (no names; series() is then not called).
+  virtual std::vector<std::string> series_names() const { return {}; }
+  virtual at::Tensor series(const at::Tensor& /*obs*/) const { return {}; }
 };
 
 // Options accepted by make(): "max_episode_steps" for every env plus each env's own

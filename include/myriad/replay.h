@@ -14,7 +14,8 @@
 
 namespace myriad::replay {
 
-constexpr uint16_t kMajorVersion = 1, kMinorVersion = 1;  // 1.1 added meshes
+// 1.1 added meshes, 1.2 height fields and plotted series.
+constexpr uint16_t kMajorVersion = 1, kMinorVersion = 2;
 
 // A file that is not a replay, is truncated, corrupt or from a newer major version.
 class ReplayError : public std::runtime_error {

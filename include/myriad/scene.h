@@ -13,13 +13,14 @@ namespace myriad {
 
 struct SceneGeom {
   std::string name;
-  std::string type;   // plane, sphere, capsule, ellipsoid, cylinder, box, mesh
-  int32_t body = 0;   // 0: the world (static)
-  int32_t mesh = -1;  // index into Scene::meshes for type "mesh"
+  std::string type;     // plane, sphere, capsule, ellipsoid, cylinder, box, mesh, hfield
+  int32_t body = 0;     // 0: the world (static)
+  int32_t mesh = -1;    // index into Scene::meshes for type "mesh"
   std::array<float, 3> size{0, 0, 0};
   std::array<float, 3> pos{0, 0, 0};      // in the body's frame
   std::array<float, 4> quat{1, 0, 0, 0};  // w, x, y, z, in the body's frame
   std::array<float, 4> rgba{0.7f, 0.7f, 0.7f, 1};
+  int32_t hfield = -1;  // index into Scene::hfields for type "hfield"
 };
 
 // A polyline fixed to a body (e.g. MountainCar's hill).
@@ -36,10 +37,21 @@ struct SceneMesh {
   std::vector<int32_t> faces;   // [F, 3] vertex indices
 };
 
+// A height field in its geom's frame, as MuJoCo's: sample (r, c) at x = -size[0] + 2 size[0] c /
+// (ncol - 1), y = -size[1] + 2 size[1] r / (nrow - 1), z = elevation * size[2] (elevations in
+// [0, 1]); the solid reaches down to z = -size[3].
+struct SceneHeightField {
+  std::string name;
+  int32_t nrow = 0, ncol = 0;
+  std::array<float, 4> size{0, 0, 0, 0};
+  std::vector<float> elevation;  // [nrow, ncol]
+};
+
 struct Scene {
   std::vector<std::string> bodies;  // bodies[0] is the world
   std::vector<SceneGeom> geoms;
   std::vector<SceneMesh> meshes;
+  std::vector<SceneHeightField> hfields;
   std::vector<SceneLine> lines;
   std::optional<float> ground_z;  // a ground grid at this height, if any
   std::array<float, 3> camera_target{0, 0, 0};

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-MAJOR_VERSION, MINOR_VERSION = 1, 1
+MAJOR_VERSION, MINOR_VERSION = 1, 2
 _MAGIC = b"MYRIADRP"
 _PREFIX = struct.Struct("<8sHHIQ")  # magic, major, minor, header length, payload length
 _DTYPES = {"float32": np.float32, "int32": np.int32, "uint8": np.uint8}
@@ -76,6 +76,8 @@ _KNOWN_ARRAYS = {
     "num_frames": (("int32",), ("M",)),
     "mesh_vertex": (("float32",), (None, 3)),
     "mesh_face": (("int32",), (None, 3)),
+    "hfield_elevation": (("float32",), (None,)),
+    "series": (("float32",), ("M", "F", None)),
 }
 
 
@@ -196,7 +198,8 @@ def _index_below(obj, key, limit):
 def _check_recording(header, arrays):
     """What the viewer needs to draw a recording (viewer/replay.js checks the same): the seven
     per-frame arrays, at least one env and frame, one scene body per body_pose body, each env's
-    frame count within F, and every scene reference (geom and line bodies, meshes) in range."""
+    frame count within F, every scene reference (geom and line bodies, meshes, height fields) in
+    range, and the plotted series named as the array holds them."""
     for name in ("body_pose", "reward", "value", "action", "episode", "flags", "num_frames"):
         if name not in arrays:
             raise _Refused(f"corrupt replay: array {name!r} is missing")
@@ -236,6 +239,33 @@ def _check_recording(header, arrays):
         if g.get("type") == "mesh" and not _index_below(g, "mesh", len(meshes)):
             mesh = json.dumps(g["mesh"])[:80] if "mesh" in g else "(none)"
             raise _Refused(f"corrupt replay: a mesh geom refers to mesh {mesh} of {len(meshes)}")
+    # Height fields (1.2): nrow x ncol samples (each at least 2) inside hfield_elevation.
+    hfields = listed("hfields")
+    E = arrays["hfield_elevation"].shape[0] if "hfield_elevation" in arrays else 0
+    for h in hfields:
+        if not (_index_below(h, "nrow", 2**31) and _index_below(h, "ncol", 2**31)
+                and _index_below(h, "offset", E + 1) and h["nrow"] >= 2 and h["ncol"] >= 2
+                and h["nrow"] * h["ncol"] <= E - h["offset"]):
+            raise _Refused("corrupt replay: a scene height field is not nrow x ncol samples "
+                           "(each at least 2) inside hfield_elevation")
+    for g in geoms:
+        if g.get("type") == "hfield" and not _index_below(g, "hfield", len(hfields)):
+            field = json.dumps(g["hfield"])[:80] if "hfield" in g else "(none)"
+            raise _Refused(f"corrupt replay: an hfield geom refers to height field {field} of "
+                           f"{len(hfields)}")
+    # Plotted series (1.2): the header's names and the array [M, F, S] come together.
+    named, stored = "series" in header, "series" in arrays
+    if named != stored:
+        raise _Refused("corrupt replay: " + (
+            "the header names series but the array 'series' is missing" if named
+            else "array 'series' is present but the header names no series"))
+    if named:
+        names = header["series"]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise _Refused("corrupt replay: the header's series is not a list of names")
+        if arrays["series"].shape[2] != len(names):
+            raise _Refused(f"corrupt replay: array 'series' holds {arrays['series'].shape[2]} "
+                           f"series, the header names {len(names)}")
 
 
 def _check_header(header, payload_len):

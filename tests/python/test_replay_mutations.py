@@ -190,13 +190,14 @@ def json_cases(data, rng):
                           with_json(data, lambda h, k=key, v=value: h.__setitem__(k, v))))
     for key in ("arrays", "payload_bytes", "format", "scene", "num_envs"):
         cases.append((f"json without {key}", with_json(data, lambda h, k=key: h.pop(k, None))))
-    # The scene's references to bodies and meshes.
+    # The scene's references to bodies, meshes and height fields.
     scene_values = [-1, 0, 1, 2, 3, 1.0, "1", None, True, 2**63]
     for key, values in {("scene",): [None, [], {}, {"bodies": []}, {"bodies": "abc"}],
                         ("scene", "bodies"): [[], ["w"], ["w", "a"], ["w", "a", "b", "c"], 3],
                         ("scene", "geoms"): [None, 3, [1], [{}], [{"body": 0, "type": "mesh"}]],
                         ("scene", "lines"): [None, [{"body": 9}], [[]]],
-                        ("scene", "meshes"): [None, [], [{}], 5]}.items():
+                        ("scene", "meshes"): [None, [], [{}], 5],
+                        ("scene", "hfields"): [None, [], [{}], 5]}.items():
         for value in values:
             cases.append((f"json {'/'.join(key)}={value!r}",
                           with_json(data, lambda h, k=key, v=value: set_path(h, k, v))))
@@ -219,6 +220,24 @@ def json_cases(data, rng):
                 cases.append((f"json scene/meshes/{k}/{key}={value!r}",
                               with_json(data, lambda h, p=("scene", "meshes", k, key), v=value:
                                         set_path(h, p, v))))
+    for k, field in enumerate(scene.get("hfields", [])):
+        for key in field:
+            for value in scene_values + [[], 6]:
+                cases.append((f"json scene/hfields/{k}/{key}={value!r}",
+                              with_json(data, lambda h, p=("scene", "hfields", k, key), v=value:
+                                        set_path(h, p, v))))
+    for k, geom in enumerate(scene.get("geoms", [])):
+        if geom.get("type") == "hfield":
+            for value in scene_values:
+                cases.append((f"json scene/geoms/{k}/hfield={value!r}",
+                              with_json(data, lambda h, p=("scene", "geoms", k, "hfield"), v=value:
+                                        set_path(h, p, v))))
+    # Plotted series: names against the array.
+    if "series" in header:
+        for value in [None, [], ["a"], ["a", "b", "c"], ["a", 1], "ab", {"a": 1}]:
+            cases.append((f"json series={value!r}",
+                          with_json(data, lambda h, v=value: h.__setitem__("series", v))))
+        cases.append(("json without series", with_json(data, lambda h: h.pop("series"))))
     # Deep nesting, as a new key and in place of the scene.
     for depth in (1, 62, 63, 64, 65, 200, 5000, 100000):
         for opener, closer in ((b"[", b"]"), (b'{"a":', b"}")):

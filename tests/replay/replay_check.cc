@@ -18,7 +18,8 @@ namespace {
 using myriad::replay::make_array;
 using myriad::replay::Replay;
 
-// A recording like the recorder's: 2 envs, 5 frames, 3 bodies, one mesh.
+// A recording like the recorder's: 2 envs, 5 frames, 3 bodies, one mesh, one height field,
+// two plotted series.
 Replay recording() {
   const int64_t M = 2, F = 5, B = 3;
   Replay r;
@@ -47,7 +48,15 @@ Replay recording() {
   s.geoms.push_back({"rock", "mesh", 2, 0, {0.1f, 0.1f, 0.1f}});
   s.meshes.push_back({"tetra", {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 1, 2, 0, 1, 3}});
   s.lines.push_back({1, {{{0, 0, 0}}, {{1, 0, 1}}}});
+  myriad::SceneGeom terrain{"terrain", "hfield", 0, -1, {2, 1.5f, 0.4f}};
+  terrain.hfield = 0;
+  s.geoms.push_back(terrain);
+  s.hfields.push_back({"terrain", 3, 2, {2, 1.5f, 0.4f, 0.1f}, {0, 0.5f, 1, 0.25f, 0.75f, 0}});
   s.ground_z = 0;
+  std::vector<float> series(M * F * 2);
+  for (size_t k = 0; k < series.size(); ++k) series[k] = k % 7 == 6 ? NAN : 0.1f * k;
+  r.header["series"] = {"v", "v_command"};
+  r.arrays["series"] = make_array({M, F, 2}, series);
   myriad::replay::add_scene(r, s);
   return r;
 }

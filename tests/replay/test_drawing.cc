@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -226,6 +227,89 @@ TEST(Recorder, EveryEnvsRecordingPassesTheReader) {
   const replay::Replay r = learner::record_episodes(*env, zeros, o).replay;
   ASSERT_TRUE(r.header.at("scene").contains("meshes"));
   EXPECT_NO_THROW(replay::decode(replay::encode(r), "mesh_pendulum"));
+}
+
+// A legged task on rough ground: the terrain is drawn (one height field on the world, no ground
+// grid), the robot moves through the world (its poses from the state, the root's position
+// included, and the terminal frame from the state the episode ended in), and the commanded and
+// actual velocity are plotted.
+TEST(Recorder, RoughTaskDrawsTerrainMotionAndVelocities) {
+  const int64_t M = 2, T = 30;
+  auto env = envs::make("Go1-Velocity-Rough-v0", M, Device::kCpu, 0,
+                        {{"max_episode_steps", T}, {"play", 1}}, {});
+  const Scene scene = env->scene();
+  EXPECT_FALSE(scene.ground_z.has_value());
+  ASSERT_EQ(scene.hfields.size(), 1u);
+  const SceneHeightField& field = scene.hfields[0];
+  EXPECT_EQ(field.nrow, 661);
+  EXPECT_EQ(field.ncol, 901);
+  EXPECT_FLOAT_EQ(field.size[0], 45);
+  EXPECT_FLOAT_EQ(field.size[2], 4.13f);
+  ASSERT_EQ(field.elevation.size(), size_t{661} * 901);
+  const auto [lo, hi] = std::minmax_element(field.elevation.begin(), field.elevation.end());
+  EXPECT_GE(*lo, 0.0f);
+  EXPECT_LE(*hi, 1.0f);
+  EXPECT_GT(*hi - *lo, 0.1f) << "the generated terrain, not a flat field";
+  int terrain_geoms = 0;
+  for (const SceneGeom& g : scene.geoms) {
+    if (g.type != "hfield") continue;
+    ++terrain_geoms;
+    EXPECT_EQ(g.body, 0) << "the terrain's body is welded to the world";
+    EXPECT_EQ(g.hfield, 0);
+    EXPECT_FLOAT_EQ(g.pos[2], -2.065f);
+  }
+  EXPECT_EQ(terrain_geoms, 1);
+  // The camera starts on the robot, not on the terrain's body.
+  EXPECT_LT(scene.camera_distance, 10);
+
+  // Zero actions; each call sees the state the frame is drawn from and the step's info.
+  const int64_t A = env->spec().action_space.flat_size();
+  std::vector<torch::Tensor> qpos, command_vx;
+  learner::Driver zeros;
+  zeros.act = [&](const torch::Tensor& obs) {
+    qpos.push_back(env->get_state().narrow(1, 1, 7).to(torch::kFloat));
+    command_vx.push_back(env->buffers().info.at("command_vx").clone());
+    return torch::zeros({obs.size(0), A});
+  };
+  learner::RecordOptions o;
+  o.seed = 4;
+  const replay::Replay r = learner::record_episodes(*env, zeros, o).replay;
+  EXPECT_NO_THROW(replay::decode(replay::encode(r), "rough"));
+  const int64_t F = r.header.at("num_frames").get<int64_t>();
+  ASSERT_EQ(F, T + 1);
+  const int64_t B = static_cast<int64_t>(scene.bodies.size());
+  int trunk = -1;
+  for (int64_t b = 0; b < B; ++b)
+    if (scene.bodies[b] == "trunk") trunk = static_cast<int>(b);
+  ASSERT_GT(trunk, 0);
+  const float* pose = r.arrays.at("body_pose").data<float>();
+  const auto root = [&](int64_t i, int64_t f) { return pose + ((i * F + f) * B + trunk) * 7; };
+  const std::vector<std::string> names = r.header.at("series");
+  ASSERT_EQ(names, (std::vector<std::string>{"lin_vel_x", "lin_vel_x_command", "lin_vel_y",
+                                             "lin_vel_y_command", "yaw_rate",
+                                             "yaw_rate_command"}));
+  const float* series = r.arrays.at("series").data<float>();
+  for (int64_t i = 0; i < M; ++i) {
+    // Frames 0 .. T-1 are the states the policy acted on: the root where the state has it.
+    for (int64_t f = 0; f < T; ++f) {
+      const float* q = qpos[f].data_ptr<float>() + i * 7;
+      const float* p = root(i, f);
+      for (int k = 0; k < 3; ++k) EXPECT_NEAR(p[k], q[k], 1e-5) << "env " << i << " frame " << f;
+      for (int k = 0; k < 4; ++k) EXPECT_NEAR(std::abs(p[3] * q[3] + p[4] * q[4] + p[5] * q[5] +
+                                                       p[6] * q[6]),
+                                              1, 1e-5);
+      // The plotted command is the one the step into this frame followed.
+      if (f > 0)
+        EXPECT_FLOAT_EQ(series[(i * F + f) * 6 + 1], command_vx[f].data_ptr<float>()[i]);
+      for (int s = 0; s < 6; ++s) EXPECT_TRUE(std::isfinite(series[(i * F + f) * 6 + s]));
+    }
+    // The robot stands on its tile, away from the origin, and the terminal frame (the time
+    // limit) continues the episode rather than showing the next one's start.
+    EXPECT_GT(std::hypot(root(i, 0)[0], root(i, 0)[1]), 1.0f);
+    EXPECT_TRUE(r.arrays.at("flags").data<uint8_t>()[i * F + T] & 4);
+    EXPECT_LT(std::abs(root(i, T)[0] - root(i, T - 1)[0]), 0.05f);
+    EXPECT_LT(std::abs(root(i, T)[2] - root(i, T - 1)[2]), 0.05f);
+  }
 }
 
 }  // namespace

@@ -4,10 +4,12 @@ and tests, in pure Python (numpy, zlib, json, struct).
     python tests/viewer/sample_replay.py out.replay --kind 3d --envs 16 --frames 1000
     python tests/viewer/sample_replay.py bad.replay --variant truncated
 
-Two scenes: ``cartpole`` (world, cart, pole; episodes end when the pole falls) and ``3d``
+Three scenes: ``cartpole`` (world, cart, pole; episodes end when the pole falls), ``3d``
 (a walker-like torso with orbiting capsules, spheres, boxes, cylinders and ellipsoids over a
-plane, exercising every geom type and ``lines``). The ``variant_*`` helpers turn a good file
-into the broken ones a reader must reject.
+plane, exercising every geom type and ``lines``) and ``terrain`` (format 1.2: a height field on
+the world that every env shares, a two-body walker per env at its own place on it, and plotted
+series with their commands). The ``variant_*`` helpers turn a good file into the broken ones a
+reader must reject; the ``DAMAGES`` break a terrain replay's height fields or series.
 """
 
 import argparse
@@ -306,13 +308,142 @@ def scene3d(num_envs=4, num_frames=400, num_bodies=14, seed=0):
     return fields, scene, arrays
 
 
-KINDS = {"cartpole": cartpole, "3d": scene3d}
+# ---------------------------------------------------------------------------------------------
+# Terrain (format 1.2): a shared height field, envs at their own places, plotted series
+# ---------------------------------------------------------------------------------------------
+
+TERRAIN_ROWS, TERRAIN_COLS = 30, 40
+TERRAIN_SIZE = [4.0, 3.0, 0.6, 0.2]  # half x, half y, z_top, z_base
+TERRAIN_POS = [0.5, -0.25, 0.0]      # the geom's place in the world
+TERRAIN_SERIES = ["lin_vel_x", "lin_vel_x_command", "yaw_rate", "yaw_rate_command"]
 
 
-def make_replay(kind="cartpole", num_envs=4, num_frames=300, shuffle=True, variant=None, **kw):
-    """Bytes of a sample replay; variant: None or a key of VARIANTS."""
+def terrain_elevation(x, y):
+    """Elevation in [0, 1] at (x, y) in the height field's frame: a slope with a bump."""
+    bump = np.exp(-((x - 1.0) ** 2 + (y - 0.5) ** 2) / 0.8)
+    return np.clip(0.1 + 0.03 * (x + TERRAIN_SIZE[0]) + 0.6 * bump, 0, 1)
+
+
+def terrain_vertex(r, c):
+    """Where sample (r, c) lies in the height field's frame (docs/replay-format.md, Scene)."""
+    sx, sy, sz, _ = TERRAIN_SIZE
+    x = -sx + 2 * sx * c / (TERRAIN_COLS - 1)
+    y = -sy + 2 * sy * r / (TERRAIN_ROWS - 1)
+    return x, y, float(np.float32(terrain_elevation(x, y))) * sz
+
+
+def terrain(num_envs=4, num_frames=200, seed=0):
+    """Returns (fields, scene, arrays): a 1.2 replay whose world holds a 40 x 30 height field
+    (row 1 of scene.hfields, after a 2 x 2 one that no geom uses, so its samples start at an
+    offset) and a marker box; each env's walker (a box and a sphere) crosses it at its own y,
+    over the bump; series: the walker's forward speed and yaw rate with their commands."""
+    rng = np.random.default_rng(seed)
+    dt, A = 0.02, 2
+    sx, sy, sz, _ = TERRAIN_SIZE
+    cols = np.linspace(-sx, sx, TERRAIN_COLS)
+    rows = np.linspace(-sy, sy, TERRAIN_ROWS)
+    field = terrain_elevation(cols[None, :], rows[:, None]).astype(np.float32)  # [nrow, ncol]
+    pad = np.zeros(4, np.float32)
+    scene = {
+        # "anchor" is welded to the world: recorded with no geoms of its own (as a terrain's
+        # body is), so the viewer must follow "base", the first body that holds a geom.
+        "bodies": ["world", "anchor", "base", "foot"],
+        "geoms": [
+            {"name": "terrain", "type": "hfield", "hfield": 1, "body": 0, "size": TERRAIN_SIZE,
+             "pos": TERRAIN_POS, "quat": [1, 0, 0, 0], "rgba": [0.55, 0.62, 0.5, 1]},
+            {"name": "marker", "type": "box", "body": 0, "size": [0.1, 0.1, 0.4],
+             "pos": [-3.0, 2.0, 0.4], "quat": [1, 0, 0, 0], "rgba": [0.8, 0.3, 0.2, 1]},
+            {"name": "base", "type": "box", "body": 2, "size": [0.2, 0.1, 0.06], "pos": [0, 0, 0],
+             "quat": [1, 0, 0, 0], "rgba": [0.25, 0.45, 0.8, 1]},
+            {"name": "foot", "type": "sphere", "body": 3, "size": [0.06, 0, 0], "pos": [0, 0, 0],
+             "quat": [1, 0, 0, 0], "rgba": [0.9, 0.6, 0.2, 1]},
+        ],
+        "hfields": [
+            {"name": "unused", "nrow": 2, "ncol": 2, "size": [1, 1, 1, 0.1], "offset": 0},
+            {"name": "terrain", "nrow": TERRAIN_ROWS, "ncol": TERRAIN_COLS, "size": TERRAIN_SIZE,
+             "offset": pad.size},
+        ],
+        "lines": [{"body": 0, "points": [[-3, -2.5, 0.7], [3, -2.5, 0.7]], "rgba": [0.1, 0.3, 0.9, 1]}],
+        "ground": None,
+        "camera": {"target": [0, 0, 0.4], "distance": 2.5},
+    }
+    M, F = num_envs, num_frames
+    rec = _Recorder(M, 4, A)
+    series = np.full((M, F, len(TERRAIN_SERIES)), np.nan, np.float32)
+    for e in range(M):
+        n = F - (e * F) // (4 * M)  # ragged ends
+        lane = -2.0 + 4.0 * (e + 0.5) / M  # each env's own lane (world y) across the field
+        speed_cmd, yaw_cmd = 0.5 + 0.1 * e, 0.2 * (-1) ** e
+        x = -3.0
+        episode, t = 0, 0
+        for f in range(n):
+            first, last = t == 0, f == n - 1 or t == n // 2
+            speed = speed_cmd + 0.1 * math.sin(0.3 * f) + rng.normal(0, 0.02)
+            yaw_rate = yaw_cmd + 0.05 * math.cos(0.2 * f)
+            ground = TERRAIN_POS[2] + sz * float(terrain_elevation(x - TERRAIN_POS[0], lane - TERRAIN_POS[1]))
+            yaw = 0.3 * math.sin(0.05 * f)
+            pose = [[0, 0, 0, 1, 0, 0, 0], [0, 0, 0, 1, 0, 0, 0],
+                    [x, lane, ground + 0.3, math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)],
+                    [x + 0.1 * math.sin(0.5 * f), lane, ground + 0.06, 1, 0, 0, 0]]
+            flags = (FLAG_FIRST if first else 0) | (FLAG_TRUNCATED if last else 0)
+            rec.add(e, pose, 0.0 if first else 1.0 - abs(speed - speed_cmd), 10.0 - 0.02 * t,
+                    [np.nan] * A if last else [speed, yaw_rate], episode, flags)
+            series[e, f] = [speed, speed_cmd, yaw_rate, yaw_cmd]
+            x = -3.0 if last else min(3.0, x + speed * dt * 4)
+            t = 0 if last else t + 1
+            episode += 1 if last else 0
+    arrays = rec.arrays()
+    arrays["hfield_elevation"] = np.concatenate([pad, field.ravel()])
+    arrays["series"] = series
+    fields = {"env": "SampleTerrain-v0", "checkpoint": "runs/terrain/checkpoints/last.pt",
+              "seed": seed, "num_envs": M, "num_frames": int(arrays["body_pose"].shape[1]),
+              "frame_dt": dt, "discrete_actions": False, "action_dim": A,
+              "series": list(TERRAIN_SERIES)}
+    return fields, scene, arrays
+
+
+def _set(path, value):
+    """A damage that sets scene[path...] (a tuple of keys) to value."""
+    def damage(fields, scene, arrays):
+        node = scene
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+    return damage
+
+
+def _series_columns(fields, scene, arrays):
+    arrays["series"] = np.concatenate([arrays["series"], arrays["series"][..., :1]], -1)
+
+
+# Damages of a terrain replay each reader refuses ("corrupt replay: ..."): they change
+# (fields, scene, arrays) in place before encoding.
+DAMAGES = {
+    "hfield_nrow_1": _set(("hfields", 1, "nrow"), 1),
+    "hfield_ncol_float": _set(("hfields", 1, "ncol"), 40.5),
+    "hfield_offset_outside": _set(("hfields", 1, "offset"), 5),
+    "hfield_offset_negative": _set(("hfields", 1, "offset"), -1),
+    "hfield_index_outside": _set(("geoms", 0, "hfield"), 2),
+    "hfield_index_missing": lambda f, s, a: s["geoms"][0].pop("hfield"),
+    "series_array_missing": lambda f, s, a: a.pop("series"),
+    "series_names_missing": lambda f, s, a: f.pop("series"),
+    "series_names_not_strings": lambda f, s, a: f.__setitem__("series", ["a", 1, "b", "c"]),
+    "series_columns": _series_columns,
+    "series_dtype": lambda f, s, a: a.__setitem__("series", np.nan_to_num(a["series"]).astype(np.int32)),
+}
+
+KINDS = {"cartpole": cartpole, "3d": scene3d, "terrain": terrain}
+VERSIONS = {"terrain": (1, 2)}  # the format version each kind needs (default 1.0)
+
+
+def make_replay(kind="cartpole", num_envs=4, num_frames=300, shuffle=True, variant=None, damage=None,
+                **kw):
+    """Bytes of a sample replay; variant: None or a key of VARIANTS; damage: None or a key of
+    DAMAGES (terrain only)."""
     fields, scene, arrays = KINDS[kind](num_envs=num_envs, num_frames=num_frames, **kw)
-    data = encode(fields, scene, arrays, shuffle=shuffle)
+    if damage:
+        DAMAGES[damage](fields, scene, arrays)
+    data = encode(fields, scene, arrays, shuffle=shuffle, version=VERSIONS.get(kind, (1, 0)))
     return VARIANTS[variant](data) if variant else data
 
 
@@ -332,10 +463,11 @@ def main():
     ap.add_argument("--bodies", type=int, default=None, help="3d only")
     ap.add_argument("--no-shuffle", action="store_true")
     ap.add_argument("--variant", choices=sorted(VARIANTS))
+    ap.add_argument("--damage", choices=sorted(DAMAGES), help="terrain only")
     a = ap.parse_args()
     kw = {"num_bodies": a.bodies} if a.bodies else {}
     write_replay(a.out, kind=a.kind, num_envs=a.envs, num_frames=a.frames,
-                 shuffle=not a.no_shuffle, variant=a.variant, **kw)
+                 shuffle=not a.no_shuffle, variant=a.variant, damage=a.damage, **kw)
 
 
 if __name__ == "__main__":

@@ -328,6 +328,182 @@ def open_page_no_wait(browser, url):
 
 
 # ---------------------------------------------------------------------------------------------
+# Format 1.2: a height field on the world (a terrain every env shares) and plotted series
+# ---------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def page_terrain(browser, make_replay):
+    path = make_replay("terrain", kind="terrain", num_envs=4, num_frames=200)
+    page = open_page(browser, serve_viewer(path))
+    page.replay_path = path
+    yield page
+    page.close()
+
+
+def test_terrain_replay_loads(page_terrain):
+    assert_ready(page_terrain)
+    info = page_terrain.evaluate("""() => ({
+      n: [myriadViewer.numEnvs, myriadViewer.numFrames], version: myriadViewer.replay.version,
+      names: myriadViewer.replay.seriesNames, S: myriadViewer.replay.series.length,
+      E: myriadViewer.replay.hfieldElevation.length, shared: myriadViewer.view.sharedWorld })""")
+    assert info == {"n": [4, 200], "version": [1, 2], "names": sample_replay.TERRAIN_SERIES,
+                    "S": 4 * 200 * 4, "E": 4 + 30 * 40, "shared": True}
+    assert "SampleTerrain-v0" in page_terrain.inner_text("#info")
+    # The series' values are in the readout too.
+    assert "lin_vel_x_command" in page_terrain.inner_text("#episode-readout")
+    _decoded_matches(page_terrain, page_terrain.replay_path)
+    page_terrain.evaluate("() => { myriadViewer.selectEnv(0); myriadViewer.setFrame(20); }")
+    _, distinct = pixels(page_terrain)
+    assert distinct > 10
+    assert page_terrain.js_errors == []
+
+
+def test_terrain_mesh_built_once_with_the_mapping(page_terrain):
+    """One mesh for all envs (in view.world, not under an env root), nrow x ncol vertices at
+    the spec's positions, in the geom's frame placed at its pos; world geoms once too."""
+    nrow, ncol = sample_replay.TERRAIN_ROWS, sample_replay.TERRAIN_COLS
+    probes = [(0, 0), (0, ncol - 1), (nrow - 1, 0), (nrow - 1, ncol - 1), (12, 25), (17, 3)]
+    state = page_terrain.evaluate("""(probes) => {
+      const v = myriadViewer.view, found = [], markers = [];
+      v.scene.traverse((o) => {
+        if (o.isMesh && o.name === 'terrain') found.push(o);
+        if (o.isMesh && o.name === 'marker') markers.push(o);
+      });
+      const underEnv = (o) => { for (let p = o; p; p = p.parent) if (v.envRoots.includes(p)) return true; return false; };
+      const t = found[0], pos = t.geometry.attributes.position;
+      return {
+        count: found.length, markers: markers.length, inWorld: t.parent === v.world,
+        underEnv: found.some(underEnv) || markers.some(underEnv),
+        vertices: pos.count, indices: t.geometry.index.count, normals: !!t.geometry.attributes.normal,
+        receiveShadow: t.receiveShadow,
+        position: [t.position.x, t.position.y, t.position.z],
+        probes: probes.map(([r, c]) => [pos.getX(r * %d + c), pos.getY(r * %d + c), pos.getZ(r * %d + c)]),
+        base: t.children.filter((c) => c.isMesh).length,
+      }; }""" % (ncol, ncol, ncol), probes)
+    assert state["count"] == 1 and state["markers"] == 1
+    assert state["inWorld"] and not state["underEnv"]
+    assert state["vertices"] == nrow * ncol
+    assert state["indices"] == 6 * (nrow - 1) * (ncol - 1)
+    assert state["normals"] and state["receiveShadow"]
+    assert state["base"] == 1  # the solid's sides and bottom
+    np.testing.assert_allclose(state["position"], sample_replay.TERRAIN_POS, atol=1e-6)
+    want = [sample_replay.terrain_vertex(r, c) for r, c in probes]
+    np.testing.assert_allclose(state["probes"], want, atol=1e-5)
+    # The terrain's 8 x 6 m do not size the robot: its spread stays the walker's.
+    ext = page_terrain.evaluate("""() => { const x = myriadViewer.view.extents;
+      return {spread: x.spread, scenery: [x.scenery.min.x, x.scenery.max.x, x.scenery.min.y, x.scenery.max.y]}; }""")
+    assert ext["spread"] < 1.0, ext
+    np.testing.assert_allclose(ext["scenery"], [-3.5, 4.5, -3.25, 2.75], atol=1e-5)
+
+
+def test_terrain_all_layout_keeps_world_coordinates(page_terrain):
+    page_terrain.evaluate("() => { myriadViewer.selectEnv('all'); myriadViewer.setFrame(30); }")
+    state = page_terrain.evaluate("""() => {
+      const v = myriadViewer.view, rp = myriadViewer.replay, out = [];
+      v.envRoots.forEach((r, e) => {
+        const w = v.bodies[e][2].getWorldPosition(new THREE.Vector3());
+        const i = ((e * rp.numFrames + Math.min(30, rp.framesPerEnv[e] - 1)) * rp.numBodies + 2) * 7;
+        const p = w.clone().project(v.camera);
+        out.push({visible: r.visible, offset: [r.position.x, r.position.y, r.position.z],
+                  world: [w.x, w.y, w.z], pose: [rp.bodyPose[i], rp.bodyPose[i + 1], rp.bodyPose[i + 2]],
+                  ndc: [p.x, p.y, p.z]});
+      });
+      return out; }""")
+    assert len(state) == 4
+    for s in state:
+        assert s["visible"] and s["offset"] == [0, 0, 0], s
+        np.testing.assert_allclose(s["world"], s["pose"], atol=1e-5)
+        assert all(abs(c) < 1 for c in s["ndc"]), s  # every env's walker in view
+    # One env alone: the others hide, its walker stays where it is; the camera is on it (on its
+    # base, body 2: body 1 is welded to the world and holds nothing to follow).
+    assert page_terrain.evaluate("() => myriadViewer.view.rootBody") == 2
+    page_terrain.evaluate("() => myriadViewer.selectEnv(2)")
+    vis = page_terrain.evaluate("() => myriadViewer.view.envRoots.map(r => r.visible)")
+    assert vis == [False, False, True, False]
+    assert page_terrain.is_checked("#follow")  # on by default in a shared world
+    gap = page_terrain.evaluate("""() => { const v = myriadViewer.view;
+      return v.bodies[2][2].getWorldPosition(new THREE.Vector3()).distanceTo(v.controls.target); }""")
+    assert gap < 1e-4
+    # Without follow, choosing another env still brings the camera to it.
+    page_terrain.uncheck("#follow")
+    page_terrain.evaluate("() => myriadViewer.selectEnv(0)")
+    gap = page_terrain.evaluate("""() => { const v = myriadViewer.view;
+      return v.bodies[0][2].getWorldPosition(new THREE.Vector3()).distanceTo(v.controls.target); }""")
+    assert gap < 1e-4
+    page_terrain.check("#follow")
+    assert page_terrain.js_errors == []
+
+
+def test_series_chart(page_terrain):
+    page_terrain.evaluate("() => { myriadViewer.selectEnv(1); myriadViewer.setFrame(50); }")
+    assert page_terrain.is_visible("#series-plot")
+    sets = page_terrain.evaluate("""() => myriadViewer.seriesChart.data.datasets.map(d => ({
+      label: d.label, n: d.data.length, colour: d.borderColor, dash: d.borderDash || [],
+      y: d.data.slice(0, 5).map(p => p.y) }))""")
+    n = page_terrain.evaluate("() => myriadViewer.replay.framesPerEnv[1]")
+    _, _, arrays = sample_replay.terrain(num_envs=4, num_frames=200)
+    assert [d["label"] for d in sets] == sample_replay.TERRAIN_SERIES
+    by = {d["label"]: d for d in sets}
+    for name in ("lin_vel_x", "yaw_rate"):
+        assert by[name]["dash"] == [] and by[name + "_command"]["dash"] != []
+        assert by[name]["colour"] == by[name + "_command"]["colour"]
+    assert by["lin_vel_x"]["colour"] != by["yaw_rate"]["colour"]
+    for s, d in enumerate(sets):
+        assert d["n"] == n
+        np.testing.assert_allclose(d["y"], arrays["series"][1, :5, s], rtol=1e-6)
+    legend = page_terrain.evaluate("() => myriadViewer.seriesChart.legend.legendItems.map(i => i.text)")
+    assert legend == sample_replay.TERRAIN_SERIES
+    _, distinct = pixels(page_terrain, "#series-chart")
+    assert distinct > 5
+    # Its cursor follows the frame, and a click on it seeks.
+    page_terrain.evaluate(NEXT_FRAMES_JS)
+    drawn = page_terrain.evaluate("""() => {
+      const c = document.getElementById('series-cursor');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
+      return n; }""")
+    assert drawn > 30
+    target = page_terrain.evaluate("""() => { const ch = myriadViewer.seriesChart, a = ch.chartArea;
+      return {x: ch.scales.x.getPixelForValue(120), y: (a.top + a.bottom) / 2}; }""")
+    page_terrain.click("#series-chart", position=target)
+    # (Chart.js handles the click on the next animation frame.)
+    page_terrain.wait_for_function("() => Math.abs(myriadViewer.frame - 120) <= 1", timeout=5000)
+    assert page_terrain.js_errors == []
+
+
+def test_no_series_chart_or_follow_without_them(page3d):
+    """A 1.1-style replay (no height fields, no series): no series chart, follow off."""
+    assert page3d.is_hidden("#series-plot")
+    state = page3d.evaluate("""() => [myriadViewer.replay.seriesNames.length, myriadViewer.replay.series,
+                                      myriadViewer.view.sharedWorld]""")
+    assert state == [0, None, False]
+    assert not page3d.is_checked("#follow")
+
+
+def test_malformed_hfields_and_series_refused(browser, make_replay):
+    """Each damaged terrain replay shows a "corrupt replay" message; then a good one loads
+    (one page, the files opened through the file input)."""
+    page = open_page(browser, serve_viewer(make_replay("terrain_small", kind="terrain", num_envs=2,
+                                                       num_frames=60)))
+    assert_ready(page)
+    for damage in sorted(sample_replay.DAMAGES):
+        path = make_replay(f"terrain_{damage}", kind="terrain", num_envs=2, num_frames=60, damage=damage)
+        page.evaluate("() => { myriadViewer.error = null; }")
+        page.set_input_files("#file-input", str(path))
+        page.wait_for_function("() => myriadViewer.error || myriadViewer.ready", timeout=LOAD_TIMEOUT_MS)
+        error = page.evaluate("() => myriadViewer.error")
+        assert error and "corrupt replay" in error, (damage, error)
+        assert page.is_visible("#error")
+        assert page.evaluate("() => myriadViewer.ready") is False
+    page.set_input_files("#file-input", str(make_replay("terrain_small", kind="terrain")))
+    page.wait_for_function("() => myriadViewer.ready", timeout=LOAD_TIMEOUT_MS)
+    assert page.is_hidden("#error")
+    assert page.js_errors == []
+    page.close()
+
+
+# ---------------------------------------------------------------------------------------------
 # Performance: 1,000 frames x 16 envs x 14 bodies
 # ---------------------------------------------------------------------------------------------
 
