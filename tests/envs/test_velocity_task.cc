@@ -757,6 +757,77 @@ TEST(VelocityTaskRough, LeavingTheGridTruncates) {
   EXPECT_FALSE(env->buffers().truncated[1].item<bool>());
 }
 
+// Proves Go1's ground-touch terms (mjlab's Go1 rough config) on hand-made states over the flat
+// border, one step of zero actions from rest: the shanks touching the ground (above 10 N) cost
+// weight * (substeps touched, 4 of 4) * step_dt in shank_collision; the thighs touching end the
+// episode (illegal_contact, unless switched off); the trunk on the ground costs in
+// trunk_head_collision; a robot held above the ground touches nothing.
+TEST(VelocityTaskRough, GroundTouchCostsAndIllegalContact) {
+  struct Case {
+    const char* name;
+    double z;  // the root's height over the ground
+    double quat[4];
+  };
+  const Case cases[] = {{"above the ground", 0.32, {1, 0, 0, 0}},
+                        {"shanks down", 0.20, {1, 0, 0, 0}},
+                        {"thighs down", 0.09, {1, 0, 0, 0}},
+                        {"on its back", 0.04, {0, 1, 0, 0}}};
+  const int64_t n = 4;
+  const auto step_from = [&](const EnvOptions& extra) {
+    EnvOptions options = {{"play", 0}};
+    for (const auto& [k, v] : extra) options[k] = v;
+    auto env = go1_rough(n, 3, options, {{"randomize", "{}"}});
+    at::Tensor s = env->get_state();
+    s.narrow(1, 1 + kNq, kNv).zero_();
+    for (int64_t i = 0; i < n; ++i) {
+      const double x = 42.0, y = -15.0 + 10.0 * i;  // the 5 m border, inside the bounds
+      s[i][1] = x;
+      s[i][2] = y;
+      s[i][3] = rough_terrain().height_at(x, y) + cases[i].z;
+      for (int k = 0; k < 4; ++k) s[i][4 + k] = cases[i].quat[k];
+    }
+    env->set_state(s, at::Tensor());
+    env->step(at::zeros({n, kJoints}));
+    std::map<std::string, at::Tensor> out;
+    for (const char* key : {"reward_shank_collision", "reward_trunk_head_collision"})
+      out[key] = env->buffers().info.at(key).clone();
+    out["terminated"] = env->buffers().terminated.clone();
+    out["truncated"] = env->buffers().truncated.clone();
+    return out;
+  };
+  const float unit = static_cast<float>(-0.1 * kStepDt);  // one substep of one sensor
+  auto on = step_from({});
+  for (int64_t i = 0; i < n; ++i) EXPECT_FALSE(on["truncated"][i].item<bool>()) << cases[i].name;
+  const auto shank = [](std::map<std::string, at::Tensor>& r, int64_t i) {
+    return r["reward_shank_collision"][i].item<float>();
+  };
+  const auto trunk = [](std::map<std::string, at::Tensor>& r, int64_t i) {
+    return r["reward_trunk_head_collision"][i].item<float>();
+  };
+  const auto ended = [](std::map<std::string, at::Tensor>& r, int64_t i) {
+    return r["terminated"][i].item<bool>();
+  };
+  EXPECT_EQ(shank(on, 0), 0.0f);
+  EXPECT_EQ(trunk(on, 0), 0.0f);
+  EXPECT_FALSE(ended(on, 0));
+  EXPECT_FLOAT_EQ(shank(on, 1), 4 * unit);
+  EXPECT_EQ(trunk(on, 1), 0.0f);
+  EXPECT_FALSE(ended(on, 1)) << "shanks on the ground do not end the episode";
+  EXPECT_TRUE(ended(on, 2)) << "illegal_contact: a thigh on the ground";
+  EXPECT_EQ(shank(on, 3), 0.0f);
+  EXPECT_FALSE(ended(on, 3)) << "no fell_over on rough ground; the thighs are up";
+  const float touched = trunk(on, 3) / unit;  // substeps with the trunk on the ground
+  EXPECT_GE(touched, 1.0f);
+  EXPECT_LE(touched, 4.0f);
+  EXPECT_FLOAT_EQ(touched, std::round(touched));
+  // The options: illegal_contact off, the costs' weights.
+  auto off =
+      step_from({{"illegal_contact", 0}, {"shank_collision", -0.5}, {"trunk_head_collision", 0}});
+  EXPECT_FALSE(off["terminated"].any().item<bool>());
+  EXPECT_FLOAT_EQ(shank(off, 1), 4 * 5 * unit);
+  EXPECT_EQ(trunk(off, 3), 0.0f);
+}
+
 // Proves the rough task's reward is the sum of its logged terms (the ground-touch costs with
 // them), on random actions over the terrain.
 TEST(VelocityTaskRough, RewardIsTheSumOfItsTerms) {
