@@ -101,8 +101,15 @@
         index[j++] = a; index[j++] = d; index[j++] = e;
       }
     }
+    // Texture coordinates in metres of the geom's x and y: the grid texture draws 1 m cells.
+    const uv = new Float32Array(2 * n);
+    for (let i = 0; i < n; i++) {
+      uv[2 * i] = pos[3 * i];
+      uv[2 * i + 1] = pos[3 * i + 1];
+    }
     const geo = new THREE.BufferGeometry();
     geo.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+    geo.setAttribute('uv', new THREE.BufferAttribute(uv, 2));
     geo.setIndex(new THREE.BufferAttribute(index, 1));
     geo.computeVertexNormals();
     return geo;
@@ -390,7 +397,9 @@
       for (const g of view._geoCache.values()) if (g) g.dispose();
       for (const m of view._matCache.values()) m.dispose();
       if (view._texture) view._texture.dispose();
+      if (view._terrainTexture) view._terrainTexture.dispose();
       view._texture = null;
+      view._terrainTexture = null;
       view.ground = null;
       view._geoCache.clear();
       view._matCache.clear();
@@ -504,6 +513,20 @@
       return geo;
     }
 
+    /** A terrain: matte, its colour lightened halfway to white (MuJoCo's terrains are often
+     * dark checkers, which hide the relief under a robot) and the ground's 1 m grid on it, so
+     * that stairs, slopes and rough cells read at a glance. */
+    function terrainMaterial(rgba) {
+      const light = [0, 1, 2].map((k) => 0.5 * rgba[k] + 0.5).concat([rgba[3]]);
+      return cachedMaterial('terrain:' + light.join(','), light, () => {
+        if (!view._terrainTexture) {
+          view._terrainTexture = gridTexture();
+          view._terrainTexture.anisotropy = high ? Math.min(8, renderer.capabilities.getMaxAnisotropy()) : 1;
+        }
+        return new THREE.MeshLambertMaterial({ map: view._terrainTexture });
+      });
+    }
+
     /** A geometry made once per key (shared between envs), disposed with the replay. */
     function cachedGeometry(key, make) {
       if (!view._geoCache.has(key)) view._geoCache.set(key, make());
@@ -516,7 +539,8 @@
           : geomGeometry(g.type, g.size, view.floorSize, view._geoCache);
       if (!geo) return null;  // unknown type (newer format): skip
       const rgba = rgbaOf(g.rgba, [0.6, 0.6, 0.6, 1]);
-      const mat = g.type === 'plane' ? floorMaterial(rgba) : material(rgba);
+      const mat = g.type === 'plane' ? floorMaterial(rgba)
+        : g.type === 'hfield' ? terrainMaterial(rgba) : material(rgba);
       const mesh = new THREE.Mesh(geo, mat);
       setPoseFrom(mesh, g.pos, g.quat);
       // A terrain only receives shadows: casting them would put its (up to ~10^6) triangles

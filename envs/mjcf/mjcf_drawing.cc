@@ -19,6 +19,22 @@ namespace {
 const char* const kGeomTypes[] = {"plane",     "hfield",   "sphere", "capsule",
                                   "ellipsoid", "cylinder", "box",    "mesh"};
 
+// The mean colour of material mat's base-colour texture (in [0, 1]), or false without one: the
+// viewer draws no textures, so a textured material (a terrain's checker) takes its mean.
+bool texture_mean(const mjModel* mj, int mat, float rgb[3]) {
+  const int tex = mj->mat_texid[mat * mjNTEXROLE + mjTEXROLE_RGB];
+  if (tex < 0 || mj->tex_nchannel[tex] < 3) return false;
+  const int64_t pixels = static_cast<int64_t>(mj->tex_width[tex]) * mj->tex_height[tex];
+  if (pixels <= 0) return false;
+  const int channels = mj->tex_nchannel[tex];
+  const mjtByte* data = mj->tex_data + mj->tex_adr[tex];
+  double sum[3] = {0, 0, 0};
+  for (int64_t p = 0; p < pixels; ++p)
+    for (int k = 0; k < 3; ++k) sum[k] += data[p * channels + k];
+  for (int k = 0; k < 3; ++k) rgb[k] = static_cast<float>(sum[k] / (255.0 * pixels));
+  return true;
+}
+
 }  // namespace
 
 Scene mjcf_scene(const physics::Model<double>& m, const mjModel* mj, double frame_dt) {
@@ -65,8 +81,12 @@ Scene mjcf_scene(const physics::Model<double>& m, const mjModel* mj, double fram
     for (int k = 0; k < 4; ++k) geom.quat[k] = static_cast<float>(quat[k]);
     const float* rgba = mj->geom_rgba + 4 * g;
     const bool default_rgba = rgba[0] == 0.5f && rgba[1] == 0.5f && rgba[2] == 0.5f && rgba[3] == 1;
-    if (mj->geom_matid[g] >= 0 && default_rgba) rgba = mj->mat_rgba + 4 * mj->geom_matid[g];
+    const int mat = mj->geom_matid[g];
+    if (mat >= 0 && default_rgba) rgba = mj->mat_rgba + 4 * mat;
     for (int k = 0; k < 4; ++k) geom.rgba[k] = rgba[k];
+    float mean[3];
+    if (mat >= 0 && default_rgba && texture_mean(mj, mat, mean))
+      for (int k = 0; k < 3; ++k) geom.rgba[k] *= mean[k];
     if (type == mjGEOM_MESH) {
       const int id = mj->geom_dataid[g];
       if (mesh_index[id] < 0) {

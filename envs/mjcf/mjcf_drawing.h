@@ -16,7 +16,8 @@ namespace myriad::envs {
 // compiled model mj (m is its import), the height fields with the elevations mj holds. Geoms of
 // bodies welded to the world are the world's, in world coordinates; a height field on the world
 // (a terrain) replaces the ground grid. A geom with a material and the default colour takes the
-// material's, as MuJoCo draws it. frame_dt: simulated seconds per env step.
+// material's, as MuJoCo draws it, times its texture's mean colour (the viewer draws no
+// textures). frame_dt: simulated seconds per env step.
 Scene mjcf_scene(const physics::Model<double>& m, const mjModel* mj, double frame_dt);
 
 // obs: float32 CPU [B, nq + nv]; returns [B, nbody, 7] (x, y, z, qw, qx, qy, qz).

@@ -593,6 +593,40 @@ def test_recorded_locomotion_replay_is_drawn(browser, tmp_path_factory, env_id):
     page.close()
 
 
+def test_recorded_rough_task_replay(browser, tmp_path_factory):
+    """A Go1 rough-terrain run's replay (format 1.2, recorded by the real binary): the generated
+    terrain drawn once (its 901 x 661 samples), the robot drawn where its state puts it, the
+    camera following the trunk (not the terrain's body, which is welded to the world), and the
+    commanded and actual velocity plotted."""
+    replay = train_and_record(tmp_path_factory, "go1rough", "go1_velocity_rough_ppo.yaml",
+                              "env.num_envs=4", "ppo.num_steps=16", "ppo.num_minibatches=2",
+                              "run.total_env_steps=128", "env.options.max_episode_steps=40",
+                              "eval.record_envs=2", "run.threads=1")
+    page = open_page(browser, serve_viewer(replay, "html"))
+    assert_ready(page)
+    state = page.evaluate("""() => {
+      const v = myriadViewer.view, rp = myriadViewer.replay;
+      const fields = [];
+      v.world.traverse((o) => { if (o.isMesh && o.name === 'terrain') fields.push(o.geometry.attributes.position.count); });
+      const root = v.rootBody, i = root * 7;
+      const w = v.bodies[0][root].getWorldPosition(new THREE.Vector3());
+      return {fields, root, body: rp.scene.bodies[root], follow: document.querySelector('#follow').checked,
+              series: myriadViewer.seriesChart.data.datasets.map((d) => [d.label, (d.borderDash || []).length > 0]),
+              pose: [rp.bodyPose[i], rp.bodyPose[i + 1], rp.bodyPose[i + 2]], world: [w.x, w.y, w.z],
+              ground: rp.scene.ground}; }""")
+    assert state["fields"] == [901 * 661], state["fields"]
+    assert state["body"] == "trunk" and state["follow"] and state["ground"] is None
+    np.testing.assert_allclose(state["world"], state["pose"], atol=1e-5)
+    assert abs(state["pose"][0]) + abs(state["pose"][1]) > 1.0  # on its tile, not at the origin
+    assert state["series"] == [["lin_vel_x", False], ["lin_vel_x_command", True],
+                               ["lin_vel_y", False], ["lin_vel_y_command", True],
+                               ["yaw_rate", False], ["yaw_rate_command", True]]
+    _, distinct = pixels(page)
+    assert distinct > 10
+    assert page.js_errors == []
+    page.close()
+
+
 def test_recorded_mesh_geoms_are_drawn(browser, recorded_mesh_pendulum):
     page = open_page(browser, serve_viewer(recorded_mesh_pendulum, "html"))
     assert_ready(page)
