@@ -549,7 +549,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     return task_dim_ > 0 ? RolloutTensors{{"task", &task_}} : RolloutTensors{};
   }
   int64_t task_dim_ = 0;
-  at::Tensor task_;  // [N, task_dim] a task env's own state (envs/physics_task_kernels.h)
+  at::Tensor task_;        // [N, task_dim] a task env's own state (envs/physics_task_kernels.h)
   at::Tensor final_qpos_;  // [N, nq] float64, a task env's terminal qpos (for drawing)
   at::Tensor info_, action_;
   EpisodeBuffers ep_;

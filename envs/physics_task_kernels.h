@@ -16,12 +16,14 @@
 //   observe(params, sim, i, model, data, task, obs)        => after mj_forward
 //
 // and, on the host, build_scene(params, model) (edits of the model at construction: a rough
-// task's generated terrain) and plays(params) (play mode: the env drops its interval events).
+// task's generated terrain), plays(params) (play mode: the env drops its interval events) and,
+// optionally, series_names() and series(params, obs, out) (values a replay plots).
 //
 // and these kernels wrap them with the substeps, a forward pass before every observation (as
 // mjlab's step runs one), the push, auto-reset, final_obs (and the terminal qpos, for drawing),
-// truncation, the divergence cut and the episode statistics. Task envs run the CPU's fused launch (an env step per env in one pass)
-// on the engine or libmujoco; the staged launches and CUDA refuse them (not yet).
+// truncation, the divergence cut and the episode statistics. Task envs run the CPU's fused launch
+// (an env step per env in one pass) on the engine or libmujoco; the staged launches and CUDA refuse
+// them (not yet).
 //
 // TaskRow keys a task's random streams: (seed, env, episode, stream) per episode, and
 // (seed, env, kStartupEpisode, stream) for what is drawn once per seed (an encoder's bias).

@@ -289,11 +289,10 @@ void check_recording(const Replay& r, const std::string& what) {
   const uint64_t E = rows("hfield_elevation");
   for (const nlohmann::json& h : hfields) {
     const uint64_t kSide = uint64_t{1} << 31;
-    const bool ok = in_range(h, "nrow", kSide) && in_range(h, "ncol", kSide) &&
-                    in_range(h, "offset", E + 1) && h["nrow"].get<uint64_t>() >= 2 &&
-                    h["ncol"].get<uint64_t>() >= 2 &&
-                    h["nrow"].get<uint64_t>() * h["ncol"].get<uint64_t>() <=
-                        E - h["offset"].get<uint64_t>();
+    const bool ok =
+        in_range(h, "nrow", kSide) && in_range(h, "ncol", kSide) && in_range(h, "offset", E + 1) &&
+        h["nrow"].get<uint64_t>() >= 2 && h["ncol"].get<uint64_t>() >= 2 &&
+        h["nrow"].get<uint64_t>() * h["ncol"].get<uint64_t>() <= E - h["offset"].get<uint64_t>();
     if (!ok)
       refuse(what,
              "corrupt replay: a scene height field is not nrow x ncol samples (each at least "
@@ -588,8 +587,7 @@ void add_scene(Replay& r, const Scene& s) {
   }
   if (!s.hfields.empty()) {
     j["hfields"] = hfields;
-    r.arrays["hfield_elevation"] =
-        make_array({static_cast<int64_t>(elevation.size())}, elevation);
+    r.arrays["hfield_elevation"] = make_array({static_cast<int64_t>(elevation.size())}, elevation);
   }
   r.header["scene"] = j;
 }

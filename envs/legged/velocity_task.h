@@ -403,8 +403,8 @@ struct VelocityTask {
   // Replays plot the command against the velocity the tracking terms compare it with: the
   // critic's noise-free base_lin_vel x, y and base_ang_vel z (the IMU's, in the base's frame).
   static std::vector<std::string> series_names() {
-    return {"lin_vel_x", "lin_vel_x_command", "lin_vel_y",
-            "lin_vel_y_command", "yaw_rate",  "yaw_rate_command"};
+    return {"lin_vel_x",         "lin_vel_x_command", "lin_vel_y",
+            "lin_vel_y_command", "yaw_rate",          "yaw_rate_command"};
   }
   static void series(const Params& p, const float* obs, float* out) {
     const float* critic = obs + 9 + 3 * p.joints + 3 + p.scan_rays;

@@ -13,9 +13,9 @@ namespace myriad {
 
 struct SceneGeom {
   std::string name;
-  std::string type;     // plane, sphere, capsule, ellipsoid, cylinder, box, mesh, hfield
-  int32_t body = 0;     // 0: the world (static)
-  int32_t mesh = -1;    // index into Scene::meshes for type "mesh"
+  std::string type;   // plane, sphere, capsule, ellipsoid, cylinder, box, mesh, hfield
+  int32_t body = 0;   // 0: the world (static)
+  int32_t mesh = -1;  // index into Scene::meshes for type "mesh"
   std::array<float, 3> size{0, 0, 0};
   std::array<float, 3> pos{0, 0, 0};      // in the body's frame
   std::array<float, 4> quat{1, 0, 0, 0};  // w, x, y, z, in the body's frame

@@ -286,8 +286,7 @@ TEST(Recorder, RoughTaskDrawsTerrainMotionAndVelocities) {
   const auto root = [&](int64_t i, int64_t f) { return pose + ((i * F + f) * B + trunk) * 7; };
   const std::vector<std::string> names = r.header.at("series");
   ASSERT_EQ(names, (std::vector<std::string>{"lin_vel_x", "lin_vel_x_command", "lin_vel_y",
-                                             "lin_vel_y_command", "yaw_rate",
-                                             "yaw_rate_command"}));
+                                             "lin_vel_y_command", "yaw_rate", "yaw_rate_command"}));
   const float* series = r.arrays.at("series").data<float>();
   for (int64_t i = 0; i < M; ++i) {
     // Frames 0 .. T-1 are the states the policy acted on: the root where the state has it.
@@ -295,12 +294,10 @@ TEST(Recorder, RoughTaskDrawsTerrainMotionAndVelocities) {
       const float* q = qpos[f].data_ptr<float>() + i * 7;
       const float* p = root(i, f);
       for (int k = 0; k < 3; ++k) EXPECT_NEAR(p[k], q[k], 1e-5) << "env " << i << " frame " << f;
-      for (int k = 0; k < 4; ++k) EXPECT_NEAR(std::abs(p[3] * q[3] + p[4] * q[4] + p[5] * q[5] +
-                                                       p[6] * q[6]),
-                                              1, 1e-5);
+      for (int k = 0; k < 4; ++k)
+        EXPECT_NEAR(std::abs(p[3] * q[3] + p[4] * q[4] + p[5] * q[5] + p[6] * q[6]), 1, 1e-5);
       // The plotted command is the one the step into this frame followed.
-      if (f > 0)
-        EXPECT_FLOAT_EQ(series[(i * F + f) * 6 + 1], command_vx[f].data_ptr<float>()[i]);
+      if (f > 0) EXPECT_FLOAT_EQ(series[(i * F + f) * 6 + 1], command_vx[f].data_ptr<float>()[i]);
       for (int s = 0; s < 6; ++s) EXPECT_TRUE(std::isfinite(series[(i * F + f) * 6 + s]));
     }
     // The robot stands on its tile, away from the origin, and the terminal frame (the time
