@@ -208,30 +208,20 @@ def json_cases(data, rng):
                 cases.append((f"json scene/{kind}/{k}/body={value!r}",
                               with_json(data, lambda h, p=("scene", kind, k, "body"), v=value:
                                         set_path(h, p, v))))
+    def scene_case(path, value):
+        cases.append((f"json scene/{'/'.join(map(str, path))}={value!r}",
+                      with_json(data, lambda h, p=("scene", *path), v=value: set_path(h, p, v))))
+
+    # A mesh or hfield geom's row, and every key of the rows they name.
     for k, geom in enumerate(scene.get("geoms", [])):
-        if geom.get("type") == "mesh":
+        if geom.get("type") in ("mesh", "hfield"):
             for value in scene_values:
-                cases.append((f"json scene/geoms/{k}/mesh={value!r}",
-                              with_json(data, lambda h, p=("scene", "geoms", k, "mesh"), v=value:
-                                        set_path(h, p, v))))
-    for k, mesh in enumerate(scene.get("meshes", [])):
-        for key in mesh:
-            for value in scene_values:
-                cases.append((f"json scene/meshes/{k}/{key}={value!r}",
-                              with_json(data, lambda h, p=("scene", "meshes", k, key), v=value:
-                                        set_path(h, p, v))))
-    for k, field in enumerate(scene.get("hfields", [])):
-        for key in field:
-            for value in scene_values + [[], 6]:
-                cases.append((f"json scene/hfields/{k}/{key}={value!r}",
-                              with_json(data, lambda h, p=("scene", "hfields", k, key), v=value:
-                                        set_path(h, p, v))))
-    for k, geom in enumerate(scene.get("geoms", [])):
-        if geom.get("type") == "hfield":
-            for value in scene_values:
-                cases.append((f"json scene/geoms/{k}/hfield={value!r}",
-                              with_json(data, lambda h, p=("scene", "geoms", k, "hfield"), v=value:
-                                        set_path(h, p, v))))
+                scene_case(("geoms", k, geom["type"]), value)
+    for kind, extra in (("meshes", []), ("hfields", [[], 6])):
+        for k, row in enumerate(scene.get(kind, [])):
+            for key in row:
+                for value in scene_values + extra:
+                    scene_case((kind, k, key), value)
     # Plotted series: names against the array.
     if "series" in header:
         for value in [None, [], ["a"], ["a", "b", "c"], ["a", 1], "ab", {"a": 1}]:

@@ -45,6 +45,15 @@ PIXELS_JS = """(sel) => {
 NEXT_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r))))"
 
 
+# How many pixels of the canvas with this id are drawn on (a chart's cursor overlay).
+CURSOR_PIXELS_JS = """(id) => {
+  const c = document.getElementById(id);
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let n = 0;
+  for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
+  return n; }"""
+
+
 def open_page(browser, url):
     """A fresh page at url, waited until the viewer is ready or shows an error."""
     page = browser.new_page(viewport=VIEWPORT)
@@ -130,12 +139,7 @@ def test_plot_draws(page3d):
     assert distinct > 5
     # The cursor overlay has a line on it.
     page3d.evaluate(NEXT_FRAMES_JS)
-    drawn = page3d.evaluate("""() => {
-      const c = document.getElementById('chart-cursor');
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      let n = 0;
-      for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
-      return n; }""")
+    drawn = page3d.evaluate(CURSOR_PIXELS_JS, "chart-cursor")
     assert drawn > 50
     readout = page3d.inner_text("#episode-readout")
     assert "episode" in readout and "return" in readout
@@ -457,12 +461,7 @@ def test_series_chart(page_terrain):
     assert distinct > 5
     # Its cursor follows the frame, and a click on it seeks.
     page_terrain.evaluate(NEXT_FRAMES_JS)
-    drawn = page_terrain.evaluate("""() => {
-      const c = document.getElementById('series-cursor');
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      let n = 0;
-      for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
-      return n; }""")
+    drawn = page_terrain.evaluate(CURSOR_PIXELS_JS, "series-cursor")
     assert drawn > 30
     target = page_terrain.evaluate("""() => { const ch = myriadViewer.seriesChart, a = ch.chartArea;
       return {x: ch.scales.x.getPixelForValue(120), y: (a.top + a.bottom) / 2}; }""")
