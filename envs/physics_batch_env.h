@@ -437,7 +437,11 @@ class PhysicsBatchEnv final : public BatchEnv {
   }
   at::Tensor series(const at::Tensor& obs) const override {
     if constexpr (has_series_v<Env>) {
-      const at::Tensor o = observations_for_drawing(obs, spec_);
+      if (obs.dim() != 2 || obs.size(1) != obs_dim_)
+        throw std::invalid_argument(spec_.id + " series: expected observations of shape [B, " +
+                                    std::to_string(obs_dim_) + "], got " +
+                                    shape_string(obs.sizes()));
+      const at::Tensor o = obs.to(at::kCPU, at::kFloat).contiguous();
       const int64_t S = static_cast<int64_t>(Env::series_names().size());
       at::Tensor out = at::empty({o.size(0), S}, at::kFloat);
       for (int64_t i = 0; i < o.size(0); ++i)

@@ -30,11 +30,14 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "envs/physics_kernels.h"
 
 namespace myriad::envs {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Whether Env is a task env (declares kTask).
 template <class Env, class = void>
@@ -125,9 +128,12 @@ MYRIAD_HD void task_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
     Env::observe(v.params, v.sim, i, m, d, task, obs);
   }
   if (ended) {
-    // The terminal pose, for drawing (the observation holds no root position).
+    // The terminal pose, for drawing (the observation holds no root position); NaN where the
+    // state diverged (its qpos may be finite: libmujoco resets a bad state, the engine cuts a
+    // runaway velocity), as the final observation keeps the last sane one.
     if (f.final_qpos)
-      for (int k = 0; k < m.nq; ++k) f.final_qpos[i * m.nq + k] = static_cast<double>(d.qpos[k]);
+      for (int j = 0; j < m.nq; ++j)
+        f.final_qpos[i * m.nq + j] = finite ? static_cast<double>(d.qpos[j]) : kNaN;
     physics_end_episode(f, i, t);
     task_start_episode(v, i);
   }

@@ -35,7 +35,9 @@ struct Track {
     if (finite || pose.empty()) {
       pose.insert(pose.end(), p, p + pose_size);
     } else {
-      pose.insert(pose.end(), pose.end() - pose_size, pose.end());
+      const size_t n = pose.size();
+      pose.resize(n + pose_size);
+      std::copy_n(pose.begin() + (n - pose_size), pose_size, pose.begin() + n);
     }
     series.insert(series.end(), s, s + series_size);
     reward.insert(reward.end(), r, r + agents);

@@ -23,7 +23,8 @@ bool same_frame(const PhysicsFrame& a, const PhysicsFrame& b) {
          a.reward == b.reward && a.terminated == b.terminated && a.truncated == b.truncated &&
          a.elapsed == b.elapsed && a.episode == b.episode && a.running_return == b.running_return &&
          a.episode_return == b.episode_return && a.episode_length == b.episode_length &&
-         a.diverged == b.diverged && a.info == b.info;
+         a.diverged == b.diverged && a.info == b.info && a.task == b.task &&
+         a.task_dim == b.task_dim && a.final_qpos == b.final_qpos;
 }
 
 template <class Env, class T>

@@ -231,12 +231,13 @@ TEST(Recorder, EveryEnvsRecordingPassesTheReader) {
 
 // A legged task on rough ground: the terrain is drawn (one height field on the world, no ground
 // grid), the robot moves through the world (its poses from the state, the root's position
-// included, and the terminal frame from the state the episode ended in), and the commanded and
-// actual velocity are plotted.
+// included, and the terminal frame from the state the episode ended in; a diverged one holds the
+// last sane pose), and the commanded and actual velocity are plotted from the critic's
+// noise-free columns (training conditions: the actor's are noisy).
 TEST(Recorder, RoughTaskDrawsTerrainMotionAndVelocities) {
-  const int64_t M = 2, T = 30;
+  const int64_t M = 3, T = 30, kDiverge = 10;  // env 2 diverges in the step after frame 10
   auto env = envs::make("Go1-Velocity-Rough-v0", M, Device::kCpu, 0,
-                        {{"max_episode_steps", T}, {"play", 1}}, {});
+                        {{"max_episode_steps", T}, {"play", 0}}, {});
   const Scene scene = env->scene();
   EXPECT_FALSE(scene.ground_z.has_value());
   ASSERT_EQ(scene.hfields.size(), 1u);
@@ -262,13 +263,22 @@ TEST(Recorder, RoughTaskDrawsTerrainMotionAndVelocities) {
   // The camera starts on the robot, not on the terrain's body.
   EXPECT_LT(scene.camera_distance, 10);
 
-  // Zero actions; each call sees the state the frame is drawn from and the step's info.
+  // Zero actions; each call sees the state the frame is drawn from, its observation and the
+  // info of the step into it. At frame kDiverge env 2's velocity is set beyond any sane value.
   const int64_t A = env->spec().action_space.flat_size();
-  std::vector<torch::Tensor> qpos, command_vx;
+  const int64_t critic = env->spec().actor_obs_dim;
+  std::vector<torch::Tensor> qpos, obs_seen, command_vx, command_vy;
   learner::Driver zeros;
   zeros.act = [&](const torch::Tensor& obs) {
+    if (static_cast<int64_t>(qpos.size()) == kDiverge) {
+      torch::Tensor s = env->get_state();
+      s[2].narrow(0, 1 + 19, 18).fill_(1e12);
+      env->set_state(s);
+    }
     qpos.push_back(env->get_state().narrow(1, 1, 7).to(torch::kFloat));
+    obs_seen.push_back(obs.clone());
     command_vx.push_back(env->buffers().info.at("command_vx").clone());
+    command_vy.push_back(env->buffers().info.at("command_vy").clone());
     return torch::zeros({obs.size(0), A});
   };
   learner::RecordOptions o;
@@ -277,36 +287,56 @@ TEST(Recorder, RoughTaskDrawsTerrainMotionAndVelocities) {
   EXPECT_NO_THROW(replay::decode(replay::encode(r), "rough"));
   const int64_t F = r.header.at("num_frames").get<int64_t>();
   ASSERT_EQ(F, T + 1);
+  const int32_t* frames = r.arrays.at("num_frames").data<int32_t>();
+  EXPECT_EQ(frames[0], T + 1);
+  EXPECT_EQ(frames[2], kDiverge + 2) << "the diverged episode ends after frame kDiverge";
   const int64_t B = static_cast<int64_t>(scene.bodies.size());
   int trunk = -1;
   for (int64_t b = 0; b < B; ++b)
     if (scene.bodies[b] == "trunk") trunk = static_cast<int>(b);
   ASSERT_GT(trunk, 0);
   const float* pose = r.arrays.at("body_pose").data<float>();
+  const uint8_t* flags = r.arrays.at("flags").data<uint8_t>();
   const auto root = [&](int64_t i, int64_t f) { return pose + ((i * F + f) * B + trunk) * 7; };
   const std::vector<std::string> names = r.header.at("series");
   ASSERT_EQ(names, (std::vector<std::string>{"lin_vel_x", "lin_vel_x_command", "lin_vel_y",
                                              "lin_vel_y_command", "yaw_rate", "yaw_rate_command"}));
   const float* series = r.arrays.at("series").data<float>();
   for (int64_t i = 0; i < M; ++i) {
-    // Frames 0 .. T-1 are the states the policy acted on: the root where the state has it.
-    for (int64_t f = 0; f < T; ++f) {
+    const int64_t last = frames[i] - 1;  // the terminal frame
+    // Frames before it are the states the policy acted on: the root where the state has it,
+    // the velocities the critic's columns hold (base_lin_vel x, y; base_ang_vel z).
+    for (int64_t f = 0; f < last; ++f) {
+      const std::string where = "env " + std::to_string(i) + " frame " + std::to_string(f);
       const float* q = qpos[f].data_ptr<float>() + i * 7;
       const float* p = root(i, f);
-      for (int k = 0; k < 3; ++k) EXPECT_NEAR(p[k], q[k], 1e-5) << "env " << i << " frame " << f;
-      for (int k = 0; k < 4; ++k)
-        EXPECT_NEAR(std::abs(p[3] * q[3] + p[4] * q[4] + p[5] * q[5] + p[6] * q[6]), 1, 1e-5);
+      for (int k = 0; k < 3; ++k) EXPECT_NEAR(p[k], q[k], 1e-5) << where;
+      EXPECT_NEAR(std::abs(p[3] * q[3] + p[4] * q[4] + p[5] * q[5] + p[6] * q[6]), 1, 1e-5);
+      const float* row = series + (i * F + f) * 6;
+      const torch::Tensor seen = obs_seen[f][i];
+      EXPECT_EQ(row[0], seen[critic + 0].item<float>()) << where;
+      EXPECT_EQ(row[2], seen[critic + 1].item<float>()) << where;
+      EXPECT_EQ(row[4], seen[critic + 5].item<float>()) << where;
       // The plotted command is the one the step into this frame followed.
-      if (f > 0) EXPECT_FLOAT_EQ(series[(i * F + f) * 6 + 1], command_vx[f].data_ptr<float>()[i]);
-      for (int s = 0; s < 6; ++s) EXPECT_TRUE(std::isfinite(series[(i * F + f) * 6 + s]));
+      if (f > 0) {
+        EXPECT_EQ(row[1], command_vx[f][i].item<float>()) << where;
+        EXPECT_EQ(row[3], command_vy[f][i].item<float>()) << where;
+      }
+      for (int s = 0; s < 6; ++s) EXPECT_TRUE(std::isfinite(row[s])) << where;
     }
-    // The robot stands on its tile, away from the origin, and the terminal frame (the time
-    // limit) continues the episode rather than showing the next one's start.
-    EXPECT_GT(std::hypot(root(i, 0)[0], root(i, 0)[1]), 1.0f);
-    EXPECT_TRUE(r.arrays.at("flags").data<uint8_t>()[i * F + T] & 4);
-    EXPECT_LT(std::abs(root(i, T)[0] - root(i, T - 1)[0]), 0.05f);
-    EXPECT_LT(std::abs(root(i, T)[2] - root(i, T - 1)[2]), 0.05f);
+    EXPECT_GT(std::hypot(root(i, 0)[0], root(i, 0)[1]), 1.0f) << "on its tile, not the origin";
+    EXPECT_TRUE(flags[i * F + last] & 4) << "env " << i << ": truncated";
+    if (i < 2) {
+      // The time limit: the terminal frame continues the episode, not the next one's start.
+      EXPECT_EQ(last, T);
+      EXPECT_LT(std::abs(root(i, T)[0] - root(i, T - 1)[0]), 0.05f);
+      EXPECT_LT(std::abs(root(i, T)[2] - root(i, T - 1)[2]), 0.05f);
+    } else {
+      // Diverged: the last sane pose held.
+      for (int k = 0; k < 7; ++k) EXPECT_EQ(root(i, last)[k], root(i, last - 1)[k]) << k;
+    }
   }
+  EXPECT_EQ(env->diverged_count(), 1);
 }
 
 }  // namespace
