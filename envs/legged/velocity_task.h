@@ -378,8 +378,11 @@ struct VelocityTask {
   static void build_scene(Params& p, physics::Model<double>& m);
 
   static int task_dim(const Params& p, const physics::Model<double>&) { return p.layout.dim; }
+  // The actor's group: 9 base terms, joint_pos, joint_vel, the last action, the command and the
+  // height scan; the critic's starts here.
+  MYRIAD_HD static int actor_width(const Params& p) { return 9 + 3 * p.joints + 3 + p.scan_rays; }
   static int actor_obs_dim(const Params& p, const physics::Model<double>&) {
-    return 9 + 3 * p.joints + 3 + p.scan_rays;
+    return actor_width(p);
   }
   static int obs_dim(const Params& p, const physics::Model<double>& m) {
     return 2 * actor_obs_dim(p, m) + 6 * kFeet;
@@ -407,7 +410,7 @@ struct VelocityTask {
             "lin_vel_y_command", "yaw_rate",          "yaw_rate_command"};
   }
   static void series(const Params& p, const float* obs, float* out) {
-    const float* critic = obs + 9 + 3 * p.joints + 3 + p.scan_rays;
+    const float* critic = obs + actor_width(p);
     const float* command = critic + 9 + 3 * p.joints;
     const float values[6] = {critic[0], command[0], critic[1], command[1], critic[5], command[2]};
     std::copy(values, values + 6, out);
@@ -943,7 +946,7 @@ struct VelocityTask {
     }
     for (int group = 0; group < 2; ++group) {
       const bool actor = group == 0;
-      float* o = obs + (actor ? 0 : 9 + 3 * p.joints + 3 + p.scan_rays);
+      float* o = obs + (actor ? 0 : actor_width(p));
       const float scale = actor ? 1.0f : 0.0f;  // the critic's terms carry no noise
       for (int k = 0; k < 3; ++k)
         put(o, d.sensordata[p.imu_lin_adr + k], p.noise_base_lin_vel * scale);
