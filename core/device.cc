@@ -2,7 +2,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "core/cuda_probe.h"
@@ -86,11 +88,34 @@ std::string device_name(DeviceId d) {
   return d.is_cpu() ? "cpu" : "cuda:" + std::to_string(d.index);
 }
 
-void set_cpu_threads(int threads) {
-  if (threads < 0) throw std::invalid_argument("threads must be >= 0");
-  if (threads > 0) omp_set_num_threads(threads);
+namespace {
+
+// OpenMP's own default: OMP_NUM_THREADS's first entry, else the cores this process may use.
+int default_cpu_threads() {
+  static const int threads = [] {
+    if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+      char* end = nullptr;
+      const long n = std::strtol(env, &end, 10);
+      if (end != env && n > 0 && n <= 4096) return static_cast<int>(n);
+    }
+    return std::max(omp_get_num_procs(), 1);
+  }();
+  return threads;
 }
 
-int cpu_threads() { return omp_get_max_threads(); }
+// Per thread, as OpenMP's setting is, but myriad's own: LibTorch shares the OpenMP runtime, and
+// its set_num_threads (the learner's threads) must not change how many threads step the envs.
+thread_local int t_cpu_threads = 0;
+
+}  // namespace
+
+void set_cpu_threads(int threads) {
+  if (threads < 0) throw std::invalid_argument("threads must be >= 0");
+  if (threads > 0) t_cpu_threads = threads;
+}
+
+int cpu_threads() { return t_cpu_threads > 0 ? t_cpu_threads : default_cpu_threads(); }
 
 }  // namespace myriad
+
+extern "C" int myriad_cpu_threads() { return myriad::cpu_threads(); }

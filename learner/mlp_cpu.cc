@@ -1,10 +1,14 @@
 #include "learner/mlp_cpu.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
+
+#include "myriad/device.h"
 
 // The loops below are compiled twice, for AVX2 and for baseline x86-64, and the loader picks
 // one per CPU (GCC's target_clones). Neither uses FMA (not part of "avx2"), and this file is
@@ -83,11 +87,33 @@ MYRIAD_CPU_CLONES void gemm_accumulate(int64_t M, int64_t N, int64_t T, const fl
     }
 }
 
+// gemm_accumulate with the rows of c split among the run's CPU threads (myriad::cpu_threads, the
+// threads that step the envs, idle while the learner works). A thread owns whole rows and every
+// sum keeps its order, so the bits do not depend on the thread count. Small products stay on
+// the calling thread (a thread team costs a few microseconds).
+void gemm_accumulate_rows(int64_t M, int64_t N, int64_t T, const float* a, int64_t a_row,
+                          int64_t a_step, const float* b, int64_t ldb, float* c, int64_t ldc) {
+  constexpr int64_t kMinParallelWork = int64_t{1} << 20;  // multiply-adds
+  const int threads = cpu_threads();
+  const int64_t blocks = (M + 3) / 4;  // gemm_accumulate's row blocks
+  if (threads <= 1 || blocks < 2 || M * N * T < kMinParallelWork) {
+    gemm_accumulate(M, N, T, a, a_row, a_step, b, ldb, c, ldc);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t k = omp_get_thread_num(), n = omp_get_num_threads();
+    const int64_t r0 = std::min(M, blocks * k / n * 4), r1 = std::min(M, blocks * (k + 1) / n * 4);
+    if (r1 > r0)
+      gemm_accumulate(r1 - r0, N, T, a + r0 * a_row, a_row, a_step, b, ldb, c + r0 * ldc, ldc);
+  }
+}
+
 // y[r, :] = b + sum_k x[r, k] wt[k, :], k in order.
 void dense_forward(const float* x, int64_t x_stride, const float* wt, const float* b, float* y,
                    int64_t rows, int64_t in, int64_t out) {
   for (int64_t r = 0; r < rows; ++r) std::copy(b, b + out, y + r * out);
-  gemm_accumulate(rows, out, in, x, x_stride, 1, wt, out, y, out);
+  gemm_accumulate_rows(rows, out, in, x, x_stride, 1, wt, out, y, out);
 }
 
 // dwt[k, j] += sum_r x[r, k] dy[r, j] and db[j] += sum_r dy[r, j], r in order.
@@ -97,7 +123,7 @@ MYRIAD_CPU_CLONES void dense_backward_params(const float* __restrict x, int64_t 
                                              int64_t out) {
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < out; ++j) db[j] += dy[r * out + j];
-  gemm_accumulate(in, out, rows, x, 1, x_stride, dy, out, dwt, out);
+  gemm_accumulate_rows(in, out, rows, x, 1, x_stride, dy, out, dwt, out);
 }
 
 // dx[r, :] = sum_j dy[r, j] w[j, :], j in order; then through the activation whose output was
@@ -107,7 +133,7 @@ MYRIAD_CPU_CLONES void dense_backward_input(const float* __restrict dy, const fl
                                             int64_t rows, int64_t in, int64_t out,
                                             Activation activation) {
   std::fill(dx, dx + rows * in, 0.0f);
-  gemm_accumulate(rows, in, out, dy, out, 1, w, in, dx, in);
+  gemm_accumulate_rows(rows, in, out, dy, out, 1, w, in, dx, in);
   if (activation == Activation::kRelu) {
     for (int64_t i = 0; i < rows * in; ++i) dx[i] = y[i] > 0.0f ? dx[i] : 0.0f;
   } else if (activation == Activation::kElu) {

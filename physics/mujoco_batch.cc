@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "myriad/device.h"
 #include "myriad/physics/import.h"
 #include "myriad/physics/mujoco_messages.h"
 
@@ -55,7 +56,7 @@ void MujocoBatch::step(int64_t substeps) {
   if (substeps <= 0) return;
   const mjModel* m = model_.get();
   const int64_t n = num_envs();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(cpu_threads())
   for (int64_t i = 0; i < n; ++i) {
     mjData* d = data_[static_cast<size_t>(i)].get();
     for (int64_t s = 0; s < substeps; ++s) mj_step(m, d);
@@ -65,7 +66,7 @@ void MujocoBatch::step(int64_t substeps) {
 void MujocoBatch::forward() {
   const mjModel* m = model_.get();
   const int64_t n = num_envs();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(cpu_threads())
   for (int64_t i = 0; i < n; ++i) mj_forward(m, data_[static_cast<size_t>(i)].get());
 }
 

@@ -21,6 +21,10 @@
 #include <vector>
 #endif
 
+// myriad::cpu_threads() under a C name: the CPU kernels' x86-64-v3 copy renames namespace myriad
+// (envs/backend_cpu.cc) and still links to the one setting (core/device.cc).
+extern "C" int myriad_cpu_threads();
+
 namespace myriad {
 
 #if defined(__CUDACC__)
@@ -108,9 +112,12 @@ inline StageEvents& stage_events() {
 }
 #endif
 
+// The team's size is myriad's own setting (set_cpu_threads), not OpenMP's per-thread default:
+// LibTorch shares the OpenMP runtime, and torch::set_num_threads(1) for the learner would
+// otherwise step the envs on one core.
 template <class Fn>
 void cpu_for(int64_t n, Fn& fn, int64_t min_parallel) {
-#pragma omp parallel for schedule(static) if (n >= min_parallel)
+#pragma omp parallel for schedule(static) num_threads(myriad_cpu_threads()) if (n >= min_parallel)
   for (int64_t i = 0; i < n; ++i) fn(i);
 }
 

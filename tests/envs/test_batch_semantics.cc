@@ -1,9 +1,12 @@
 // BatchEnv semantics shared by every env: determinism, same-step auto-reset, time limits, errors,
 // divergence handling and rollout save/load.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "myriad/device.h"
+#include "myriad/parallel_for.h"
 #include "myriad/registry.h"
 #include "tests/envs/gymnasium_reference.h"
 
@@ -643,6 +647,26 @@ TEST_P(RolloutStateTest, SavedStateIsASnapshot) {
 
 INSTANTIATE_TEST_SUITE_P(Envs, RolloutStateTest, ::testing::ValuesIn(single_agent_ids()),
                          test_name);
+
+// LibTorch shares the OpenMP runtime, and the learner sets its own thread count to 1: the envs
+// must still step on the threads asked of myriad (they stepped on one core before).
+TEST(CpuThreads, LibTorchsThreadCountLeavesTheEnvThreadsAlone) {
+  ThreadsGuard guard;
+  const int torch_threads = at::get_num_threads();
+  set_cpu_threads(2);
+  at::set_num_threads(1);
+  EXPECT_EQ(cpu_threads(), 2);
+  std::atomic<int> team{0};
+  auto widest = [&team](int64_t) {
+    const int n = omp_get_num_threads();
+    int seen = team.load();
+    while (n > seen && !team.compare_exchange_weak(seen, n)) {
+    }
+  };
+  detail::cpu_for(64, widest, 1);
+  EXPECT_EQ(team.load(), 2) << "threads in the env's parallel loop";
+  at::set_num_threads(torch_threads);
+}
 
 }  // namespace
 }  // namespace myriad

@@ -16,6 +16,7 @@
 #include "learner/ppo_cpu.h"
 #include "learner/rollout.h"
 #include "learner/sample_cpu.h"
+#include "myriad/device.h"
 
 namespace myriad::learner {
 namespace {
@@ -234,6 +235,52 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"GaussianEntropyNarrowActor", false, "tanh", 7, true, true, 0.01},
                       Case{"PlainValueLossRawAdvantages", false, "tanh", -1, false, false, 0.0}),
     [](const auto& info) { return info.param.name; });
+
+// The fused update splits its matrix products among the run's CPU threads (cpu_threads) by rows
+// of the result: the parameters after an update are the same bits on one thread and on two.
+TEST(PpoCpuThreads, FusedUpdateIsTheSameBitsOnOneAndTwoThreads) {
+  const int saved = cpu_threads();
+  const Space space =
+      Space::box(std::vector<float>(kActions, -1.0f), std::vector<float>(kActions, 1.0f));
+  constexpr int64_t kT = 8, kN = 128;  // minibatches of 256 rows through 256-wide layers
+  torch::manual_seed(13);
+  ActorCritic first(kObs, space, std::vector<int64_t>{256, 256}, "elu", -0.3, -1);
+  Rollout r(kT, kN, kObs, space, torch::kCPU);
+  {
+    torch::NoGradGuard g;
+    r.obs.copy_(torch::randn_like(r.obs));
+    const PolicyOutput s = first->act(r.obs.view({kT * kN, kObs}));
+    r.actions.copy_(s.action.view_as(r.actions));
+    r.logprobs.copy_((s.log_prob + 0.3 * torch::randn({kT * kN})).view_as(r.logprobs));
+    r.values.copy_((s.value + 0.3 * torch::randn({kT * kN})).view_as(r.values));
+  }
+  r.advantages = torch::randn({kT, kN}) * 2.0 + 0.5;
+  r.returns = r.values + torch::randn({kT, kN});
+  PpoConfig c = make_config(Case{});
+  c.num_minibatches = 4;
+  c.update_epochs = 2;
+  std::vector<torch::Tensor> params;
+  for (int threads : {1, 2}) {
+    set_cpu_threads(threads);
+    ActorCritic policy(kObs, space, std::vector<int64_t>{256, 256}, "elu", -0.3, -1);
+    {
+      torch::NoGradGuard g;
+      for (size_t k = 0; k < policy->parameters().size(); ++k)
+        policy->parameters()[k].copy_(first->parameters()[k]);
+    }
+    FlatAdam opt(policy->parameters(), 3e-4);
+    torch::Generator gen = at::make_generator<at::CPUGeneratorImpl>(5);
+    ppo_update({policy, &opt, &c, LrSchedule::kLinear, &gen, nullptr, true}, r);
+    params.push_back(opt.flat_params().clone());
+  }
+  set_cpu_threads(saved);
+  EXPECT_TRUE(torch::equal(params[0], params[1]))
+      << "largest difference " << (params[0] - params[1]).abs().max().item<double>();
+  std::vector<torch::Tensor> start;
+  for (const torch::Tensor& p : first->parameters()) start.push_back(p.detach().flatten());
+  EXPECT_GT((params[0] - torch::cat(start)).abs().max().item<double>(), 0.0)
+      << "the update moved nothing";
+}
 
 TEST(PpoCpuChoice, AutoFusedAndLibTorch) {
   ActorCritic p = make_policy(Case{});
