@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "envs/physics_frame.h"
+#include "envs/root_push.h"
 #include "myriad/hd.h"
 #include "myriad/rng.h"
 #include "physics/batch_view.h"
@@ -198,23 +199,14 @@ MYRIAD_HD bool physics_push_fires(const PhysicsFrame& f, int64_t i, int32_t t, u
   return false;
 }
 
-// Push k: the root's world-frame linear velocity changes by U(lo, hi)[0:3], its angular velocity
-// by U(lo, hi)[3:6] in the world frame, which a free joint's qvel holds in the body frame (R^T).
+// Push k: dv ~ U(lo, hi) [6] from its own stream, through push_root_velocity (root_push.h).
 template <class T>
 MYRIAD_HD void physics_push(const PhysicsFrame& f, physics::EnvData<T>& d, int64_t i, uint32_t k) {
   Rng rng(f.seed, static_cast<uint32_t>(i), static_cast<uint32_t>(f.episode[i]),
           kPushStream + 2 * k + 1);
   T dv[6];
   for (int a = 0; a < 6; ++a) dv[a] = static_cast<T>(rng.uniform(f.push.lo[a], f.push.hi[a]));
-  T* qvel = d.qvel + f.push.qvel_adr;
-  for (int a = 0; a < 3; ++a) qvel[a] += dv[a];
-  const T* q = d.qpos + f.push.qpos_adr + 3;  // w, x, y, z
-  const T w = q[0], x = q[1], y = q[2], z = q[3];
-  // R^T dw, R from the unit quaternion.
-  const T R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                  2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                  2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
-  for (int a = 0; a < 3; ++a) qvel[3 + a] += R[a] * dv[3] + R[3 + a] * dv[4] + R[6 + a] * dv[5];
+  push_root_velocity(dv, d.qpos + f.push.qpos_adr + 3, d.qvel + f.push.qvel_adr);
 }
 
 // A step's outcome into the framework's buffers: reward, flags, counters, the running return. A

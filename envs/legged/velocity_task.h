@@ -270,6 +270,8 @@ struct VelocityTask {
     float reset_base_y[2] = {-0.5f, 0.5f};
     float reset_base_z[2] = {0.01f, 0.05f};
     float reset_base_yaw[2] = {-3.14f, 3.14f};
+    float reset_base_roll[2] = {0.0f, 0.0f};  // mjlab's reset_base leaves roll and pitch at 0
+    float reset_base_pitch[2] = {0.0f, 0.0f};
     // Rough terrain (options of the rough tasks only).
     float shank_collision = kGroundTouch ? -0.1f : 0.0f;       // weights, by mjlab's names
     float trunk_head_collision = kGroundTouch ? -0.1f : 0.0f;  // (ground touches above 10 N)
@@ -342,7 +344,9 @@ struct VelocityTask {
         range("reset_base_x", &P::reset_base_x),
         range("reset_base_y", &P::reset_base_y),
         range("reset_base_z", &P::reset_base_z),
-        range("reset_base_yaw", &P::reset_base_yaw)};
+        range("reset_base_yaw", &P::reset_base_yaw),
+        range("reset_base_roll", &P::reset_base_roll),
+        range("reset_base_pitch", &P::reset_base_pitch)};
     if constexpr (kGroundTouch) {
       for (auto o : {finite("shank_collision", &P::shank_collision),
                      finite("trunk_head_collision", &P::trunk_head_collision),
@@ -692,18 +696,14 @@ struct VelocityTask {
     const T dy = T(rng.uniform(p.reset_base_y[0], p.reset_base_y[1]));
     const T dz = T(rng.uniform(p.reset_base_z[0], p.reset_base_z[1]));
     const T yaw = T(rng.uniform(p.reset_base_yaw[0], p.reset_base_yaw[1]));
+    const T roll = T(rng.uniform(p.reset_base_roll[0], p.reset_base_roll[1]));     // drawn after
+    const T pitch = T(rng.uniform(p.reset_base_pitch[0], p.reset_base_pitch[1]));  // the rest
     for (int k = 0; k < m.nq; ++k) d.qpos[k] = m.qpos_init[k];
     for (int k = 0; k < m.nv; ++k) d.qvel[k] = 0;
-    d.qpos[0] += dx;
-    d.qpos[1] += dy;
-    d.qpos[2] += dz;
-    // default quat (x) the yaw's quaternion (cos(yaw/2), 0, 0, sin(yaw/2)).
-    const T c = cos(yaw / 2), s = sin(yaw / 2);
-    const T w = d.qpos[3], x = d.qpos[4], y = d.qpos[5], z = d.qpos[6];
-    d.qpos[3] = w * c - z * s;
-    d.qpos[4] = x * c + y * s;
-    d.qpos[5] = y * c - x * s;
-    d.qpos[6] = z * c + w * s;
+    const T sample[6] = {dx, dy, dz, roll, pitch, yaw}, origin[3] = {0, 0, 0};  // (tiles: below)
+    T root[7];
+    reset_root_pose(m.qpos_init, origin, sample, root);
+    for (int k = 0; k < 7; ++k) d.qpos[k] = root[k];
     for (int j = 0; j < p.joints; ++j) {  // the default pose, clamped to the soft limits
       const T q = d.qpos[p.qadr[j]];
       d.qpos[p.qadr[j]] =

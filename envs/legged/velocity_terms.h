@@ -321,4 +321,25 @@ MYRIAD_HD void update_twist(TwistCommand<T>& c, const TwistRanges& r, T heading_
   if (c.standing_env) c.vel[0] = c.vel[1] = c.vel[2] = 0;
 }
 
+// ---- Events -----------------------------------------------------------------------------------
+
+// reset_root_state_uniform on a floating base: the root at its default pose q0 = (p, quat) moved
+// by s = (x, y, z, roll, pitch, yaw), drawn from pose_range, and by the env's origin; turned by
+// quat_from_euler_xyz(roll, pitch, yaw) on the right. (q0[7], origin[3], s[6]) => q[7]. With
+// roll = pitch = 0 the product reduces exactly to q0 (x) (cos yaw/2, 0, 0, sin yaw/2).
+template <class T>
+MYRIAD_HD void reset_root_pose(const T q0[7], const T origin[3], const T s[6], T q[7]) {
+  for (int k = 0; k < 3; ++k) q[k] = q0[k] + s[k] + origin[k];
+  const T cr = cos(s[3] * T(0.5)), sr = sin(s[3] * T(0.5));
+  const T cp = cos(s[4] * T(0.5)), sp = sin(s[4] * T(0.5));
+  const T cy = cos(s[5] * T(0.5)), sy = sin(s[5] * T(0.5));
+  const T dw = cy * cr * cp + sy * sr * sp, dx = cy * sr * cp - sy * cr * sp;
+  const T dy = cy * cr * sp + sy * sr * cp, dz = sy * cr * cp - cy * sr * sp;
+  const T w = q0[3], x = q0[4], y = q0[5], z = q0[6];
+  q[3] = w * dw - x * dx - y * dy - z * dz;
+  q[4] = w * dx + x * dw + y * dz - z * dy;
+  q[5] = w * dy - x * dz + y * dw + z * dx;
+  q[6] = w * dz + x * dy - y * dx + z * dw;
+}
+
 }  // namespace myriad::envs::legged

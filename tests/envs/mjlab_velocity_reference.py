@@ -161,7 +161,8 @@ class Mjlab:
         self.root = root
         self._parsed: dict[str, tuple[str, ast.Module]] = {}
         self.helpers: dict[str, object] = {}
-        for name in ("quat_apply", "quat_apply_inverse", "wrap_to_pi"):
+        for name in ("quat_apply", "quat_apply_inverse", "wrap_to_pi", "quat_from_euler_xyz",
+                     "quat_mul"):
             self.helpers[name] = self.get("utils/lab_api/math.py", name)
         self.helpers["resolve_matching_names_values"] = self.get(
             "utils/lab_api/string.py", "resolve_matching_names_values")
@@ -189,7 +190,7 @@ class Mjlab:
         node = self.node(rel, name, cls)
         return textwrap.dedent(ast.get_source_segment(text, node, padded=True))
 
-    def get(self, rel: str, name: str, cls: str | None = None, torch_module=None):
+    def get(self, rel: str, name: str, cls: str | None = None, torch_module=None, extra=None):
         """Exec's mjlab's `name` (from mjlab/rel, class `cls` for a method) and returns it."""
         code = "from __future__ import annotations\n" + self.source(rel, name, cls)
         namespace = {
@@ -199,6 +200,7 @@ class Mjlab:
             "_DEFAULT_ASSET_CFG": asset_cfg(),
             "TerrainHeightSensor": TerrainHeightSensor,
             **self.helpers,
+            **(extra or {}),
         }
         exec(compile(code, str(self.root / rel), "exec"), namespace)
         return namespace[name]
@@ -780,12 +782,111 @@ def resample_command(m):
                  "is_world_env": me.is_world_env, "is_forward_env": me.is_forward_env})
 
 
+
+# ---- Events ------------------------------------------------------------------------------------
+
+EVENTS = "envs/mdp/events.py"
+
+
+def scripted_sample_uniform(u):
+    """sample_uniform(lower, upper, size, device) giving lower + (upper - lower) * u."""
+    def sample_uniform(lower, upper, size, device=None):
+        assert tuple(size) == tuple(u.shape), (size, u.shape)
+        return lower + (upper - lower) * u
+    return sample_uniform
+
+
+def free_base_asset(m, qpos, qvel, default_root_state=None):
+    """A floating-base Entity stand-in whose root writes are mjlab's EntityData.write_root_pose
+    and write_root_velocity on a qpos [B, 7] / qvel [B, 6] of the free joint alone."""
+    data = SimpleNamespace(
+        is_fixed_base=False, ROOT_POSE_DIM=7, ROOT_VEL_DIM=6,
+        data=SimpleNamespace(qpos=qpos, qvel=qvel),
+        indexing=SimpleNamespace(free_joint_q_adr=torch.arange(7),
+                                 free_joint_v_adr=torch.arange(6)))
+    for name in ("_resolve_env_ids", "write_root_pose", "write_root_velocity"):
+        setattr(data, name, types.MethodType(m.get("entity/data.py", name, cls="EntityData"), data))
+    # The root link's world-frame velocity as the free joint holds it: linear as is, angular
+    # turned from the body frame to the world's.
+    quat = qpos[:, 3:7]
+    vel_w = torch.cat([qvel[:, :3], m.helpers["quat_apply"](quat, qvel[:, 3:6])], dim=-1)
+    return SimpleNamespace(
+        is_fixed_base=False, is_mocap=False,
+        data=SimpleNamespace(default_root_state=default_root_state, root_link_vel_w=vel_w),
+        write_root_link_pose_to_sim=lambda pose, env_ids=None: data.write_root_pose(pose, env_ids),
+        write_root_link_velocity_to_sim=lambda v, env_ids=None: data.write_root_velocity(v, env_ids))
+
+
+def event_namespace(m, u):
+    """What the exec'd event functions read besides torch: the range sampler (scripted) and
+    mjlab's resolve_env_ids and _sample_se3_range, themselves exec'd with it."""
+    extra = {"sample_uniform": scripted_sample_uniform(u),
+             "_SE3_KEYS": ("x", "y", "z", "roll", "pitch", "yaw")}
+    extra["_sample_se3_range"] = m.get(EVENTS, "_sample_se3_range", extra=extra)
+    extra["resolve_env_ids"] = m.get(EVENTS, "resolve_env_ids", extra=extra)
+    return extra
+
+
+def reset_root_state_uniform(m):
+    """reset_root_state_uniform (mode reset) on a floating base, its draws scripted: the root at
+    its default pose offset by (x, y, z) and turned by quat_from_euler_xyz(roll, pitch, yaw) on
+    the right, plus the env's origin; the velocity the default's (zero) plus velocity_range's."""
+    rng = rng_for("reset_root_state_uniform")
+    q = rng.normal(size=(B, 4))
+    default_root_state = tensor(np.concatenate(
+        [rng.uniform(-0.2, 0.2, size=(B, 2)), rng.uniform(0.25, 0.45, size=(B, 1)),
+         q / np.linalg.norm(q, axis=1, keepdims=True), np.zeros((B, 6))], axis=1))
+    default_root_state[0, 3:7] = tensor([1.0, 0.0, 0.0, 0.0])  # Go1's default: upright
+    origins = tensor(rng.uniform(-20.0, 20.0, size=(B, 3)))
+    u = tensor(rng.uniform(0.0, 1.0, size=(B, 6)))
+    # mjlab's reset_base range, with a roll and a pitch range added to reach every column.
+    pose_range = {"x": (-0.5, 0.5), "y": (-0.5, 0.5), "z": (0.01, 0.05), "roll": (-0.3, 0.2),
+                  "pitch": (-0.1, 0.4), "yaw": (-3.14, 3.14)}
+    qpos, qvel = torch.zeros(B, 7, dtype=F64), torch.full((B, 6), 7.0, dtype=F64)
+    asset = free_base_asset(m, qpos, qvel, default_root_state)
+    # Both _sample_se3_range calls (pose, then velocity) draw through the scripted sampler; the
+    # velocity range is empty (mjlab's reset_base), so its draw gives zeros whatever u is.
+    scene = type("Scene", (SimpleNamespace,), {"__getitem__": lambda self, k: asset})
+    env = SimpleNamespace(scene=scene(env_origins=origins), device="cpu", num_envs=B)
+    fn = m.get(EVENTS, "reset_root_state_uniform", extra=event_namespace(m, u))
+    fn(env, torch.arange(B), pose_range, {})
+    return case("reset_root_state_uniform", f"mjlab/{EVENTS}: reset_root_state_uniform "
+                "(entity/data.py: EntityData.write_root_pose, write_root_velocity)",
+                {"pose_range": pose_range},
+                {"default_root_pose": default_root_state[:, :7], "env_origins": origins,
+                 "uniforms": u},
+                {"qpos": qpos, "qvel": qvel})
+
+
+def push_by_setting_velocity(m):
+    """push_by_setting_velocity (mjlab's push_robot, mode interval), its draws scripted: the root
+    link's world-frame velocity plus U(velocity_range), written back (angular in the body
+    frame, as a free joint holds it)."""
+    rng = rng_for("push_by_setting_velocity")
+    q = rng.normal(size=(B, 4))
+    qpos = tensor(np.concatenate([rng.uniform(-3.0, 3.0, size=(B, 3)),
+                                  q / np.linalg.norm(q, axis=1, keepdims=True)], axis=1))
+    qvel = tensor(rng.uniform(-1.5, 1.5, size=(B, 6)))
+    u = tensor(rng.uniform(0.0, 1.0, size=(B, 6)))
+    velocity_range = {"x": (-0.5, 0.5), "y": (-0.5, 0.5), "z": (-0.4, 0.4),
+                      "roll": (-0.52, 0.52), "pitch": (-0.52, 0.52), "yaw": (-0.78, 0.78)}
+    inputs = {"root_quat": qpos[:, 3:7].clone(), "qvel": qvel.clone(), "uniforms": u}
+    asset = free_base_asset(m, qpos, qvel)
+    scene = type("Scene", (SimpleNamespace,), {"__getitem__": lambda self, k: asset})
+    env = SimpleNamespace(scene=scene(), device="cpu", num_envs=B)
+    fn = m.get(EVENTS, "push_by_setting_velocity", extra=event_namespace(m, u))
+    fn(env, torch.arange(B), velocity_range)
+    return case("push_by_setting_velocity", f"mjlab/{EVENTS}: push_by_setting_velocity "
+                "(entity/data.py: EntityData.write_root_velocity)",
+                {"velocity_range": velocity_range}, inputs, {"qvel": qvel})
+
+
 CASES = [track_linear_velocity, track_angular_velocity, upright, variable_posture,
          joint_pos_limits, action_rate_l2, feet_air_time, feet_clearance, feet_swing_height,
          feet_slip, soft_landing, self_collision_cost, body_angular_velocity_penalty,
          angular_momentum_penalty, projected_gravity, joint_pos_rel, foot_contact_forces,
          foot_contact, height_scan, bad_orientation, wrap_to_pi, update_command,
-         resample_command]
+         resample_command, reset_root_state_uniform, push_by_setting_velocity]
 
 
 def find_mjlab() -> Path:

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "envs/legged/velocity_terms.h"
+#include "envs/root_push.h"
 #include "tests/temp_dir.h"
 #include "tests/test_python.h"
 
@@ -412,6 +413,49 @@ TEST(VelocityTerms, TwistCommandResample) {
     EXPECT_EQ(cmd.heading_env, e["is_heading_env"][b].get<bool>()) << where;
     EXPECT_EQ(cmd.standing_env, e["is_standing_env"][b].get<bool>()) << where;
     expect_near(cmd.time_left, 5.5, where + " time_left");
+  }
+}
+
+// _sample_se3_range's draw from scripted uniforms: lo + (hi - lo) * u per (x, y, z, roll, pitch,
+// yaw), a key missing from the range giving 0.
+std::vector<double> se3_sample(const json& range, const json& u) {
+  static const char* const kKeys[6] = {"x", "y", "z", "roll", "pitch", "yaw"};
+  std::vector<double> s(6, 0.0);
+  for (int k = 0; k < 6; ++k) {
+    if (!range.contains(kKeys[k])) continue;
+    const double lo = range[kKeys[k]][0], hi = range[kKeys[k]][1];
+    s[k] = lo + (hi - lo) * u[k].get<double>();
+  }
+  return s;
+}
+
+TEST(VelocityTerms, ResetRootStateUniform) {
+  CASE_OR_SKIP("reset_root_state_uniform", c);
+  const json& in = c["inputs"];
+  for (size_t b = 0; b < in["uniforms"].size(); ++b) {
+    const std::string where = "reset_root_state_uniform env " + std::to_string(b);
+    const std::vector<double> q0 = row(in["default_root_pose"][b]), o = row(in["env_origins"][b]);
+    const std::vector<double> s = se3_sample(c["params"]["pose_range"], in["uniforms"][b]);
+    double q[7];
+    reset_root_pose(q0.data(), o.data(), s.data(), q);
+    for (int k = 0; k < 7; ++k)
+      expect_near(q[k], c["expected"]["qpos"][b][k], where + " qpos " + std::to_string(k));
+    // The velocity range is empty (mjlab's reset_base): the task starts every episode at rest.
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(c["expected"]["qvel"][b][k].get<double>(), 0.0) << where;
+  }
+}
+
+TEST(VelocityTerms, PushBySettingVelocity) {
+  CASE_OR_SKIP("push_by_setting_velocity", c);
+  const json& in = c["inputs"];
+  for (size_t b = 0; b < in["uniforms"].size(); ++b) {
+    const std::string where = "push_by_setting_velocity env " + std::to_string(b);
+    const std::vector<double> dv = se3_sample(c["params"]["velocity_range"], in["uniforms"][b]);
+    const std::vector<double> quat = row(in["root_quat"][b]);
+    std::vector<double> qvel = row(in["qvel"][b]);
+    push_root_velocity(dv.data(), quat.data(), qvel.data());
+    for (int k = 0; k < 6; ++k)
+      expect_near(qvel[k], c["expected"]["qvel"][b][k], where + " qvel " + std::to_string(k));
   }
 }
 
