@@ -338,6 +338,7 @@ std::vector<Field> fields(TrainConfig& c) {
       text_list("agents.random_teams", &c.agents.random_teams),
       number("distributed.timeout_seconds", &c.distributed.timeout_seconds, positive()),
       number("run.total_env_steps", &c.run.total_env_steps, positive()),
+      number("run.max_minutes", &c.run.max_minutes, non_negative()),
       number("run.seed", &c.run.seed),
       number("run.threads", &c.run.threads, non_negative()),
       number("run.learner_threads", &c.run.learner_threads, non_negative()),

@@ -52,6 +52,7 @@ struct PpoConfig {
 
 struct RunConfig {
   int64_t total_env_steps = 500000;
+  double max_minutes = 0;  // wall-clock budget: stop at the first update past it (0: none)
   uint64_t seed = 1;
   int threads = 0;          // OpenMP threads stepping CPU envs (0: all cores)
   int learner_threads = 1;  // LibTorch intra-op threads (0: LibTorch's default)

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 
 #include "learner/advantages.h"
 #include "learner/checkpoint.h"
@@ -43,6 +44,11 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   if (cfg_.run.learner_threads > 0) torch::set_num_threads(cfg_.run.learner_threads);
   check_trainable(cfg_);
   rank_ = rank_from_environment();
+  // Ranks would read their own clocks and stop at different updates, one waiting for the rest.
+  if (rank_.world_size > 1 && cfg_.run.max_minutes > 0)
+    throw std::invalid_argument(
+        "run.max_minutes: a wall-clock budget is not available to a job "
+        "of several ranks yet (give run.total_env_steps instead)");
   // One GPU per rank in a job of several ranks (cuda:LOCAL_RANK); NCCL among GPUs, Gloo on CPUs.
   const DeviceId device_id =
       resolve_device_id(rank_device(cfg_.env.device, rank_, cuda_device_count()));
@@ -112,6 +118,9 @@ Trainer::~Trainer() = default;
 
 bool Trainer::finished() const {
   if (env_steps_ >= cfg_.run.total_env_steps) return true;
+  // The wall-clock budget ends the run after an update (a fresh run makes at least one).
+  if (cfg_.run.max_minutes > 0 && updates_ > 0 && seconds() >= cfg_.run.max_minutes * 60.0)
+    return true;
   return cfg_.run.stop_when_solved && solved_seconds_.has_value();
 }
 

@@ -100,5 +100,18 @@ TEST(Trainer, ShortCartPoleRunLearns) {
   EXPECT_EQ(s.eval.episodes, 20);
 }
 
+// run.max_minutes stops at the first update past the budget, whatever total_env_steps says.
+TEST(Trainer, WallClockBudgetStopsTheRun) {
+  TrainConfig c = small_config();
+  c.run.total_env_steps = 1'000'000'000;
+  c.run.max_minutes = 1e-6;  // 60 microseconds: past it after the first update
+  Trainer t(c, "");
+  const TrainSummary s = t.train();
+  EXPECT_EQ(s.updates, 1);
+  EXPECT_EQ(s.env_steps, 8 * 16);
+  EXPECT_THROW(parse_config("env: {id: CartPole-v1}\nrun: {max_minutes: -1}\n", {}),
+               std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace myriad::learner
