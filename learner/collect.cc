@@ -1,7 +1,12 @@
 #include "learner/collect.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 namespace myriad::learner {
 
@@ -94,6 +99,23 @@ void collect_rollout(const CollectInputs& in) {
     if (c.policy) c.obs_norm.apply(c.team->input(buf.obs), c.rollout->next_obs);
     if (&c != &in.teams.front()) c.rollout->step_seconds = step_seconds;
   }
+}
+
+void stagger_episode_starts(BatchEnv& env, uint64_t seed) {
+  const std::string key = "run.random_episode_starts";
+  const int64_t limit = env.spec().max_episode_steps;
+  if (limit <= 0)
+    throw std::invalid_argument(key + ": " + env.spec().id +
+                                " has no time limit (max_episode_steps) to start within");
+  std::map<std::string, at::Tensor> state = env.save_rollout_state();
+  const auto it = state.find("elapsed");
+  if (it == state.end())
+    throw std::invalid_argument(key + ": " + env.spec().id + " keeps no elapsed step count");
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed ^ 0x5EEDE915D0C0FFEEull);
+  const at::Tensor elapsed = it->second;
+  it->second = at::randint(0, limit, elapsed.sizes(), gen, elapsed.options().device(at::kCPU))
+                   .to(elapsed.device());
+  env.load_rollout_state(state);
 }
 
 std::vector<std::string> logged_info_keys(const BatchEnv& env) {

@@ -60,6 +60,12 @@ struct CollectInputs {
 // locomotion env's reward parts).
 std::vector<std::string> logged_info_keys(const BatchEnv& env);
 
+// rsl_rl's init_at_random_ep_len (mjlab's train.py): each env's running episode is moved to a
+// step drawn uniformly from [0, max_episode_steps), so that the batch's first episodes do not
+// all end at the same step (run.random_episode_starts). Drawn from its own generator (seed):
+// the run's other draws are unchanged. Refused, naming the key, for an env without a time limit.
+void stagger_episode_starts(BatchEnv& env, uint64_t seed);
+
 // (policies, env's current obs) => each team's rollout.{obs, raw_obs, actions, logprobs,
 // values, rewards, terminated, truncated, final_obs, episode_returns, episode_lengths,
 // winner, next_obs, step_seconds}; per-env flags repeated for each agent of a team.

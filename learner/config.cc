@@ -339,6 +339,7 @@ std::vector<Field> fields(TrainConfig& c) {
       number("distributed.timeout_seconds", &c.distributed.timeout_seconds, positive()),
       number("run.total_env_steps", &c.run.total_env_steps, positive()),
       number("run.max_minutes", &c.run.max_minutes, non_negative()),
+      flag("run.random_episode_starts", &c.run.random_episode_starts),
       number("run.seed", &c.run.seed),
       number("run.threads", &c.run.threads, non_negative()),
       number("run.learner_threads", &c.run.learner_threads, non_negative()),

@@ -93,6 +93,7 @@ Trainer::Trainer(TrainConfig config, std::string run_dir)
   draws_ = EpisodeStats(kEpisodeWindow, device_);
   const bool resumed = !cfg_.run.resume.empty();
   if (resumed) load_checkpoint(cfg_.run.resume);
+  if (!resumed && cfg_.run.random_episode_starts) stagger_episode_starts(*env_, seed);
   // Every rank starts from rank 0's parameters (they already agree: same init seed, same file).
   for (TeamLearner& l : teams_)
     if (comm_ && l.team.learns) comm_->broadcast_(l.optimizer.flat_params());

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 
+#include "learner/collect.h"
 #include "learner/trainer.h"
+#include "myriad/registry.h"
 #include "tests/temp_dir.h"
 
 namespace myriad::learner {
@@ -17,6 +19,10 @@ TrainConfig small_config(const std::string& env = "CartPole-v1") {
                           "      normalize_reward: true}\n"
                           "run: {total_env_steps: 2048, eval_episodes: 0, seed: 7}\n",
                       {});
+}
+
+at::Tensor env_elapsed(const BatchEnv& env) {
+  return env.save_rollout_state().at("elapsed").to(at::kInt);
 }
 
 std::vector<torch::Tensor> params_of(Trainer& t) {
@@ -111,6 +117,30 @@ TEST(Trainer, WallClockBudgetStopsTheRun) {
   EXPECT_EQ(s.env_steps, 8 * 16);
   EXPECT_THROW(parse_config("env: {id: CartPole-v1}\nrun: {max_minutes: -1}\n", {}),
                std::invalid_argument);
+}
+
+// run.random_episode_starts: the running episodes move to steps drawn from [0, limit), the same
+// for the same seed; an env at limit - 1 truncates at its next step.
+TEST(Trainer, RandomEpisodeStartsStayWithinTheLimit) {
+  const auto elapsed_after = [](uint64_t seed) {
+    auto env = envs::make("CartPole-v1", 256, Device::kCpu, 1, {{"max_episode_steps", 50}});
+    stagger_episode_starts(*env, seed);
+    const at::Tensor elapsed = env_elapsed(*env);
+    return std::make_pair(std::move(env), elapsed);
+  };
+  auto [env, a] = elapsed_after(3);
+  EXPECT_GE(a.min().item<int>(), 0);
+  EXPECT_LT(a.max().item<int>(), 50);
+  EXPECT_GT(std::get<0>(at::_unique(a)).numel(), 40) << "50 values drawn 256 times";
+  EXPECT_TRUE(at::equal(a, elapsed_after(3).second));
+  EXPECT_FALSE(at::equal(a, elapsed_after(4).second));
+  env->step(at::zeros({256}, at::kInt));
+  const at::Tensor truncated = env->buffers().truncated.to(at::kBool);
+  EXPECT_TRUE(at::equal(truncated, a.eq(49))) << "the envs at step 49 of 50 end now";
+  // Through the trainer: a fresh run staggers, the default does not.
+  TrainConfig c = small_config();
+  c.run.random_episode_starts = true;
+  EXPECT_NO_THROW(Trainer(c, ""));
 }
 
 }  // namespace
