@@ -140,9 +140,9 @@ std::unique_ptr<BatchEnv> make(const std::string& id, int64_t num_envs, DeviceId
                                 std::to_string(seed));
   if (device.is_cuda()) {
     if (!cuda_compiled())
-      throw std::invalid_argument("env '" + id +
-                                  "' on CUDA: this Myriad build has no CUDA backend (nvcc was "
-                                  "not found when it was configured); use device=cpu");
+      throw std::invalid_argument("env '" + id + "' on " + device_name(device) +
+                                  ": this Myriad build has no CUDA backend (nvcc was not found "
+                                  "or MYRIAD_CUDA was OFF when it was configured); use device=cpu");
     const int gpus = cuda_device_count();
     if (device.index < 0 || device.index >= gpus)
       throw std::invalid_argument("env '" + id + "': device " + device_name(device) +
