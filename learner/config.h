@@ -52,9 +52,8 @@ struct PpoConfig {
 
 struct RunConfig {
   int64_t total_env_steps = 500000;
-  double max_minutes = 0;  // wall-clock budget: stop at the first update past it (0: none)
-  bool random_episode_starts = false;  // first episodes start at a random step (rsl_rl's
-                                       // init_at_random_ep_len)
+  double max_minutes = 0;              // wall-clock budget, resumes included (0: none)
+  bool random_episode_starts = false;  // first episodes start at a random step (rsl_rl's)
   uint64_t seed = 1;
   int threads = 0;          // OpenMP threads stepping CPU envs (0: all cores)
   int learner_threads = 1;  // LibTorch intra-op threads (0: LibTorch's default)

@@ -13,6 +13,7 @@
 #endif
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -238,6 +239,16 @@ std::vector<Rank> start_ranks(const LaunchOptions& o, const std::vector<std::str
     bool replaced = false;
     for (const std::string& k : ours) replaced |= var.rfind(k + "=", 0) == 0;
     if (!replaced) inherited.push_back(var);
+  }
+  // The node's cores shared among its ranks, as torchrun does (it gives each 1): a rank's env
+  // loop and fused learner math use OMP_NUM_THREADS when run.threads is 0. One that is set
+  // already is kept.
+  bool omp_set = false;
+  for (const std::string& var : inherited) omp_set |= var.rfind("OMP_NUM_THREADS=", 0) == 0;
+  if (!omp_set) {
+    const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    const long share = std::max(1L, (cores > 0 ? cores : 1) / o.nproc_per_node);
+    inherited.push_back("OMP_NUM_THREADS=" + std::to_string(share));
   }
   const std::string exec_failed = "myriad launch: cannot run " + argv.front() + "\n";
   const pid_t parent = ::getpid();

@@ -807,7 +807,9 @@ def free_base_asset(m, qpos, qvel, default_root_state=None):
     for name in ("_resolve_env_ids", "write_root_pose", "write_root_velocity"):
         setattr(data, name, types.MethodType(m.get("entity/data.py", name, cls="EntityData"), data))
     # The root link's world-frame velocity as the free joint holds it: linear as is, angular
-    # turned from the body frame to the world's.
+    # turned from the body frame to the world's. (mjlab computes it from cvel, which at an
+    # interval event is one substep older than qvel; the task adds to the current qvel, a
+    # difference docs/envs.md lists. This case checks the arithmetic on a given velocity.)
     quat = qpos[:, 3:7]
     vel_w = torch.cat([qvel[:, :3], m.helpers["quat_apply"](quat, qvel[:, 3:6])], dim=-1)
     return SimpleNamespace(

@@ -137,7 +137,7 @@ TEST(Trainer, RandomEpisodeStartsStayWithinTheLimit) {
   env->step(at::zeros({256}, at::kInt));
   const at::Tensor truncated = env->buffers().truncated.to(at::kBool);
   EXPECT_TRUE(at::equal(truncated, a.eq(49))) << "the envs at step 49 of 50 end now";
-  // Through the trainer: a fresh run staggers, the default does not.
+  // The trainer takes the key on a fresh run (the stagger itself is checked above).
   TrainConfig c = small_config();
   c.run.random_episode_starts = true;
   EXPECT_NO_THROW(Trainer(c, ""));

@@ -49,6 +49,21 @@ def test_every_rank_gets_torchruns_variables():
         assert sorted(p.stderr.splitlines()) == [f"[rank {r}] to-stderr" for r in range(k)]
 
 
+def test_ranks_share_the_nodes_cores_unless_omp_num_threads_is_set():
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    for k in (1, 2):
+        p = subprocess.run([BIN, "launch", "--nproc-per-node", str(k), "--", "/bin/sh", "-c",
+                            "echo $OMP_NUM_THREADS"], capture_output=True, text=True, timeout=60,
+                           env=env)
+        assert p.returncode == 0, p.stderr
+        share = max(1, os.cpu_count() // k)
+        assert sorted(p.stdout.splitlines()) == [f"[rank {r}] {share}" for r in range(k)]
+    p = subprocess.run([BIN, "launch", "--nproc-per-node", "2", "--", "/bin/sh", "-c",
+                        "echo $OMP_NUM_THREADS"], capture_output=True, text=True, timeout=60,
+                       env={**env, "OMP_NUM_THREADS": "3"})
+    assert sorted(p.stdout.splitlines()) == ["[rank 0] 3", "[rank 1] 3"]
+
+
 def test_a_second_node_numbers_its_ranks_after_the_first():
     p = launch("--nproc-per-node", 2, "--nnodes", 3, "--node-rank", 2, "--master",
                "10.0.0.1:1234", "--", "sh", "-c",
