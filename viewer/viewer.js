@@ -164,6 +164,9 @@
   }
 
   async function loadFile(file) {
+    // Not ready from the moment a new file is chosen (reading it is asynchronous), so that
+    // nothing reads the previous replay's readiness as this one's.
+    hooks.ready = false;
     loadStart = performance.now();
     setStatus('Reading ' + file.name + '…');
     let buf;

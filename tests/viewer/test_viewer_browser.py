@@ -488,7 +488,7 @@ def test_malformed_hfields_and_series_refused(browser, make_replay):
     assert_ready(page)
     for damage in sorted(sample_replay.DAMAGES):
         path = make_replay(f"terrain_{damage}", kind="terrain", num_envs=2, num_frames=60, damage=damage)
-        page.evaluate("() => { myriadViewer.error = null; }")
+        page.evaluate("() => { myriadViewer.error = null; myriadViewer.ready = false; }")
         page.set_input_files("#file-input", str(path))
         page.wait_for_function("() => myriadViewer.error || myriadViewer.ready", timeout=LOAD_TIMEOUT_MS)
         error = page.evaluate("() => myriadViewer.error")
