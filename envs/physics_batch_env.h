@@ -350,11 +350,15 @@ class PhysicsBatchEnv final : public BatchEnv {
     if (!resolved_.empty() && (seed || !params_drawn_)) draw_params();
     info_.zero_();
     task_.zero_();
+    if constexpr (kTask) Env::curriculum(params_, curriculum_step());
     runner_->reset(frame(nullptr), params_, stream());
   }
 
   void step(const at::Tensor& actions) override {
     action_ = checked_actions(actions);
+    // A task's curriculum at the env's step count, counted before the step (mjlab's
+    // common_step_counter; reset() leaves it, a rollout state carries it).
+    if constexpr (kTask) Env::curriculum(params_, ++curriculum_step());
     runner_->step(frame(action_.data_ptr<float>()), params_, stream());
   }
 
@@ -471,6 +475,7 @@ class PhysicsBatchEnv final : public BatchEnv {
                                   std::to_string(n_) + ", " + std::to_string(width) + "]");
     const at::Tensor snapshot = it->second.to(double_options()).contiguous();
     ep_.load(saved, own_tensors());  // checks every entry before it writes any
+    if constexpr (kTask) Env::curriculum(params_, curriculum_step());
     // A rollout saved under another seed ran on that seed's models.
     if (!resolved_.empty() && ep_.seed() != params_seed_) draw_params();
     runner_->load_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());
@@ -550,8 +555,14 @@ class PhysicsBatchEnv final : public BatchEnv {
   static constexpr bool kTask = is_task_env_v<Env>;
   // What a rollout state holds besides the bookkeeping: a task env's own state.
   RolloutTensors own_tensors() const {
-    return task_dim_ > 0 ? RolloutTensors{{"task", &task_}} : RolloutTensors{};
+    RolloutTensors own;
+    if (task_dim_ > 0) own.push_back({"task", &task_});
+    if (kTask) own.push_back({"curriculum_step", &curriculum_step_});
+    return own;
   }
+  // A task env's step() calls since it was made ([1] int64 on the CPU): its curriculum's clock.
+  at::Tensor curriculum_step_ = at::zeros({1}, at::TensorOptions().dtype(at::kLong));
+  int64_t& curriculum_step() { return *curriculum_step_.data_ptr<int64_t>(); }
   int64_t task_dim_ = 0;
   at::Tensor task_;        // [N, task_dim] a task env's own state (envs/physics_task_kernels.h)
   at::Tensor final_qpos_;  // [N, nq] float64, a task env's terminal qpos (for drawing)

@@ -17,8 +17,11 @@
 //
 // Where it differs from mjlab: the random draws (Philox per (seed, env, episode, stream), not
 // torch's); the terminal step's observation is kept as final_obs (mjlab's rsl_rl bootstraps a
-// time-out from the value before the step); the command curriculum (command_vel, ranges widened
-// after 120,000 policy steps) is not applied yet.
+// time-out from the value before the step); the command curriculum (command_vel: lin_vel_x and
+// ang_vel_z widened at 120,000 and 240,000 policy steps) widens the ranges at the step the env's
+// count reaches a stage (mjlab: at the first reset from then on, with hundreds of envs the same
+// step or the next few), and its first stage is the options lin_vel_x, ang_vel_z (mjlab's stage
+// at step 0 writes its own over the command's).
 //
 // Rough terrain (Robot::kRough: Go1-Velocity-Rough-v0, G1-Velocity-Rough-v0): the robot's scene
 // has one height field (envs/robots/models/*_terrain.xml) whose elevations the task generates at
@@ -47,6 +50,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "envs/legged/terrain.h"
@@ -272,6 +276,18 @@ struct VelocityTask {
     float reset_base_yaw[2] = {-3.14f, 3.14f};
     float reset_base_roll[2] = {0.0f, 0.0f};  // mjlab's reset_base leaves roll and pitch at 0
     float reset_base_pitch[2] = {0.0f, 0.0f};
+    // mjlab's command_vel curriculum: from policy step command_stage1_step (the env's steps since
+    // it was made; 5,000 PPO iterations of 24 steps) the stage-1 ranges, from command_stage2_step
+    // stage 2's (ang_vel_z kept). Off in play mode.
+    bool command_curriculum = true;
+    float command_stage1_step = static_cast<float>(kCommandStage1Step);
+    float command_stage2_step = static_cast<float>(kCommandStage2Step);
+    float command_stage1_lin_vel_x[2] = {static_cast<float>(kCommandStage1LinVelX[0]),
+                                         static_cast<float>(kCommandStage1LinVelX[1])};
+    float command_stage1_ang_vel_z[2] = {static_cast<float>(kCommandStage1AngVelZ[0]),
+                                         static_cast<float>(kCommandStage1AngVelZ[1])};
+    float command_stage2_lin_vel_x[2] = {static_cast<float>(kCommandStage2LinVelX[0]),
+                                         static_cast<float>(kCommandStage2LinVelX[1])};
     // Rough terrain (options of the rough tasks only).
     float shank_collision = kGroundTouch ? -0.1f : 0.0f;       // weights, by mjlab's names
     float trunk_head_collision = kGroundTouch ? -0.1f : 0.0f;  // (ground touches above 10 N)
@@ -280,8 +296,11 @@ struct VelocityTask {
     bool terrain_curriculum = kRough;     // terrain_levels: a level up or down at each reset
     float max_init_terrain_level = 5;     // the first level is drawn from 0 ... this
     float terrain_seed = 0;  // random_rough's draws (the same terrain for every run by default)
-    // Resolved from the model (prepare).
-    TwistRanges twist;
+    // Resolved from the model (prepare). twist: the ranges in force (curriculum() sets them
+    // before each step from twist_base, the options', and the stages).
+    TwistRanges twist, twist_base;
+    TwistStage stages[2];
+    int stage_count = 0;
     VelocityLayout layout;
     double physics_dt = 0;
     int joints = 0;
@@ -346,7 +365,13 @@ struct VelocityTask {
         range("reset_base_z", &P::reset_base_z),
         range("reset_base_yaw", &P::reset_base_yaw),
         range("reset_base_roll", &P::reset_base_roll),
-        range("reset_base_pitch", &P::reset_base_pitch)};
+        range("reset_base_pitch", &P::reset_base_pitch),
+        flag("command_curriculum", &P::command_curriculum),
+        locomotion::nonnegative("command_stage1_step", &P::command_stage1_step),
+        locomotion::nonnegative("command_stage2_step", &P::command_stage2_step),
+        range("command_stage1_lin_vel_x", &P::command_stage1_lin_vel_x),
+        range("command_stage1_ang_vel_z", &P::command_stage1_ang_vel_z),
+        range("command_stage2_lin_vel_x", &P::command_stage2_lin_vel_x)};
     if constexpr (kGroundTouch) {
       for (auto o : {finite("shank_collision", &P::shank_collision),
                      finite("trunk_head_collision", &P::trunk_head_collision),
@@ -365,6 +390,15 @@ struct VelocityTask {
 
   // Play mode drops the interval events (the push) from the randomization.
   static bool plays(const Params& p) { return p.play; }
+
+  // mjlab's command_vel curriculum at the env's step count (its common_step_counter: the env's
+  // step() calls since it was made): the command ranges of the resamples from here on. Play
+  // mode and command_curriculum=0 keep the options' ranges. (p.twist_base, p.stages, step) =>
+  // p.twist
+  static void curriculum(Params& p, int64_t step) {
+    p.twist = p.twist_base;
+    if (p.command_curriculum && !p.play) apply_twist_stages(p.twist, p.stages, p.stage_count, step);
+  }
 
   static std::string model_path(const std::map<std::string, std::string>&) {
     return robots_dir() + "/" + Robot::kModelFile;
@@ -398,6 +432,8 @@ struct VelocityTask {
          {"error_vel_xy", "error_vel_yaw", "command_vx", "command_vy", "command_wz"})
       keys.push_back({k});
     if (kRough) keys.push_back({"curriculum_terrain_level"});
+    for (const char* k : {"curriculum_lin_vel_x_max", "curriculum_ang_vel_z_max"})
+      keys.push_back({k});
     return keys;
   }
   // For drawing (replays): the observation holds no root pose; the default pose.
@@ -908,6 +944,10 @@ struct VelocityTask {
       st[L.speed] = sqrtf(st[0] * st[0] + st[1] * st[1]);
       info.set(kTermCount + 5, st[L.level] - 1.0f);
     }
+    // The command curriculum's upper bounds in force (the same in every env).
+    constexpr int kCurriculumInfo = kTermCount + (kRough ? 6 : 5);
+    info.set(kCurriculumInfo, static_cast<float>(p.twist.lin_vel_x[1]));
+    info.set(kCurriculumInfo + 1, static_cast<float>(p.twist.ang_vel_z[1]));
   }
 
   // The command's timer, its resample when it runs out, and the heading control.
@@ -1077,6 +1117,25 @@ void VelocityTask<Robot>::prepare(Params& p, const physics::Model<double>& m) {
     p.twist.lin_vel_y[k] = p.lin_vel_y[k];
     p.twist.ang_vel_z[k] = p.ang_vel_z[k];
   }
+  p.twist_base = p.twist;
+  // The curriculum's stages after the first (the options' ranges): whole policy steps, in order
+  // (a float holds every whole number to 2^24 exactly).
+  const std::pair<const char*, float> stage_steps[] = {
+      {"command_stage1_step", p.command_stage1_step},
+      {"command_stage2_step", p.command_stage2_step}};
+  for (const auto& [key, value] : stage_steps)
+    if (value != std::floor(value) || value > 16777216.0f)
+      fail(std::string("option ") + key + " must be a whole number of policy steps in 0 ... " +
+           "16777216, got " + std::to_string(value));
+  if (p.command_stage2_step < p.command_stage1_step)
+    fail("option command_stage2_step (" + std::to_string(p.command_stage2_step) +
+         ") must not come before command_stage1_step (" + std::to_string(p.command_stage1_step) +
+         ")");
+  const double x1[2] = {p.command_stage1_lin_vel_x[0], p.command_stage1_lin_vel_x[1]},
+               z1[2] = {p.command_stage1_ang_vel_z[0], p.command_stage1_ang_vel_z[1]},
+               x2[2] = {p.command_stage2_lin_vel_x[0], p.command_stage2_lin_vel_x[1]};
+  twist_stages(p.command_stage1_step, x1, z1, p.command_stage2_step, x2, p.stages);
+  p.stage_count = 2;
 }
 
 template <class Robot>

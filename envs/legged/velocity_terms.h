@@ -321,6 +321,57 @@ MYRIAD_HD void update_twist(TwistCommand<T>& c, const TwistRanges& r, T heading_
   if (c.standing_env) c.vel[0] = c.vel[1] = c.vel[2] = 0;
 }
 
+// ---- Curriculum -------------------------------------------------------------------------------
+
+// One stage of mjlab's commands_vel curriculum: from policy step `step` on (the env's count of
+// steps since it was made, mjlab's common_step_counter), the command ranges it sets; a range it
+// leaves unset (has_* false) keeps the one in force before it.
+struct TwistStage {
+  double step = 0;
+  bool has_lin_vel_x = false, has_lin_vel_y = false, has_ang_vel_z = false;
+  double lin_vel_x[2] = {0, 0}, lin_vel_y[2] = {0, 0}, ang_vel_z[2] = {0, 0};
+};
+
+// mjlab's command_vel stages after its first (which, at step 0, writes the command's own
+// ranges again) in all four velocity tasks (velocity_env_cfg.py): the tasks' defaults.
+inline constexpr double kCommandStage1Step = 5000 * 24, kCommandStage2Step = 10000 * 24;
+inline constexpr double kCommandStage1LinVelX[2] = {-1.5, 2.0};
+inline constexpr double kCommandStage1AngVelZ[2] = {-0.7, 0.7};
+inline constexpr double kCommandStage2LinVelX[2] = {-2.0, 3.0};
+
+// Two stages from their steps and ranges: lin_vel_x and ang_vel_z from step1, lin_vel_x from
+// step2 (the shape of mjlab's list). (steps, ranges) => stages[2]
+inline void twist_stages(double step1, const double lin_vel_x1[2], const double ang_vel_z1[2],
+                         double step2, const double lin_vel_x2[2], TwistStage stages[2]) {
+  stages[0] = TwistStage{};
+  stages[0].step = step1;
+  stages[0].has_lin_vel_x = stages[0].has_ang_vel_z = true;
+  stages[1] = TwistStage{};
+  stages[1].step = step2;
+  stages[1].has_lin_vel_x = true;
+  for (int k = 0; k < 2; ++k) {
+    stages[0].lin_vel_x[k] = lin_vel_x1[k];
+    stages[0].ang_vel_z[k] = ang_vel_z1[k];
+    stages[1].lin_vel_x[k] = lin_vel_x2[k];
+  }
+}
+
+// commands_vel: each stage whose step has been reached, in order, written over the ranges (so
+// a later stage wins where both set a range). (r, stages[n], step) => r
+inline void apply_twist_stages(TwistRanges& r, const TwistStage* stages, int n, int64_t step) {
+  auto copy = [](double to[2], const double from[2]) {
+    to[0] = from[0];
+    to[1] = from[1];
+  };
+  for (int s = 0; s < n; ++s) {
+    const TwistStage& stage = stages[s];
+    if (static_cast<double>(step) < stage.step) continue;
+    if (stage.has_lin_vel_x) copy(r.lin_vel_x, stage.lin_vel_x);
+    if (stage.has_lin_vel_y) copy(r.lin_vel_y, stage.lin_vel_y);
+    if (stage.has_ang_vel_z) copy(r.ang_vel_z, stage.ang_vel_z);
+  }
+}
+
 // ---- Events -----------------------------------------------------------------------------------
 
 // reset_root_state_uniform on a floating base: the root at its default pose q0 = (p, quat) moved

@@ -883,12 +883,71 @@ def push_by_setting_velocity(m):
                 {"velocity_range": velocity_range}, inputs, {"qvel": qvel})
 
 
+# ---- The command curriculum ---------------------------------------------------------------
+
+CURRICULUMS = "tasks/velocity/mdp/curriculums.py"
+CURRICULUM_STEPS = [0, 1, 49, 50, 99, 100, 119999, 120000, 120001, 239999, 240000, 240001,
+                    10**7]
+
+
+def mjlab_velocity_stages(m) -> list[dict]:
+    """The velocity_stages of the "command_vel" curriculum term in make_velocity_env_cfg
+    (velocity_env_cfg.py), evaluated from its source (its steps are products like 5000 * 24)."""
+    _, tree = m.parsed("tasks/velocity/velocity_env_cfg.py")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and key.value == "velocity_stages":
+                    return eval(compile(ast.Expression(value), "velocity_stages", "eval"),
+                                {"__builtins__": {}})
+    raise LookupError("velocity_stages not found in mjlab's velocity_env_cfg.py")
+
+
+def run_commands_vel(m, stages) -> list[dict]:
+    """commands_vel on a stand-in env at each of CURRICULUM_STEPS in turn (its common step
+    counter), on one command cfg as mjlab's curriculum manager mutates it: the ranges after."""
+    fn = m.get(CURRICULUMS, "commands_vel",
+               extra={"cast": lambda _, value: value, "UniformVelocityCommandCfg": object})
+    cfg = twist_cfg()
+    term = SimpleNamespace(cfg=cfg)
+    env = SimpleNamespace(common_step_counter=0,
+                          command_manager=SimpleNamespace(get_term=lambda name: term))
+    out = []
+    for step in CURRICULUM_STEPS:
+        env.common_step_counter = step
+        fn(env, torch.arange(B), "twist", stages)
+        r = cfg.ranges
+        out.append({"lin_vel_x": r.lin_vel_x, "lin_vel_y": r.lin_vel_y, "ang_vel_z": r.ang_vel_z})
+    return out
+
+
+def commands_vel(m):
+    """mjlab's own stages (its first, at step 0, sets the command's own ranges again)."""
+    stages = mjlab_velocity_stages(m)
+    return case("commands_vel", f"mjlab/{CURRICULUMS}: commands_vel (stages: "
+                "tasks/velocity/velocity_env_cfg.py)",
+                {"base": twist_params(twist_cfg()), "stages": stages, "steps": CURRICULUM_STEPS},
+                {}, run_commands_vel(m, stages))
+
+
+def commands_vel_stages(m):
+    """Hand-made stages: lin_vel_y set, ranges left None or absent, stages out of step order
+    (applied in list order, so the later one wins where both are reached)."""
+    stages = [{"step": 100, "lin_vel_x": (-3.0, 3.0), "lin_vel_y": None, "ang_vel_z": (-1.0, 1.0)},
+              {"step": 50, "lin_vel_x": (-2.0, 2.5), "lin_vel_y": (-0.25, 0.75)},
+              {"step": 120000, "ang_vel_z": (-0.125, 0.25), "lin_vel_x": None}]
+    return case("commands_vel_stages", f"mjlab/{CURRICULUMS}: commands_vel",
+                {"base": twist_params(twist_cfg()), "stages": stages, "steps": CURRICULUM_STEPS},
+                {}, run_commands_vel(m, stages))
+
+
 CASES = [track_linear_velocity, track_angular_velocity, upright, variable_posture,
          joint_pos_limits, action_rate_l2, feet_air_time, feet_clearance, feet_swing_height,
          feet_slip, soft_landing, self_collision_cost, body_angular_velocity_penalty,
          angular_momentum_penalty, projected_gravity, joint_pos_rel, foot_contact_forces,
          foot_contact, height_scan, bad_orientation, wrap_to_pi, update_command,
-         resample_command, reset_root_state_uniform, push_by_setting_velocity]
+         resample_command, reset_root_state_uniform, push_by_setting_velocity, commands_vel,
+         commands_vel_stages]
 
 
 def find_mjlab() -> Path:

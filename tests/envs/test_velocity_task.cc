@@ -272,10 +272,10 @@ TEST(VelocityTask, RewardIsTheSumOfItsTermsAndWeightsApply) {
   auto env = go1(n, 13);
   const auto& info = env->buffers().info;
   for (const char* term : kTerms) EXPECT_TRUE(info.count(std::string("reward_") + term)) << term;
-  for (const char* key :
-       {"error_vel_xy", "error_vel_yaw", "command_vx", "command_vy", "command_wz"})
+  for (const char* key : {"error_vel_xy", "error_vel_yaw", "command_vx", "command_vy", "command_wz",
+                          "curriculum_lin_vel_x_max", "curriculum_ang_vel_z_max"})
     EXPECT_TRUE(info.count(key)) << key;
-  EXPECT_EQ(info.size(), 21u);
+  EXPECT_EQ(info.size(), 23u);
   auto no_pose = go1(n, 13, {{"pose", 0}});
   auto gen = at::make_generator<at::CPUGeneratorImpl>(17);
   double pose = 0, upright = 0;
@@ -467,6 +467,59 @@ TEST(VelocityTask, RolloutStateContinuesBitwise) {
   EXPECT_THROW(env->load_rollout_state(no_task), std::invalid_argument);
 }
 
+// Proves mjlab's command curriculum through the env: the ranges in force (logged as
+// curriculum_lin_vel_x_max and curriculum_ang_vel_z_max) widen at the step counts of the stages
+// (options, here 3 and 5 policy steps), a reset keeps the count and draws its commands from the
+// widened ranges, a rollout state carries the count into a fresh env, and play mode and
+// command_curriculum=0 keep the options' ranges.
+TEST(VelocityTask, CommandCurriculumWidensTheRangesAtItsStages) {
+  const int64_t n = 256;
+  const EnvOptions stages = {{"command_stage1_step", 3}, {"command_stage2_step", 5}};
+  auto env = go1(n, 61, stages);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(29);
+  auto in_force = [](const BatchEnv& e, const char* key) {
+    const at::Tensor v = e.buffers().info.at(key);
+    EXPECT_TRUE(at::equal(v, v[0].expand_as(v))) << key << " differs between envs";
+    return v[0].item<double>();
+  };
+  // mjlab's common_step_counter after the k-th step is k: stage 1 from step 3, stage 2 from 5.
+  const double x_max[] = {1.0, 1.0, 2.0, 2.0, 3.0, 3.0};
+  const double z_max[] = {0.5, 0.5, 0.7f, 0.7f, 0.7f, 0.7f};
+  for (int k = 0; k < 6; ++k) {
+    env->step(random_actions(gen, n, 0.3));
+    EXPECT_EQ(in_force(*env, "curriculum_lin_vel_x_max"), x_max[k]) << "step " << k + 1;
+    EXPECT_EQ(in_force(*env, "curriculum_ang_vel_z_max"), z_max[k]) << "step " << k + 1;
+  }
+  const auto saved = env->save_rollout_state();
+  ASSERT_TRUE(saved.count("curriculum_step"));
+  EXPECT_EQ(saved.at("curriculum_step").item<int64_t>(), 6);
+  // A reset draws every command from the stage-2 ranges: vx in [-2, 3], wz in [-0.7, 0.7].
+  env->reset(61);
+  env->step(random_actions(gen, n, 0.3));
+  const at::Tensor vx = env->buffers().info.at("command_vx");
+  const at::Tensor wz = env->buffers().info.at("command_wz");
+  EXPECT_GT(vx.max().item<double>(), 1.5);
+  EXPECT_LT(vx.min().item<double>(), -1.2);
+  EXPECT_LE(vx.max().item<double>(), 3.0);
+  EXPECT_GE(vx.min().item<double>(), -2.0);
+  EXPECT_GT(wz.abs().max().item<double>(), 0.55);
+  EXPECT_LE(wz.abs().max().item<double>(), 0.7f);
+  // A fresh env (count 0) takes the count from a rollout state.
+  auto fresh = go1(n, 62, stages);
+  fresh->load_rollout_state(saved);
+  fresh->step(random_actions(gen, n, 0.3));
+  EXPECT_EQ(in_force(*fresh, "curriculum_lin_vel_x_max"), 3.0);
+  // Off: play mode, and the option.
+  for (const EnvOptions& off :
+       {EnvOptions{{"command_stage1_step", 3}, {"play", 1}},
+        EnvOptions{{"command_stage1_step", 3}, {"command_curriculum", 0}}}) {
+    auto kept = go1(n, 61, off);
+    for (int k = 0; k < 4; ++k) kept->step(random_actions(gen, n, 0.3));
+    EXPECT_EQ(in_force(*kept, "curriculum_lin_vel_x_max"), 1.0);
+    EXPECT_EQ(in_force(*kept, "curriculum_ang_vel_z_max"), 0.5);
+  }
+}
+
 // Proves the robot stands with zero actions and a zero command: no termination, the trunk at
 // standing height, upright rewarded nearly fully.
 TEST(VelocityTask, StandsStillWithZeroActions) {
@@ -550,6 +603,11 @@ TEST(VelocityTask, BadOptionsAreRefused) {
   expect_refused({}, {{"lin_vel_x", "1,-1"}}, "lin_vel_x");
   expect_refused({{"corrupt_observations", 2}}, {}, "corrupt_observations");
   expect_refused({{"fell_over_angle", -1}}, {}, "fell_over_angle");
+  expect_refused({{"command_stage1_step", 2.5}}, {}, "command_stage1_step");
+  expect_refused({{"command_stage2_step", -1}}, {}, "command_stage2_step");
+  expect_refused({{"command_stage1_step", 10}, {"command_stage2_step", 5}}, {},
+                 "command_stage2_step");
+  expect_refused({}, {{"command_stage1_lin_vel_x", "2,-1"}}, "command_stage1_lin_vel_x");
   expect_refused({}, {{"physics", "bullet"}}, "physics");
   expect_refused({}, {{"randomize", R"({"f": {"field": "geom_friction", "range": [1.5, 0.3]}})"}},
                  "randomize.f.range");

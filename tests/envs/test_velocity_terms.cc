@@ -459,5 +459,72 @@ TEST(VelocityTerms, PushBySettingVelocity) {
   }
 }
 
+// A reference stage list ([{step, lin_vel_x, lin_vel_y, ang_vel_z}], a range absent or null
+// where the stage leaves it) as TwistStages.
+std::vector<TwistStage> stages_of(const json& list) {
+  std::vector<TwistStage> out;
+  for (const json& s : list) {
+    TwistStage t;
+    t.step = s["step"].get<double>();
+    auto take = [&](const char* key, bool& has, double range[2]) {
+      has = s.contains(key) && !s[key].is_null();
+      if (!has) return;
+      range[0] = s[key][0];
+      range[1] = s[key][1];
+    };
+    take("lin_vel_x", t.has_lin_vel_x, t.lin_vel_x);
+    take("lin_vel_y", t.has_lin_vel_y, t.lin_vel_y);
+    take("ang_vel_z", t.has_ang_vel_z, t.ang_vel_z);
+    out.push_back(t);
+  }
+  return out;
+}
+
+// The ranges apply_twist_stages gives at each of the case's steps, from its base ranges, against
+// mjlab's commands_vel run at the same steps (exact: both copy the numbers).
+void expect_curriculum(const json& c, const std::vector<TwistStage>& stages) {
+  const TwistRanges base = ranges_of(c["params"]["base"]);
+  const std::vector<int64_t> steps = c["params"]["steps"];
+  ASSERT_EQ(steps.size(), c["expected"].size());
+  for (size_t k = 0; k < steps.size(); ++k) {
+    TwistRanges r = base;
+    apply_twist_stages(r, stages.data(), static_cast<int>(stages.size()), steps[k]);
+    const json& e = c["expected"][k];
+    const std::string where = c["term"].get<std::string>() + " at step " + std::to_string(steps[k]);
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(r.lin_vel_x[i], e["lin_vel_x"][i].get<double>()) << where << " lin_vel_x";
+      EXPECT_EQ(r.lin_vel_y[i], e["lin_vel_y"][i].get<double>()) << where << " lin_vel_y";
+      EXPECT_EQ(r.ang_vel_z[i], e["ang_vel_z"][i].get<double>()) << where << " ang_vel_z";
+    }
+  }
+}
+
+TEST(VelocityTerms, CommandCurriculumStages) {
+  CASE_OR_SKIP("commands_vel_stages", c);
+  expect_curriculum(c, stages_of(c["params"]["stages"]));
+}
+
+// The tasks' default stages (the constants their options default to) against mjlab's own list,
+// read from its config: mjlab's first stage, at step 0, writes the command's own ranges again,
+// which is why the tasks start from their lin_vel_x and ang_vel_z options instead.
+TEST(VelocityTerms, CommandCurriculumDefaultsAreMjlabs) {
+  CASE_OR_SKIP("commands_vel", c);
+  const std::vector<TwistStage> mjlab = stages_of(c["params"]["stages"]);
+  ASSERT_EQ(mjlab.size(), 3u);
+  EXPECT_EQ(mjlab[0].step, 0.0);
+  const TwistRanges base = ranges_of(c["params"]["base"]), ours{};
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(mjlab[0].lin_vel_x[i], base.lin_vel_x[i]);
+    EXPECT_EQ(mjlab[0].ang_vel_z[i], base.ang_vel_z[i]);
+    EXPECT_EQ(ours.lin_vel_x[i], base.lin_vel_x[i]);
+    EXPECT_EQ(ours.lin_vel_y[i], base.lin_vel_y[i]);
+    EXPECT_EQ(ours.ang_vel_z[i], base.ang_vel_z[i]);
+  }
+  TwistStage defaults[2];
+  twist_stages(kCommandStage1Step, kCommandStage1LinVelX, kCommandStage1AngVelZ, kCommandStage2Step,
+               kCommandStage2LinVelX, defaults);
+  expect_curriculum(c, {defaults[0], defaults[1]});
+}
+
 }  // namespace
 }  // namespace myriad::envs::legged
