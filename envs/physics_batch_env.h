@@ -475,7 +475,6 @@ class PhysicsBatchEnv final : public BatchEnv {
                                   std::to_string(n_) + ", " + std::to_string(width) + "]");
     const at::Tensor snapshot = it->second.to(double_options()).contiguous();
     ep_.load(saved, own_tensors());  // checks every entry before it writes any
-    if constexpr (kTask) Env::curriculum(params_, curriculum_step());
     // A rollout saved under another seed ran on that seed's models.
     if (!resolved_.empty() && ep_.seed() != params_seed_) draw_params();
     runner_->load_snapshot(frame(nullptr), params_, snapshot.data_ptr<double>(), stream());

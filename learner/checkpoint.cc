@@ -208,6 +208,19 @@ void read_rms(torch::serialize::InputArchive& a, const std::string& key, Running
   r.count = read_tensor(a, key + ".count").to(device);
 }
 
+// A task env's curriculum clock in its rollout state (its step() calls since it was made). A
+// checkpoint written before the env kept one lacks it, and a rank that starts new episodes on
+// resume does not read it: both set it to the run's steps per env so far.
+constexpr const char* kEnvStepCount = "env.curriculum_step";
+
+void set_env_step_count(BatchEnv& env, int64_t steps) {
+  std::map<std::string, at::Tensor> state = env.save_rollout_state();
+  const auto it = state.find("curriculum_step");
+  if (it == state.end()) return;
+  it->second.fill_(steps);
+  env.load_rollout_state(state);
+}
+
 }  // namespace
 
 std::map<std::string, torch::Tensor> Trainer::rank_state() const {
@@ -241,8 +254,17 @@ void Trainer::load_rank_state(const std::map<std::string, torch::Tensor>& state)
   }
   gen_.set_state(get("generator"));
   std::map<std::string, torch::Tensor> env_state;
-  for (const auto& [key, _] : env_->save_rollout_state()) env_state[key] = get("env." + key);
+  bool count_missing = false;
+  for (const auto& [key, now] : env_->save_rollout_state()) {
+    if ("env." + key == kEnvStepCount && !state.count(kEnvStepCount)) {
+      count_missing = true;  // an older checkpoint: set from the run's updates below
+      env_state[key] = now;
+      continue;
+    }
+    env_state[key] = get("env." + key);
+  }
   env_->load_rollout_state(env_state);
+  if (count_missing) set_env_step_count(*env_, updates_ * cfg_.ppo.num_steps);
 }
 
 std::map<std::string, torch::Tensor> Trainer::gather_rank_states() const {
@@ -415,13 +437,20 @@ void Trainer::load_checkpoint(const std::string& path) {
     const std::string prefix = "rank" + std::to_string(rank_.rank) + ".";
     if (rank_.rank != 0 && has_world && world.item<int64_t>() == rank_.world_size) {
       std::map<std::string, torch::Tensor> mine;
-      for (const auto& [key, _] : rank_state()) mine[key] = read_tensor(a, prefix + key);
+      for (const auto& [key, _] : rank_state()) {
+        torch::Tensor t;
+        if (a.try_read(prefix + key, t, /*is_buffer=*/true))
+          mine[key] = t;
+        else if (key != kEnvStepCount)
+          throw std::invalid_argument("checkpoint lacks '" + prefix + key + "'");
+      }
       load_rank_state(mine);
       return;
     }
     const uint64_t seed = rank_seed(cfg_.run.seed + static_cast<uint64_t>(updates_), rank_.rank);
     gen_.set_current_seed(seed);
     env_->reset(seed);
+    set_env_step_count(*env_, updates_ * cfg_.ppo.num_steps);
     return;
   }
   const bool same_device_kind = saved_gen == (gen_.device().is_cpu() ? "cpu" : "cuda");
@@ -431,8 +460,15 @@ void Trainer::load_checkpoint(const std::string& path) {
               << ": the sampling generator restarts from (seed, updates)\n";
   }
   std::map<std::string, torch::Tensor> mine;
-  for (const auto& [key, _] : rank_state())
-    mine[key] = key == "generator" && !same_device_kind ? gen_.get_state() : read_tensor(a, key);
+  for (const auto& [key, _] : rank_state()) {
+    torch::Tensor t;
+    if (key == "generator" && !same_device_kind)
+      mine[key] = gen_.get_state();
+    else if (a.try_read(key, t, /*is_buffer=*/true))
+      mine[key] = t;
+    else if (key != kEnvStepCount)
+      throw std::invalid_argument("checkpoint lacks '" + key + "'");
+  }
   load_rank_state(mine);
 }
 

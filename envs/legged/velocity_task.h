@@ -18,10 +18,11 @@
 // Where it differs from mjlab: the random draws (Philox per (seed, env, episode, stream), not
 // torch's); the terminal step's observation is kept as final_obs (mjlab's rsl_rl bootstraps a
 // time-out from the value before the step); the command curriculum (command_vel: lin_vel_x and
-// ang_vel_z widened at 120,000 and 240,000 policy steps) widens the ranges at the step the env's
-// count reaches a stage (mjlab: at the first reset from then on, with hundreds of envs the same
-// step or the next few), and its first stage is the options lin_vel_x, ang_vel_z (mjlab's stage
-// at step 0 writes its own over the command's).
+// ang_vel_z widened at 120,000 policy steps, lin_vel_x again at 240,000) widens the ranges at the
+// step the env's count reaches a stage (mjlab: at the first reset from then on, with hundreds of
+// envs the same step or the next few), and its first stage is the options lin_vel_x, ang_vel_z
+// (mjlab's stage at step 0 writes its own over the command's); play mode keeps the training
+// ranges (mjlab's flat play configs widen them to the first stage's).
 //
 // Rough terrain (Robot::kRough: Go1-Velocity-Rough-v0, G1-Velocity-Rough-v0): the robot's scene
 // has one height field (envs/robots/models/*_terrain.xml) whose elevations the task generates at

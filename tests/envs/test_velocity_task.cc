@@ -470,7 +470,8 @@ TEST(VelocityTask, RolloutStateContinuesBitwise) {
 // Proves mjlab's command curriculum through the env: the ranges in force (logged as
 // curriculum_lin_vel_x_max and curriculum_ang_vel_z_max) widen at the step counts of the stages
 // (options, here 3 and 5 policy steps), a reset keeps the count and draws its commands from the
-// widened ranges, a rollout state carries the count into a fresh env, and play mode and
+// widened ranges (the first one too, at count 0), a rollout state carries the count into a
+// fresh env, and play mode and
 // command_curriculum=0 keep the options' ranges.
 TEST(VelocityTask, CommandCurriculumWidensTheRangesAtItsStages) {
   const int64_t n = 256;
@@ -493,17 +494,23 @@ TEST(VelocityTask, CommandCurriculumWidensTheRangesAtItsStages) {
   const auto saved = env->save_rollout_state();
   ASSERT_TRUE(saved.count("curriculum_step"));
   EXPECT_EQ(saved.at("curriculum_step").item<int64_t>(), 6);
-  // A reset draws every command from the stage-2 ranges: vx in [-2, 3], wz in [-0.7, 0.7].
+  // A reset draws every command from the stage-2 ranges: vx in [-2, 3], wz in [-0.7, 0.7]
+  // (about a fifth of the 256 envs above vx = 2 and below -1.2, 0.55 < |wz|).
   env->reset(61);
   env->step(random_actions(gen, n, 0.3));
   const at::Tensor vx = env->buffers().info.at("command_vx");
   const at::Tensor wz = env->buffers().info.at("command_wz");
-  EXPECT_GT(vx.max().item<double>(), 1.5);
+  EXPECT_GT(vx.max().item<double>(), 2.0);
   EXPECT_LT(vx.min().item<double>(), -1.2);
   EXPECT_LE(vx.max().item<double>(), 3.0);
   EXPECT_GE(vx.min().item<double>(), -2.0);
   EXPECT_GT(wz.abs().max().item<double>(), 0.55);
   EXPECT_LE(wz.abs().max().item<double>(), 0.7f);
+  // The first reset, at count 0, already applies a stage from step 0 (the commands the first
+  // step reports were drawn by it).
+  auto from_start = go1(n, 63, {{"command_stage1_step", 0}});
+  from_start->step(random_actions(gen, n, 0.3));
+  EXPECT_GT(from_start->buffers().info.at("command_vx").max().item<double>(), 1.2);
   // A fresh env (count 0) takes the count from a rollout state.
   auto fresh = go1(n, 62, stages);
   fresh->load_rollout_state(saved);
