@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "learner/checkpoint.h"
 #include "learner/collect.h"
 #include "learner/trainer.h"
 #include "myriad/registry.h"
@@ -186,10 +187,10 @@ TEST(Checkpoint, TheCurriculumClockResumesWithTheRun) {
   first.save_checkpoint(saved);
   {
     torch::serialize::InputArchive in;
-    in.load_from(saved);
+    load_archive(in, saved);
     torch::serialize::OutputArchive out;
     copy_archive(in, out, "env.curriculum_step");
-    out.save_to(older);
+    save_archive_atomically(out, older);
   }
   for (const std::string& path : {saved, older}) {
     TrainConfig c = config();
