@@ -449,8 +449,9 @@ void Trainer::load_checkpoint(const std::string& path) {
     }
     const uint64_t seed = rank_seed(cfg_.run.seed + static_cast<uint64_t>(updates_), rank_.rank);
     gen_.set_current_seed(seed);
-    env_->reset(seed);
+    // The count first: the reset draws the first commands from the ranges in force at it.
     set_env_step_count(*env_, updates_ * cfg_.ppo.num_steps);
+    env_->reset(seed);
     return;
   }
   const bool same_device_kind = saved_gen == (gen_.device().is_cpu() ? "cpu" : "cuda");

@@ -191,6 +191,10 @@ TEST(Checkpoint, TheCurriculumClockResumesWithTheRun) {
     torch::serialize::OutputArchive out;
     copy_archive(in, out, "env.curriculum_step");
     save_archive_atomically(out, older);
+    torch::serialize::InputArchive check;
+    load_archive(check, older);
+    torch::Tensor t;
+    ASSERT_FALSE(check.try_read("env.curriculum_step", t, /*is_buffer=*/true));
   }
   for (const std::string& path : {saved, older}) {
     TrainConfig c = config();
