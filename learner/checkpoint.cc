@@ -213,6 +213,17 @@ void read_rms(torch::serialize::InputArchive& a, const std::string& key, Running
 // resume does not read it: both set it to the run's steps per env so far.
 constexpr const char* kEnvStepCount = "env.curriculum_step";
 
+// Reads rank-state entry `key` (stored as prefix + key) into out; only the env's step count may be
+// missing.
+void read_rank_entry(torch::serialize::InputArchive& a, const std::string& prefix,
+                     const std::string& key, std::map<std::string, torch::Tensor>& out) {
+  torch::Tensor t;
+  if (a.try_read(prefix + key, t, /*is_buffer=*/true))
+    out[key] = t;
+  else if (key != kEnvStepCount)
+    throw std::invalid_argument("checkpoint lacks '" + prefix + key + "'");
+}
+
 void set_env_step_count(BatchEnv& env, int64_t steps) {
   std::map<std::string, at::Tensor> state = env.save_rollout_state();
   const auto it = state.find("curriculum_step");
@@ -437,13 +448,7 @@ void Trainer::load_checkpoint(const std::string& path) {
     const std::string prefix = "rank" + std::to_string(rank_.rank) + ".";
     if (rank_.rank != 0 && has_world && world.item<int64_t>() == rank_.world_size) {
       std::map<std::string, torch::Tensor> mine;
-      for (const auto& [key, _] : rank_state()) {
-        torch::Tensor t;
-        if (a.try_read(prefix + key, t, /*is_buffer=*/true))
-          mine[key] = t;
-        else if (key != kEnvStepCount)
-          throw std::invalid_argument("checkpoint lacks '" + prefix + key + "'");
-      }
+      for (const auto& [key, _] : rank_state()) read_rank_entry(a, prefix, key, mine);
       load_rank_state(mine);
       return;
     }
@@ -462,13 +467,10 @@ void Trainer::load_checkpoint(const std::string& path) {
   }
   std::map<std::string, torch::Tensor> mine;
   for (const auto& [key, _] : rank_state()) {
-    torch::Tensor t;
     if (key == "generator" && !same_device_kind)
       mine[key] = gen_.get_state();
-    else if (a.try_read(key, t, /*is_buffer=*/true))
-      mine[key] = t;
-    else if (key != kEnvStepCount)
-      throw std::invalid_argument("checkpoint lacks '" + key + "'");
+    else
+      read_rank_entry(a, "", key, mine);
   }
   load_rank_state(mine);
 }

@@ -301,7 +301,6 @@ struct VelocityTask {
     // before each step from twist_base, the options', and the stages).
     TwistRanges twist, twist_base;
     TwistStage stages[2];
-    int stage_count = 0;
     VelocityLayout layout;
     double physics_dt = 0;
     int joints = 0;
@@ -398,7 +397,7 @@ struct VelocityTask {
   // p.twist
   static void curriculum(Params& p, int64_t step) {
     p.twist = p.twist_base;
-    if (p.command_curriculum && !p.play) apply_twist_stages(p.twist, p.stages, p.stage_count, step);
+    if (p.command_curriculum && !p.play) apply_twist_stages(p.twist, p.stages, 2, step);
   }
 
   static std::string model_path(const std::map<std::string, std::string>&) {
@@ -1136,7 +1135,6 @@ void VelocityTask<Robot>::prepare(Params& p, const physics::Model<double>& m) {
                z1[2] = {p.command_stage1_ang_vel_z[0], p.command_stage1_ang_vel_z[1]},
                x2[2] = {p.command_stage2_lin_vel_x[0], p.command_stage2_lin_vel_x[1]};
   twist_stages(p.command_stage1_step, x1, z1, p.command_stage2_step, x2, p.stages);
-  p.stage_count = 2;
 }
 
 template <class Robot>

@@ -471,8 +471,7 @@ TEST(VelocityTask, RolloutStateContinuesBitwise) {
 // curriculum_lin_vel_x_max and curriculum_ang_vel_z_max) widen at the step counts of the stages
 // (options, here 3 and 5 policy steps), a reset keeps the count and draws its commands from the
 // widened ranges (the first one too, at count 0), a rollout state carries the count into a
-// fresh env, and play mode and
-// command_curriculum=0 keep the options' ranges.
+// fresh env, and play mode and command_curriculum=0 keep the options' ranges.
 TEST(VelocityTask, CommandCurriculumWidensTheRangesAtItsStages) {
   const int64_t n = 256;
   const EnvOptions stages = {{"command_stage1_step", 3}, {"command_stage2_step", 5}};
