@@ -87,21 +87,29 @@ EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   std::vector<int> winners(episodes, -1);
   std::vector<bool> finished(episodes, false);
   int64_t remaining = episodes;
-  // The error_* info keys, summed over the steps of each env's first episode.
-  std::vector<std::string> error_keys;
+  // The error_* and reward_* info keys, summed over the steps of each env's first episode.
+  std::vector<std::string> error_keys, reward_keys;
   if (!env->spec().multi_agent())
-    for (const auto& [name, value] : buf.info)
-      if (name.rfind("error_", 0) == 0 && value.dim() == 1) error_keys.push_back(name);
-  std::vector<double> error_sums(error_keys.size(), 0.0);
+    for (const auto& [name, value] : buf.info) {
+      if (value.dim() != 1) continue;
+      if (name.rfind("error_", 0) == 0) error_keys.push_back(name);
+      if (name.rfind("reward_", 0) == 0) reward_keys.push_back(name);
+    }
+  std::vector<double> error_sums(error_keys.size(), 0.0), reward_sums(reward_keys.size(), 0.0);
   int64_t error_steps = 0;
+  // Adds the steps' values of the envs still in their first episode to sums.
+  const auto add_unfinished = [&](const std::vector<std::string>& keys, std::vector<double>& sums) {
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const torch::Tensor v = buf.info.at(keys[k]).to(torch::kCPU, torch::kDouble).contiguous();
+      for (int64_t i = 0; i < episodes; ++i)
+        if (!finished[i]) sums[k] += v.data_ptr<double>()[i];
+    }
+  };
   // Every env runs exactly its first episode; the limit bounds the loop.
   for (int64_t t = 0; t < env->spec().max_episode_steps && remaining > 0; ++t) {
     env->step(p.act(buf.obs));
-    for (size_t k = 0; k < error_keys.size(); ++k) {
-      const torch::Tensor v = buf.info.at(error_keys[k]).to(torch::kCPU, torch::kDouble);
-      for (int64_t i = 0; i < episodes; ++i)
-        if (!finished[i]) error_sums[k] += v.data_ptr<double>()[i];
-    }
+    add_unfinished(error_keys, error_sums);
+    add_unfinished(reward_keys, reward_sums);
     if (!error_keys.empty())
       for (int64_t i = 0; i < episodes; ++i) error_steps += finished[i] ? 0 : 1;
     const torch::Tensor done = torch::logical_or(buf.terminated, buf.truncated).cpu();
@@ -123,6 +131,8 @@ EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
   for (size_t k = 0; k < error_keys.size(); ++k)
     result.errors[error_keys[k]] =
         error_sums[k] / static_cast<double>(std::max<int64_t>(error_steps, 1));
+  for (size_t k = 0; k < reward_keys.size(); ++k)
+    result.reward_terms[reward_keys[k]] = reward_sums[k] / static_cast<double>(episodes);
   double len = 0;
   for (double l : lengths) len += l;
   result.length_mean = len / episodes;

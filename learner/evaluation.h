@@ -32,6 +32,9 @@ struct EvalResult {
   // The env's error_* info keys (a task's command-tracking errors), each's mean per step over
   // the evaluated episodes.
   std::map<std::string, double> errors;
+  // The env's reward_* info keys (a task's weighted reward terms), each's sum over an episode,
+  // the mean over the evaluated episodes: the terms of return_mean.
+  std::map<std::string, double> reward_terms;
 };
 
 // Mean and (population) standard deviation; (0, 0) for none.

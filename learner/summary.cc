@@ -65,6 +65,7 @@ nlohmann::json summary_json(const TrainSummary& s) {
   if (!s.eval.teams.empty()) j["eval_teams"] = eval_teams_json(s.eval);
   if (std::isfinite(s.eval.draw_rate)) j["eval_draw_rate"] = s.eval.draw_rate;
   for (const auto& [key, value] : s.eval.errors) j["eval_" + key] = value;
+  for (const auto& [key, value] : s.eval.reward_terms) j["eval_" + key] = value;
   return j;
 }
 

@@ -160,6 +160,8 @@ py::dict eval_dict(const learner::EvalResult& r) {
     d["teams"] = teams;
   }
   if (std::isfinite(r.draw_rate)) d["draw_rate"] = r.draw_rate;
+  for (const auto& [key, value] : r.errors) d[py::str(key)] = value;
+  for (const auto& [key, value] : r.reward_terms) d[py::str(key)] = value;
   return d;
 }
 

@@ -64,6 +64,8 @@ void run_train(const TrainOptions& o) {
             << learner::eval_teams_text(s.eval);
   for (const auto& [key, value] : s.eval.errors)
     std::cout << std::setprecision(3) << "  " << key << ": " << value << " (mean per step)\n";
+  for (const auto& [key, value] : s.eval.reward_terms)
+    std::cout << std::setprecision(3) << "  " << key << ": " << value << " (mean per episode)\n";
   std::cout << std::setprecision(1) << "trained " << s.env_steps << " env steps in "
             << s.wall_seconds << " s; solved at "
             << (s.solved_seconds ? std::to_string(*s.solved_seconds) + " s" : "n/a") << "\n"
@@ -122,6 +124,7 @@ void run_eval(const EvalOptions& o) {
     if (std::isfinite(r.draw_rate)) j["draw_rate"] = r.draw_rate;
     if (!o.record.empty()) j["replay"] = o.record;
     for (const auto& [key, value] : r.errors) j[key] = value;
+    for (const auto& [key, value] : r.reward_terms) j[key] = value;
     std::cout << j.dump() << std::endl;
   } else {
     std::cout << std::fixed << std::setprecision(2) << p.config.env.id << ": mean return "
@@ -130,6 +133,8 @@ void run_eval(const EvalOptions& o) {
               << learner::eval_teams_text(r);
     for (const auto& [key, value] : r.errors)
       std::cout << "  " << key << ": " << value << " (mean per step)\n";
+    for (const auto& [key, value] : r.reward_terms)
+      std::cout << "  " << key << ": " << value << " (mean per episode)\n";
   }
 }
 

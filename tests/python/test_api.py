@@ -1002,6 +1002,20 @@ def test_load_policy_acts_on_numpy_and_torch(trained_run):
         myriad.load_policy("/nonexistent/last.pt")
 
 
+def test_evaluate_reports_tracking_errors_and_reward_terms(tmp_path):
+    # A legged task's evaluation holds its tracking errors and each reward term's mean episode
+    # sum (as `myriad eval --json` prints them); the terms add up to the return.
+    config = {"env": {"id": "Go1-Velocity-Flat-v0", "num_envs": 8, "device": "cpu"},
+              "ppo": {"num_steps": 8}, "run": {"total_env_steps": 1, "eval_episodes": 0},
+              "eval": {"record": False}}
+    summary = myriad.train(config, out=tmp_path / "go1")
+    result = myriad.load_policy(summary["checkpoint"]).evaluate(episodes=2, seed=3)
+    assert result["error_vel_xy"] >= 0 and result["error_vel_yaw"] >= 0
+    terms = {k: v for k, v in result.items() if k.startswith("reward_")}
+    assert len(terms) == 16 and result["reward_track_linear_velocity"] > 0
+    assert sum(terms.values()) == pytest.approx(result["return_mean"], rel=1e-3, abs=1e-3)
+
+
 EXPORT_SCRIPT = """
 import sys
 import importlib.util

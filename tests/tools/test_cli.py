@@ -3,6 +3,7 @@ bad input exits non-zero with a message naming what was wrong."""
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,25 @@ def test_task_configs_train_an_update(cfg, tmp_path):
     train = json.loads(run("eval", ckpt, "--episodes", 2, "--json", "--train-conditions").stdout)
     assert play["error_vel_xy"] >= 0 and train["error_vel_xy"] >= 0
     assert play != train
+    # Each reward term's mean episode sum is reported; together they make the return.
+    terms = {k: v for k, v in play.items() if k.startswith("reward_")}
+    assert {"reward_track_linear_velocity", "reward_track_angular_velocity"} <= terms.keys()
+    assert sum(terms.values()) == pytest.approx(play["return_mean"], rel=1e-3, abs=1e-3)
+    assert "eval_reward_track_linear_velocity" in summary
+    if cfg == "go1_velocity_flat_ppo":  # the sim-to-sim script over this run, on both sims
+        out = subprocess.run([sys.executable, SRC / "scripts/sim2sim_seeds.py", tmp_path / cfg,
+                              "--episodes", "2", "--myriad", BIN], capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "tracking reward kept on libmujoco over 1 runs" in out.stdout
+
+
+def test_tracking_seeds_reads_the_kept_go1_seeds():
+    runs = sorted((SRC / "docs/data/go1-flat").glob("seed*"))
+    out = subprocess.run([sys.executable, SRC / "scripts/tracking_seeds.py", *runs],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"play eval over {len(runs)} seeds" in out.stdout
 
 
 def test_eval_train_conditions_needs_a_play_mode(trained):
