@@ -15,7 +15,8 @@ namespace myriad::learner {
 // eval_episodes, diverged_episodes, world_size, ppo_math ("fused" or "libtorch"), params_crc32c,
 // checkpoint, run_dir, replay;
 // multi-agent envs add eval_teams (eval_teams_json) and, where the env decides winners,
-// eval_draw_rate; envs with error_* info keys (a task's tracking errors) add eval_error_*.
+// eval_draw_rate; envs with error_* info keys (a task's tracking errors) add eval_error_*, and
+// envs with reward_* info keys (reward terms) eval_reward_* (each term's mean episode sum).
 nlohmann::json summary_json(const TrainSummary& s);
 
 // A multi-agent evaluation's teams: [{name, learns, return_mean, return_std, win_rate}] (win_rate
