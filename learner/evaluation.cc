@@ -97,24 +97,38 @@ EvalResult evaluate(LoadedPolicy& p, int64_t episodes, uint64_t seed) {
     }
   std::vector<double> error_sums(error_keys.size(), 0.0), reward_sums(reward_keys.size(), 0.0);
   int64_t error_steps = 0;
+  // A step the framework cut as diverged (truncated before the episode limit with reward 0, as
+  // the physics kernels record it) adds nothing to the return; its info row (written before the
+  // cut: terms of a state that blew up, perhaps NaN) is left out of the sums too.
+  std::vector<bool> cut(episodes, false);
   // Adds the steps' values of the envs still in their first episode to sums.
   const auto add_unfinished = [&](const std::vector<std::string>& keys, std::vector<double>& sums) {
     for (size_t k = 0; k < keys.size(); ++k) {
       const torch::Tensor v = buf.info.at(keys[k]).to(torch::kCPU, torch::kDouble).contiguous();
       for (int64_t i = 0; i < episodes; ++i)
-        if (!finished[i]) sums[k] += v.data_ptr<double>()[i];
+        if (!finished[i] && !cut[i]) sums[k] += v.data_ptr<double>()[i];
     }
   };
   // Every env runs exactly its first episode; the limit bounds the loop.
   for (int64_t t = 0; t < env->spec().max_episode_steps && remaining > 0; ++t) {
     env->step(p.act(buf.obs));
-    add_unfinished(error_keys, error_sums);
-    add_unfinished(reward_keys, reward_sums);
-    if (!error_keys.empty())
-      for (int64_t i = 0; i < episodes; ++i) error_steps += finished[i] ? 0 : 1;
-    const torch::Tensor done = torch::logical_or(buf.terminated, buf.truncated).cpu();
+    const torch::Tensor terminated = buf.terminated.cpu(), truncated = buf.truncated.cpu();
     const torch::Tensor rets = buf.episode_return.cpu().contiguous(),
                         lens = buf.episode_length.cpu();
+    if (!error_keys.empty() || !reward_keys.empty()) {
+      const torch::Tensor reward = buf.reward.to(torch::kCPU, torch::kFloat).contiguous();
+      for (int64_t i = 0; i < episodes; ++i)
+        cut[i] = truncated.data_ptr<bool>()[i] && !terminated.data_ptr<bool>()[i] &&
+                 reward.data_ptr<float>()[i] == 0.0f &&
+                 lens.data_ptr<int32_t>()[i] < env->spec().max_episode_steps;
+    }
+    add_unfinished(error_keys, error_sums);
+    add_unfinished(reward_keys, reward_sums);
+    for (int64_t i = 0; i < episodes; ++i) {
+      if (!error_keys.empty()) error_steps += finished[i] || cut[i] ? 0 : 1;
+      if (!finished[i] && cut[i]) ++result.diverged;
+    }
+    const torch::Tensor done = torch::logical_or(terminated, truncated);
     const torch::Tensor wins = buf.winner.defined() ? buf.winner.cpu() : torch::Tensor();
     const bool* d = done.data_ptr<bool>();
     for (int64_t i = 0; i < episodes; ++i) {

@@ -32,9 +32,12 @@ struct EvalResult {
   // The env's error_* info keys (a task's command-tracking errors), each's mean per step over
   // the evaluated episodes.
   std::map<std::string, double> errors;
-  // The env's reward_* info keys (a task's weighted reward terms), each's sum over an episode,
-  // the mean over the evaluated episodes: the terms of return_mean.
+  // The env's reward_* info keys (its reward terms), each's sum over an episode, the mean over
+  // the evaluated episodes (the legged tasks' terms add up to return_mean). A step cut as
+  // diverged adds to neither these nor the errors.
   std::map<std::string, double> reward_terms;
+  // Envs with error_* or reward_* keys: the evaluated episodes that a diverged step ended.
+  int64_t diverged = 0;
 };
 
 // Mean and (population) standard deviation; (0, 0) for none.

@@ -162,6 +162,7 @@ py::dict eval_dict(const learner::EvalResult& r) {
   if (std::isfinite(r.draw_rate)) d["draw_rate"] = r.draw_rate;
   for (const auto& [key, value] : r.errors) d[py::str(key)] = value;
   for (const auto& [key, value] : r.reward_terms) d[py::str(key)] = value;
+  if (!r.errors.empty() || !r.reward_terms.empty()) d["diverged_episodes"] = r.diverged;
   return d;
 }
 

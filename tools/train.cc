@@ -125,6 +125,7 @@ void run_eval(const EvalOptions& o) {
     if (!o.record.empty()) j["replay"] = o.record;
     for (const auto& [key, value] : r.errors) j[key] = value;
     for (const auto& [key, value] : r.reward_terms) j[key] = value;
+    if (!r.errors.empty() || !r.reward_terms.empty()) j["diverged_episodes"] = r.diverged;
     std::cout << j.dump() << std::endl;
   } else {
     std::cout << std::fixed << std::setprecision(2) << p.config.env.id << ": mean return "
@@ -135,6 +136,8 @@ void run_eval(const EvalOptions& o) {
       std::cout << "  " << key << ": " << value << " (mean per step)\n";
     for (const auto& [key, value] : r.reward_terms)
       std::cout << "  " << key << ": " << value << " (mean per episode)\n";
+    if (r.diverged > 0)
+      std::cout << "  " << r.diverged << " episode(s) ended by a diverged step (cut, counted)\n";
   }
 }
 

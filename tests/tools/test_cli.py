@@ -122,7 +122,8 @@ def test_task_configs_train_an_update(cfg, tmp_path):
     # Each reward term's mean episode sum is reported; together they make the return.
     terms = {k: v for k, v in play.items() if k.startswith("reward_")}
     assert {"reward_track_linear_velocity", "reward_track_angular_velocity"} <= terms.keys()
-    assert sum(terms.values()) == pytest.approx(play["return_mean"], rel=1e-3, abs=1e-3)
+    assert sum(terms.values()) == pytest.approx(play["return_mean"], rel=1e-4, abs=1e-4)
+    assert play["diverged_episodes"] == 0
     assert "eval_reward_track_linear_velocity" in summary
     if cfg == "go1_velocity_flat_ppo":  # the sim-to-sim script over this run, on both sims
         out = subprocess.run([sys.executable, SRC / "scripts/sim2sim_seeds.py", tmp_path / cfg,
@@ -130,6 +131,21 @@ def test_task_configs_train_an_update(cfg, tmp_path):
                              timeout=300)
         assert out.returncode == 0, out.stdout + out.stderr
         assert "tracking reward kept on libmujoco over 1 runs" in out.stdout
+
+
+def test_eval_reward_terms_count_each_episode_to_its_end(tmp_path):
+    # An untrained Hopper falls at different steps in different envs: each env's terms stop at
+    # its own last step. reward_survive is 1 per healthy step and 0 on the step that falls, so
+    # its mean episode sum is the mean length less one; the terms add up to the return.
+    run("train", SRC / "configs/hopper_ppo.yaml", "--out", tmp_path / "h", "env.device=cpu",
+        "run.total_env_steps=1", "run.eval_episodes=0")
+    r = json.loads(run("eval", tmp_path / "h/checkpoints/last.pt", "--episodes", 8,
+                       "--json").stdout.strip().splitlines()[-1])
+    terms = {k: v for k, v in r.items() if k.startswith("reward_")}
+    assert set(terms) == {"reward_forward", "reward_ctrl", "reward_survive"}
+    assert r["length_mean"] < 1000 and r["diverged_episodes"] == 0
+    assert r["reward_survive"] == pytest.approx(r["length_mean"] - 1, abs=1e-6)
+    assert sum(terms.values()) == pytest.approx(r["return_mean"], rel=1e-4, abs=1e-4)
 
 
 def test_tracking_seeds_reads_the_kept_go1_seeds():
