@@ -98,19 +98,19 @@ MYRIAD_HD bool solve_lu6(T* A, const T* b, T* x) {
   return true;
 }
 
-// The free body b's own 6x6 solve: (M_b + h diag(damping_b) + h Bb) x = qfrc_b, Bb the velocity
-// derivative of its qfrc_bias (gyroscopic; the linear columns are zero). M_b is read from qH,
-// whose free-body rows hold M alone.
+// The free body b's own 6x6 system, (M_b + h diag(damping_b) + h Bb) x = qfrc_b, Bb the velocity
+// derivative of its qfrc_bias (gyroscopic; the linear columns are zero), in two parts.
+// implicit_free_matrix: (qH's free-body rows, which hold M alone; damping, poses, qvel) => the
+// matrix, written over the body's 6x6 block of qH, both triangles (qM's storage: the next
+// forward rebuilds it).
 template <class T>
-MYRIAD_HD void implicit_free_body(const ModelView<T>& m, EnvData<T>& d, int b, const T* qH, T h) {
-  const int a = m.jnt_dofadr[m.body_jntadr[b]];
-  T A[36];
+MYRIAD_HD void implicit_free_matrix(const ModelView<T>& m, EnvData<T>& d, int b, T h) {
+  const int nv = m.nv, a = m.jnt_dofadr[m.body_jntadr[b]];
+  T* A = d.qM + a * nv + a;  // A[r * nv + c]: row a + r, column a + c
   for (int r = 0; r < 6; ++r)
-    for (int c = 0; c < 6; ++c)
-      A[6 * r + c] = r >= c ? mat(const_cast<T*>(qH), m.nv, a + r, a + c)
-                            : mat(const_cast<T*>(qH), m.nv, a + c, a + r);
+    for (int c = r + 1; c < 6; ++c) A[r * nv + c] = A[c * nv + r];
   if (m.damper_enabled)
-    for (int r = 0; r < 6; ++r) A[7 * r] += h * m.dof_damping[a + r];
+    for (int r = 0; r < 6; ++r) A[r * nv + r] += h * m.dof_damping[a + r];
   const T* R = d.xmat + 9 * b;
   const T* Xi = d.ximat + 9 * b;
   const T mass = m.body_mass[b];
@@ -145,19 +145,36 @@ MYRIAD_HD void implicit_free_body(const ModelView<T>& m, EnvData<T>& d, int b, c
   mul33(rot, R, t1, /*a_transposed=*/true);
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) {
-      A[6 * r + 3 + c] += h * (-mass * lin[3 * r + c]);
-      A[6 * (3 + r) + 3 + c] += h * rot[3 * r + c];
+      A[r * nv + 3 + c] += h * (-mass * lin[3 * r + c]);
+      A[(3 + r) * nv + 3 + c] += h * rot[3 * r + c];
     }
-  // qfrc_b = (qfrc_smooth + qfrc_constraint)_b, the sum the tree solve started from (summed here
-  // again, not kept in an nv array: a GPU thread's stack).
-  T qfrc[6], x[6];
+}
+
+// implicit_free_solve: (the matrix, qfrc_smooth + qfrc_constraint) => the body's qacc_int, by LU
+// with partial pivoting (left as the tree solve gave it when a pivot is below kMinVal).
+template <class T>
+MYRIAD_HD void implicit_free_solve(const ModelView<T>& m, EnvData<T>& d, int b) {
+  const int nv = m.nv, a = m.jnt_dofadr[m.body_jntadr[b]];
+  T A[36], qfrc[6], x[6];
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c < 6; ++c) A[6 * r + c] = d.qM[(a + r) * nv + a + c];
+  // qfrc_b: the sum the tree solve started from (summed here again, not kept in an nv array: a
+  // GPU thread's stack).
   for (int k = 0; k < 6; ++k) qfrc[k] = d.qfrc_smooth[a + k] + d.qfrc_constraint[a + k];
   if (solve_lu6(A, qfrc, x))
     for (int k = 0; k < 6; ++k) d.qacc_int[a + k] = x[k];
 }
 
+// implicitfast in three parts, which the staged launch runs as kernels of their own (the tree's
+// factorization, the free bodies' gyroscopic matrices and their 6x6 LU then do not share one GPU
+// thread's registers):
+// implicit_fast_solve: (qM, dof and tendon damping, ten_J, actuator_force, ctrl, qfrc_smooth,
+//   qfrc_constraint) => (qH in qM's storage, its factor qLD, qacc_int of the tree solve);
+// implicit_free_bodies: each free body solved alone, its matrix (implicit_free_matrix);
+// implicit_fast_finish: their LU solves (implicit_free_solve), then (qacc_int, qvel) => (qvel,
+//   qpos, time, qacc_warmstart).
 template <class T>
-MYRIAD_HD void implicit_fast(const ModelView<T>& m, EnvData<T>& d) {
+MYRIAD_HD void implicit_fast_solve(const ModelView<T>& m, EnvData<T>& d) {
   const T h = m.timestep;
   const int nv = m.nv;
   // qH = M - h qDeriv, in qM's storage (the next forward rebuilds qM).
@@ -191,12 +208,30 @@ MYRIAD_HD void implicit_fast(const ModelView<T>& m, EnvData<T>& d) {
   factor(m, qH, d.qLD, d.qLDiagInv);
   for (int i = 0; i < nv; ++i) d.qacc_int[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i];
   solve(m, d.qLD, d.qLDiagInv, d.qacc_int);
+}
+
+template <class T>
+MYRIAD_HD void implicit_free_bodies(const ModelView<T>& m, EnvData<T>& d) {
   for (int b = 1; b < m.nbody; ++b)
-    if (m.body_implicit_free[b]) implicit_free_body(m, d, b, qH, h);
-  for (int i = 0; i < nv; ++i) d.qvel[i] += h * d.qacc_int[i];
+    if (m.body_implicit_free[b]) implicit_free_matrix(m, d, b, m.timestep);
+}
+
+template <class T>
+MYRIAD_HD void implicit_fast_finish(const ModelView<T>& m, EnvData<T>& d) {
+  const T h = m.timestep;
+  for (int b = 1; b < m.nbody; ++b)
+    if (m.body_implicit_free[b]) implicit_free_solve(m, d, b);
+  for (int i = 0; i < m.nv; ++i) d.qvel[i] += h * d.qacc_int[i];
   integrate_pos(m, d.qpos, d.qvel, h);
   d.time[0] += h;
-  for (int i = 0; i < nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
+  for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
+}
+
+template <class T>
+MYRIAD_HD void implicit_fast(const ModelView<T>& m, EnvData<T>& d) {
+  implicit_fast_solve(m, d);
+  implicit_free_bodies(m, d);
+  implicit_fast_finish(m, d);
 }
 
 }  // namespace myriad::physics

@@ -240,6 +240,22 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
     r.candidate_pairs.insert(r.candidate_pairs.end(), {p.geom1, p.geom2, p.pair});
   r.ncon_max = collision::max_contacts(cm, pairs.data(), n);
   r.ncon_scratch = collision::pair_scratch(cm, pairs.data(), n);
+  // The staged collision's slots and its kernels' pair lists (collide.h, physics/launch.h): the
+  // candidates group by group, each group in candidate order, the pairs without contacts last.
+  r.candidate_slot.assign(n, 0);
+  collision::candidate_slots(cm, pairs.data(), n, r.candidate_slot.data());
+  int in_group[collision::kNumPairGroups] = {};
+  for (int g : {int{collision::kPairsPrimitive}, int{collision::kPairsBoxBox},
+                int{collision::kPairsCcd}, -1})
+    for (int i = 0; i < n; ++i)
+      if (collision::pair_group(m->geom_type[pairs[i].geom1], m->geom_type[pairs[i].geom2]) == g) {
+        r.candidate_grouped.push_back(i);
+        if (g >= 0) ++in_group[g];
+      }
+  r.ncandidate_primitive = in_group[collision::kPairsPrimitive];
+  r.ncandidate_box_box = in_group[collision::kPairsBoxBox];
+  if (in_group[collision::kPairsCcd] != r.nccd_pairs)
+    throw std::logic_error("import: GJK/EPA pairs counted two ways differ");
   r.nefc_max = nefc;
   r.nsolver_scratch = static_cast<int32_t>(constraint::solver_scratch_size(r.nv, nefc));
 }
@@ -554,7 +570,15 @@ Model<double> import_model(const mjModel* m) {
         m->tree_dofnum[m->dof_treeid[m->jnt_dofadr[m->body_jntadr[b]]]] == 6 &&
         m->body_subtreemass[b] == m->body_mass[b])
       r.body_implicit_free[b] = 1;
+  for (int b = 0; b < m->nbody; ++b) r.nbody_implicit_free += r.body_implicit_free[b];
   for (int g = 0; g < m->ngeom; ++g) r.geom_rayvisible.push_back(geom_ray_visible(m, g) ? 1 : 0);
+  // The sensors' parts, each a kernel of its own in the staged launch (physics/sensor.h).
+  for (int s = 0; s < m->nsensor; ++s) {
+    const SensorPart part = sensor_part(m->sensor_type[s]);
+    r.nsensor_acc += part == SensorPart::kAcc;
+    r.nsensor_rangefinder += part == SensorPart::kRangefinder;
+    r.nsensor_touch += part == SensorPart::kTouch;
+  }
   r.collision = 0;  // MuJoCo 3: explicit and dynamic pairs, merged
   r.gravity_enabled = !(flags & mjDSBL_GRAVITY);
   r.spring_enabled = !(flags & mjDSBL_SPRING);

@@ -70,9 +70,7 @@ void launch_step(const ModelView<T>& m, const BatchView<T>& b, int64_t n, int su
 // The named stages of the staged launch.
 enum class Stage {
   kPosition,
-  kCollision,
-  kCollisionNoBoxBox,
-  kCollisionCcd,
+  kCollisionGather,
   kConstraintRows,
   kVelocity,
   kActuation,
@@ -80,8 +78,13 @@ enum class Stage {
   kConstraintSolve,
   kBodyForces,
   kSensors,
+  kSensorsAcc,
+  kSensorsRangefinder,
+  kSensorsTouch,
   kEuler,
   kImplicitFast,
+  kImplicitFreeBodies,
+  kImplicitFastFinish,
   kRk4Begin,
   kRk4StageBegin,
   kRk4StageEnd,
@@ -98,9 +101,7 @@ struct StageFn {
   int rk_stage;
   MYRIAD_HD void operator()(EnvData<T>& e) const {
     if constexpr (S == Stage::kPosition) forward_position(m, e);
-    if constexpr (S == Stage::kCollision) collision_stage<T, true, false>(m, e);
-    if constexpr (S == Stage::kCollisionNoBoxBox) collision_stage<T, false, false>(m, e);
-    if constexpr (S == Stage::kCollisionCcd) collision_stage<T, true, true>(m, e);
+    if constexpr (S == Stage::kCollisionGather) collision_gather(m, e);
     if constexpr (S == Stage::kConstraintRows) forward_constraint_rows(m, e);
     if constexpr (S == Stage::kVelocity) forward_velocity(m, e);
     if constexpr (S == Stage::kActuation) actuation(m, e);
@@ -109,9 +110,15 @@ struct StageFn {
     if constexpr (S == Stage::kConstraintSolve) constraint::solve(constraint::SerialGroup{}, m, e);
     // post_constraint in two launches: each keeps its own (smaller) stack frame.
     if constexpr (S == Stage::kBodyForces) constraint::body_forces(m, e);
-    if constexpr (S == Stage::kSensors) sensors(m, e);
+    // The sensors in parts (physics/sensor.h): the plain ones, mj_rnePostConstraint's, the rays.
+    if constexpr (S == Stage::kSensors) sensors<T, SensorPart::kPlain>(m, e);
+    if constexpr (S == Stage::kSensorsAcc) sensors<T, SensorPart::kAcc>(m, e);
+    if constexpr (S == Stage::kSensorsRangefinder) sensors<T, SensorPart::kRangefinder>(m, e);
+    if constexpr (S == Stage::kSensorsTouch) sensors<T, SensorPart::kTouch>(m, e);
     if constexpr (S == Stage::kEuler) euler_semi_implicit(m, e);
-    if constexpr (S == Stage::kImplicitFast) implicit_fast(m, e);
+    if constexpr (S == Stage::kImplicitFast) implicit_fast_solve(m, e);
+    if constexpr (S == Stage::kImplicitFreeBodies) implicit_free_bodies(m, e);
+    if constexpr (S == Stage::kImplicitFastFinish) implicit_fast_finish(m, e);
     if constexpr (S == Stage::kRk4Begin) rk4_begin(m, e);
     if constexpr (S == Stage::kRk4StageBegin) rk4_stage_begin(m, e, rk_stage);
     if constexpr (S == Stage::kRk4StageEnd) rk4_stage_end(m, e, rk_stage);
@@ -130,6 +137,23 @@ struct StageKernel {
     if (only.skips(i)) return;
     EnvData<T> e = b.env(i);
     stage(e);
+  }
+};
+
+// Collision over (env, candidate pair): thread t collides pair candidate_grouped[first + t %
+// count] of env t / count into its slot (pipeline.h's collision_pair); a kernel per PairGroup, so
+// each carries only its own pair functions' registers and stack.
+template <int kGroup, class T>
+struct CollidePairs {
+  BatchView<T> b;
+  ModelView<T> m;
+  int first, count;
+  EnvMask only;
+  MYRIAD_HD void operator()(int64_t t) const {
+    const int64_t i = t / count;
+    if (only.skips(i)) return;
+    EnvData<T> e = b.env(i);
+    collision_pair<T, kGroup>(m, e, m.candidate_grouped[first + static_cast<int>(t % count)]);
   }
 };
 
@@ -162,6 +186,29 @@ void launch_stage(const char* name, const ModelView<T>& m, const BatchView<T>& b
                stream, /*min_parallel=*/2);
 }
 
+// The collision stage as its launches: a kernel per pair group the model has, then the gather.
+template <Device D, class T>
+void launch_collision(const ModelView<T>& m, const BatchView<T>& b, int64_t n, DeviceId device,
+                      void* stream, EnvMask only) {
+  using collision::kPairsBoxBox;
+  using collision::kPairsCcd;
+  using collision::kPairsPrimitive;
+  const DeviceId dev{D, device.index};
+  const int primitive = m.ncandidate_primitive, box_box = m.ncandidate_box_box;
+  const int ccd = m.nccd_pairs;
+  if (primitive > 0)
+    parallel_for(dev, "physics.collision_primitive", n * primitive,
+                 CollidePairs<kPairsPrimitive, T>{b, m, 0, primitive, only}, stream, 2);
+  if (box_box > 0)
+    parallel_for(dev, "physics.collision_box_box", n * box_box,
+                 CollidePairs<kPairsBoxBox, T>{b, m, primitive, box_box, only}, stream, 2);
+  if (ccd > 0)
+    parallel_for(dev, "physics.collision_ccd", n * ccd,
+                 CollidePairs<kPairsCcd, T>{b, m, primitive + box_box, ccd, only}, stream, 2);
+  launch_stage<D, Stage::kCollisionGather>("physics.collision_gather", m, b, n, device, stream, 0,
+                                           only);
+}
+
 }  // namespace detail
 
 // mj_forward on n envs (those `only` keeps), stage by stage (pipeline.h's forward, in its order).
@@ -170,15 +217,8 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t
                            void* stream = nullptr, EnvMask only = {}) {
   using detail::launch_stage;
   launch_stage<D, Stage::kPosition>("physics.position", m, b, n, device, stream, 0, only);
-  // Collision sized to the model's worst pair: without box-box unless the model has such a pair,
-  // without GJK/EPA unless it has a height-field or convex pair.
-  if (m.nccd_pairs > 0)
-    launch_stage<D, Stage::kCollisionCcd>("physics.collision", m, b, n, device, stream, 0, only);
-  else if (m.ncon_scratch > 0)
-    launch_stage<D, Stage::kCollision>("physics.collision", m, b, n, device, stream, 0, only);
-  else
-    launch_stage<D, Stage::kCollisionNoBoxBox>("physics.collision", m, b, n, device, stream, 0,
-                                               only);
+  // Collision over (env, pair), a kernel per group of pair functions, then a gather per env.
+  detail::launch_collision<D>(m, b, n, device, stream, only);
   launch_stage<D, Stage::kConstraintRows>("physics.constraint_rows", m, b, n, device, stream, 0,
                                           only);
   launch_stage<D, Stage::kVelocity>("physics.velocity", m, b, n, device, stream, 0, only);
@@ -194,7 +234,17 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t
     launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, b, n, device, stream, 0,
                                              only);
   launch_stage<D, Stage::kBodyForces>("physics.body_forces", m, b, n, device, stream, 0, only);
-  launch_stage<D, Stage::kSensors>("physics.sensors", m, b, n, device, stream, 0, only);
+  // The sensors' parts, each launched for a model that has such a sensor.
+  if (m.nsensor > m.nsensor_acc + m.nsensor_rangefinder + m.nsensor_touch)
+    launch_stage<D, Stage::kSensors>("physics.sensors", m, b, n, device, stream, 0, only);
+  if (m.nsensor_acc > 0)
+    launch_stage<D, Stage::kSensorsAcc>("physics.sensors_acc", m, b, n, device, stream, 0, only);
+  if (m.nsensor_rangefinder > 0)
+    launch_stage<D, Stage::kSensorsRangefinder>("physics.sensors_rangefinder", m, b, n, device,
+                                                stream, 0, only);
+  if (m.nsensor_touch > 0)
+    launch_stage<D, Stage::kSensorsTouch>("physics.sensors_touch", m, b, n, device, stream, 0,
+                                          only);
 }
 
 // `substeps` mj_step on n envs, stage by stage: forward's stages, then the integrator's
@@ -207,6 +257,11 @@ void launch_step_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t n,
     launch_forward_staged<D>(m, b, n, device, stream);
     if (m.integrator == kImplicitFast) {
       launch_stage<D, Stage::kImplicitFast>("physics.implicit_fast", m, b, n, device, stream);
+      if (m.nbody_implicit_free > 0)
+        launch_stage<D, Stage::kImplicitFreeBodies>("physics.implicit_free_bodies", m, b, n, device,
+                                                    stream);
+      launch_stage<D, Stage::kImplicitFastFinish>("physics.implicit_fast_finish", m, b, n, device,
+                                                  stream);
       continue;
     }
     if (m.integrator != kRK4) {

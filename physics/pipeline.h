@@ -468,16 +468,31 @@ MYRIAD_HD void actuation(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
 // mj_collision: (geom_xpos, geom_xmat) => (contact, ncon) over the model's candidate pairs. The
 // contact list has the model's bound (ncon_max) plus the pair functions' room (ncon_scratch), so
 // no contact is ever dropped.
-// kBoxBox false: the stage compiled without box-box, for a model without such a pair (its
-// ncon_scratch is 0); kCcd false: without GJK/EPA (nccd_pairs 0); the staged launch
-// picks them so (physics/launch.h).
-template <class T, bool kBoxBox = true, bool kCcd = true>
+template <class T>
 MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
   const collision::CollisionModel<T> cm = collision::collision_model<T>(m);
   const auto* pairs = reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs);
-  d.ncon[0] = T(collision::collide<T, kBoxBox, kCcd>(cm, pairs, m.ncandidate, d.geom_xpos,
-                                                     d.geom_xmat, constraint::contacts_of(d),
-                                                     m.ncon_max + m.ncon_scratch));
+  d.ncon[0] = T(collision::collide(cm, pairs, m.ncandidate, d.geom_xpos, d.geom_xmat,
+                                   constraint::contacts_of(d), m.ncon_max + m.ncon_scratch));
+}
+
+// The same in the staged launch's two steps (physics/launch.h; collide.h's collide_into_slot and
+// gather_contacts): candidate pair ip, of group kGroup, for one env: (geom_xpos, geom_xmat) =>
+// (its contacts in its slot of the list, pair_ncon[ip]); then per env (pair_ncon, the slots) =>
+// (contact, ncon), collision_stage's bits.
+template <class T, int kGroup>
+MYRIAD_HD void collision_pair(const ModelView<T>& m, EnvData<T>& d, int ip) {
+  collision::collide_into_slot<T, kGroup>(
+      collision::collision_model<T>(m),
+      reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs), m.candidate_slot, ip,
+      d.geom_xpos, d.geom_xmat, constraint::contacts_of(d), d.pair_ncon);
+}
+template <class T>
+MYRIAD_HD void collision_gather(const ModelView<T>& m, EnvData<T>& d) {
+  const auto* pairs = reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs);
+  d.ncon[0] =
+      T(collision::gather_contacts(collision::collision_model<T>(m), pairs, m.candidate_slot,
+                                   m.ncandidate, d.pair_ncon, constraint::contacts_of(d)));
 }
 
 // mj_forward's stages, grouped as MuJoCo's engine_forward.c. forward() runs them in order for

@@ -59,6 +59,21 @@ enum SensorType : int32_t {
 enum SensorObject : int32_t { kObjBody = 1, kObjXBody = 2, kObjGeom = 5, kObjSite = 6 };
 enum SensorDataType : int32_t { kDataReal = 0, kDataPositive = 1 };
 
+// The sensors in four parts, each a kernel of its own in the staged launch (physics/launch.h): the
+// rangefinder (a ray cast into the scene, height fields included), touch (a ray per contact) and
+// the sensors that need mj_rnePostConstraint's body pass hold most of a GPU thread's registers
+// and stack, and most models have none of them. kAll: every sensor in one pass (the fused step's).
+enum class SensorPart { kAll, kPlain, kAcc, kRangefinder, kTouch };
+
+MYRIAD_HD SensorPart sensor_part(int type) {
+  if (type == kSensRangefinder) return SensorPart::kRangefinder;
+  if (type == kSensTouch) return SensorPart::kTouch;
+  if (type == kSensAccelerometer || type == kSensForce || type == kSensTorque ||
+      type == kSensFrameLinAcc || type == kSensFrameAngAcc)
+    return SensorPart::kAcc;
+  return SensorPart::kPlain;
+}
+
 namespace sensor_detail {
 
 using collision::detail::mul_mat_t_vec3;  // res = mat' v: a world vector in a frame's axes
@@ -269,189 +284,227 @@ MYRIAD_HD T touch(const ModelView<T>& m, const EnvData<T>& d, const Frame<T>& si
   return sum;
 }
 
+// Sensor s of the plain part: positions, velocities, forces read from forward's outputs, the
+// clock.
+template <class T>
+MYRIAD_HD void plain_sensor(const ModelView<T>& m, const EnvData<T>& d, int s, T* out) {
+  const int type = m.sensor_type[s], obj = m.sensor_objid[s], objtype = m.sensor_objtype[s];
+  const int ref = m.sensor_refid[s], reftype = m.sensor_reftype[s];
+  switch (type) {
+    case kSensMagnetometer: {
+      Frame<T> f;
+      frame_of(m, d, kObjSite, obj, f);
+      mul_mat_t_vec3(out, f.mat, m.magnetic);
+      break;
+    }
+    case kSensJointPos:
+      out[0] = d.qpos[m.jnt_qposadr[obj]];
+      break;
+    case kSensJointVel:
+      out[0] = d.qvel[m.jnt_dofadr[obj]];
+      break;
+    case kSensTendonPos:
+      out[0] = d.ten_length[obj];
+      break;
+    case kSensTendonVel:
+      out[0] = d.ten_velocity[obj];
+      break;
+    case kSensActuatorFrc:
+      out[0] = d.actuator_force[obj];
+      break;
+    case kSensJointActFrc:
+      out[0] = d.qfrc_actuator[m.jnt_dofadr[obj]];
+      break;
+    case kSensBallQuat:
+      for (int k = 0; k < 4; ++k) out[k] = d.qpos[m.jnt_qposadr[obj] + k];
+      normalize4(out);
+      break;
+    case kSensBallAngVel:
+      for (int k = 0; k < 3; ++k) out[k] = d.qvel[m.jnt_dofadr[obj] + k];
+      break;
+    case kSensFramePos:
+    case kSensFrameXAxis:
+    case kSensFrameYAxis:
+    case kSensFrameZAxis: {
+      Frame<T> f;
+      frame_of(m, d, objtype, obj, f);
+      T v[3];
+      if (type == kSensFramePos) {
+        for (int k = 0; k < 3; ++k) v[k] = f.pos[k];
+      } else {
+        const int a = type - kSensFrameXAxis;
+        for (int k = 0; k < 3; ++k) v[k] = f.mat[a + 3 * k];
+      }
+      if (ref < 0) {
+        for (int k = 0; k < 3; ++k) out[k] = v[k];
+      } else {
+        Frame<T> r;
+        frame_of(m, d, reftype, ref, r);
+        if (type == kSensFramePos)
+          for (int k = 0; k < 3; ++k) v[k] -= r.pos[k];
+        mul_mat_t_vec3(out, r.mat, v);
+      }
+      break;
+    }
+    case kSensFrameQuat: {
+      T q[4];
+      quat_of(m, d, objtype, obj, q);
+      if (ref < 0) {
+        for (int k = 0; k < 4; ++k) out[k] = q[k];
+      } else {
+        T rq[4];
+        quat_of(m, d, reftype, ref, rq);
+        for (int k = 1; k < 4; ++k) rq[k] = -rq[k];
+        mul_quat(out, rq, q);
+      }
+      break;
+    }
+    case kSensSubtreeCom:
+      for (int k = 0; k < 3; ++k) out[k] = d.subtree_com[3 * obj + k];
+      break;
+    case kSensVelocimeter:
+    case kSensGyro: {
+      Frame<T> f;
+      frame_of(m, d, kObjSite, obj, f);
+      T v[6];
+      object_velocity(m, d, f, true, v);
+      for (int k = 0; k < 3; ++k) out[k] = v[(type == kSensGyro ? 0 : 3) + k];
+      break;
+    }
+    case kSensFrameLinVel:
+    case kSensFrameAngVel: {
+      Frame<T> f;
+      frame_of(m, d, objtype, obj, f);
+      T v[6];
+      object_velocity(m, d, f, false, v);
+      if (ref >= 0) {
+        Frame<T> r;
+        frame_of(m, d, reftype, ref, r);
+        T vr[6], rel[6], arm[3], c[3];
+        object_velocity(m, d, r, false, vr);
+        for (int k = 0; k < 6; ++k) rel[k] = v[k] - vr[k];
+        for (int k = 0; k < 3; ++k) arm[k] = f.pos[k] - r.pos[k];
+        cross3(c, arm, vr);
+        for (int k = 0; k < 3; ++k) rel[3 + k] += c[k];
+        mul_mat_t_vec3(v, r.mat, rel);
+        mul_mat_t_vec3(v + 3, r.mat, rel + 3);
+      }
+      for (int k = 0; k < 3; ++k) out[k] = v[(type == kSensFrameAngVel ? 0 : 3) + k];
+      break;
+    }
+    case kSensSubtreeLinVel:
+      for (int k = 0; k < 3; ++k) out[k] = d.subtree_linvel[3 * obj + k];
+      break;
+    case kSensSubtreeAngMom:
+      for (int k = 0; k < 3; ++k) out[k] = d.subtree_angmom[3 * obj + k];
+      break;
+    case kSensClock:
+      out[0] = d.time[0];
+      break;
+    default:
+      break;
+  }
+}
+
+// Sensor s of the acceleration part: from mj_rnePostConstraint's cacc and cfrc_int.
+template <class T>
+MYRIAD_HD void acc_sensor(const ModelView<T>& m, const EnvData<T>& d, int s, T* out) {
+  const int type = m.sensor_type[s], obj = m.sensor_objid[s], objtype = m.sensor_objtype[s];
+  switch (type) {
+    case kSensAccelerometer:
+    case kSensFrameLinAcc:
+    case kSensFrameAngAcc: {
+      Frame<T> f;
+      frame_of(m, d, type == kSensAccelerometer ? int(kObjSite) : objtype, obj, f);
+      T a[6];
+      object_acceleration(m, d, f, type == kSensAccelerometer, a);
+      for (int k = 0; k < 3; ++k) out[k] = a[(type == kSensFrameAngAcc ? 0 : 3) + k];
+      break;
+    }
+    case kSensForce:
+    case kSensTorque: {
+      Frame<T> f;
+      frame_of(m, d, kObjSite, obj, f);
+      const int b = m.site_bodyid[obj];
+      T w[6];
+      transform_spatial(w, d.cfrc_int + 6 * b, true, f.pos, d.subtree_com + 3 * m.body_rootid[b],
+                        f.mat);
+      for (int k = 0; k < 3; ++k) out[k] = w[(type == kSensTorque ? 0 : 3) + k];
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+// Rangefinder s: along the site's z axis, every geom group, static geoms included, not the
+// site's body.
+template <class T>
+MYRIAD_HD void rangefinder(const ModelView<T>& m, const EnvData<T>& d, int s, T* out) {
+  Frame<T> f;
+  frame_of(m, d, kObjSite, m.sensor_objid[s], f);
+  const T dir[3] = {f.mat[2], f.mat[5], f.mat[8]};
+  ray::RayFilter filter;
+  filter.exclude_body = f.body;
+  out[0] = ray::scene(m, d.geom_xpos, d.geom_xmat, f.pos, dir, filter);
+}
+
+// Touch sensor s (touch() above).
+template <class T>
+MYRIAD_HD void touch_sensor(const ModelView<T>& m, const EnvData<T>& d, int s, T* out) {
+  Frame<T> f;
+  frame_of(m, d, kObjSite, m.sensor_objid[s], f);
+  out[0] = touch(m, d, f, m.sensor_objid[s]);
+}
+
+// MuJoCo's cutoff: real values clipped to [-cutoff, cutoff], positive ones to cutoff.
+template <class T>
+MYRIAD_HD void sensor_cutoff(const ModelView<T>& m, int s, T* out) {
+  const T cutoff = m.sensor_cutoff[s];
+  if (cutoff <= T(0)) return;
+  for (int k = 0; k < m.sensor_dim[s]; ++k) {
+    if (m.sensor_datatype[s] == kDataReal) {
+      out[k] = out[k] < -cutoff ? -cutoff : out[k] > cutoff ? cutoff : out[k];
+    } else if (m.sensor_datatype[s] == kDataPositive && out[k] > cutoff) {
+      out[k] = cutoff;
+    }
+  }
+}
+
 }  // namespace sensor_detail
 
-// Every sensor of the model: (forward's outputs) => sensordata. A no-op without sensors.
-template <class T>
+// Every sensor of the model, or one part of them: (forward's outputs) => sensordata. A no-op
+// without sensors. Each sensor writes only its own values, so the parts may run in any order.
+template <class T, SensorPart P = SensorPart::kAll>
 MYRIAD_HD void sensors(const ModelView<T>& m, EnvData<T>& d) {
   using namespace sensor_detail;
   if (m.nsensor == 0) return;
+  constexpr bool kPlain = P == SensorPart::kAll || P == SensorPart::kPlain;
+  constexpr bool kAcc = P == SensorPart::kAll || P == SensorPart::kAcc;
+  constexpr bool kRangefinder = P == SensorPart::kAll || P == SensorPart::kRangefinder;
+  constexpr bool kTouch = P == SensorPart::kAll || P == SensorPart::kTouch;
   bool need_rne_post = false, need_subtree = false;
   for (int s = 0; s < m.nsensor; ++s) {
     const int type = m.sensor_type[s];
-    need_rne_post = need_rne_post || type == kSensAccelerometer || type == kSensForce ||
-                    type == kSensTorque || type == kSensFrameLinAcc || type == kSensFrameAngAcc;
+    need_rne_post = need_rne_post || sensor_part(type) == SensorPart::kAcc;
     need_subtree = need_subtree || type == kSensSubtreeLinVel || type == kSensSubtreeAngMom;
   }
-  if (need_rne_post) rne_post_constraint(m, d);
-  if (need_subtree) subtree_velocity(m, d);
-
+  if (kAcc && need_rne_post) rne_post_constraint(m, d);
+  if (kPlain && need_subtree) subtree_velocity(m, d);
   for (int s = 0; s < m.nsensor; ++s) {
-    const int type = m.sensor_type[s], obj = m.sensor_objid[s], objtype = m.sensor_objtype[s];
-    const int ref = m.sensor_refid[s], reftype = m.sensor_reftype[s];
+    const SensorPart part = sensor_part(m.sensor_type[s]);
     T* out = d.sensordata + m.sensor_adr[s];
-    switch (type) {
-      case kSensMagnetometer: {
-        Frame<T> f;
-        frame_of(m, d, kObjSite, obj, f);
-        mul_mat_t_vec3(out, f.mat, m.magnetic);
-        break;
-      }
-      case kSensJointPos:
-        out[0] = d.qpos[m.jnt_qposadr[obj]];
-        break;
-      case kSensJointVel:
-        out[0] = d.qvel[m.jnt_dofadr[obj]];
-        break;
-      case kSensTendonPos:
-        out[0] = d.ten_length[obj];
-        break;
-      case kSensTendonVel:
-        out[0] = d.ten_velocity[obj];
-        break;
-      case kSensActuatorFrc:
-        out[0] = d.actuator_force[obj];
-        break;
-      case kSensJointActFrc:
-        out[0] = d.qfrc_actuator[m.jnt_dofadr[obj]];
-        break;
-      case kSensBallQuat:
-        for (int k = 0; k < 4; ++k) out[k] = d.qpos[m.jnt_qposadr[obj] + k];
-        normalize4(out);
-        break;
-      case kSensBallAngVel:
-        for (int k = 0; k < 3; ++k) out[k] = d.qvel[m.jnt_dofadr[obj] + k];
-        break;
-      case kSensFramePos:
-      case kSensFrameXAxis:
-      case kSensFrameYAxis:
-      case kSensFrameZAxis: {
-        Frame<T> f;
-        frame_of(m, d, objtype, obj, f);
-        T v[3];
-        if (type == kSensFramePos) {
-          for (int k = 0; k < 3; ++k) v[k] = f.pos[k];
-        } else {
-          const int a = type - kSensFrameXAxis;
-          for (int k = 0; k < 3; ++k) v[k] = f.mat[a + 3 * k];
-        }
-        if (ref < 0) {
-          for (int k = 0; k < 3; ++k) out[k] = v[k];
-        } else {
-          Frame<T> r;
-          frame_of(m, d, reftype, ref, r);
-          if (type == kSensFramePos)
-            for (int k = 0; k < 3; ++k) v[k] -= r.pos[k];
-          mul_mat_t_vec3(out, r.mat, v);
-        }
-        break;
-      }
-      case kSensFrameQuat: {
-        T q[4];
-        quat_of(m, d, objtype, obj, q);
-        if (ref < 0) {
-          for (int k = 0; k < 4; ++k) out[k] = q[k];
-        } else {
-          T rq[4];
-          quat_of(m, d, reftype, ref, rq);
-          for (int k = 1; k < 4; ++k) rq[k] = -rq[k];
-          mul_quat(out, rq, q);
-        }
-        break;
-      }
-      case kSensSubtreeCom:
-        for (int k = 0; k < 3; ++k) out[k] = d.subtree_com[3 * obj + k];
-        break;
-      case kSensVelocimeter:
-      case kSensGyro: {
-        Frame<T> f;
-        frame_of(m, d, kObjSite, obj, f);
-        T v[6];
-        object_velocity(m, d, f, true, v);
-        for (int k = 0; k < 3; ++k) out[k] = v[(type == kSensGyro ? 0 : 3) + k];
-        break;
-      }
-      case kSensFrameLinVel:
-      case kSensFrameAngVel: {
-        Frame<T> f;
-        frame_of(m, d, objtype, obj, f);
-        T v[6];
-        object_velocity(m, d, f, false, v);
-        if (ref >= 0) {
-          Frame<T> r;
-          frame_of(m, d, reftype, ref, r);
-          T vr[6], rel[6], arm[3], c[3];
-          object_velocity(m, d, r, false, vr);
-          for (int k = 0; k < 6; ++k) rel[k] = v[k] - vr[k];
-          for (int k = 0; k < 3; ++k) arm[k] = f.pos[k] - r.pos[k];
-          cross3(c, arm, vr);
-          for (int k = 0; k < 3; ++k) rel[3 + k] += c[k];
-          mul_mat_t_vec3(v, r.mat, rel);
-          mul_mat_t_vec3(v + 3, r.mat, rel + 3);
-        }
-        for (int k = 0; k < 3; ++k) out[k] = v[(type == kSensFrameAngVel ? 0 : 3) + k];
-        break;
-      }
-      case kSensSubtreeLinVel:
-        for (int k = 0; k < 3; ++k) out[k] = d.subtree_linvel[3 * obj + k];
-        break;
-      case kSensSubtreeAngMom:
-        for (int k = 0; k < 3; ++k) out[k] = d.subtree_angmom[3 * obj + k];
-        break;
-      case kSensAccelerometer:
-      case kSensFrameLinAcc:
-      case kSensFrameAngAcc: {
-        Frame<T> f;
-        frame_of(m, d, type == kSensAccelerometer ? int(kObjSite) : objtype, obj, f);
-        T a[6];
-        object_acceleration(m, d, f, type == kSensAccelerometer, a);
-        for (int k = 0; k < 3; ++k) out[k] = a[(type == kSensFrameAngAcc ? 0 : 3) + k];
-        break;
-      }
-      case kSensForce:
-      case kSensTorque: {
-        Frame<T> f;
-        frame_of(m, d, kObjSite, obj, f);
-        const int b = m.site_bodyid[obj];
-        T w[6];
-        transform_spatial(w, d.cfrc_int + 6 * b, true, f.pos, d.subtree_com + 3 * m.body_rootid[b],
-                          f.mat);
-        for (int k = 0; k < 3; ++k) out[k] = w[(type == kSensTorque ? 0 : 3) + k];
-        break;
-      }
-      case kSensClock:
-        out[0] = d.time[0];
-        break;
-      case kSensRangefinder: {
-        // Along the site's z axis, every geom group, static geoms included, not the site's body.
-        Frame<T> f;
-        frame_of(m, d, kObjSite, obj, f);
-        const T dir[3] = {f.mat[2], f.mat[5], f.mat[8]};
-        ray::RayFilter filter;
-        filter.exclude_body = f.body;
-        out[0] = ray::scene(m, d.geom_xpos, d.geom_xmat, f.pos, dir, filter);
-        break;
-      }
-      case kSensTouch: {
-        Frame<T> f;
-        frame_of(m, d, kObjSite, obj, f);
-        out[0] = touch(m, d, f, obj);
-        break;
-      }
-      default:
-        break;
-    }
-    // Cutoff: real values clipped to [-cutoff, cutoff], positive ones to cutoff.
-    const T cutoff = m.sensor_cutoff[s];
-    if (cutoff > T(0)) {
-      for (int k = 0; k < m.sensor_dim[s]; ++k) {
-        if (m.sensor_datatype[s] == kDataReal) {
-          out[k] = out[k] < -cutoff ? -cutoff : out[k] > cutoff ? cutoff : out[k];
-        } else if (m.sensor_datatype[s] == kDataPositive && out[k] > cutoff) {
-          out[k] = cutoff;
-        }
-      }
-    }
+    if (kPlain && part == SensorPart::kPlain)
+      plain_sensor(m, d, s, out);
+    else if (kAcc && part == SensorPart::kAcc)
+      acc_sensor(m, d, s, out);
+    else if (kRangefinder && part == SensorPart::kRangefinder)
+      rangefinder(m, d, s, out);
+    else if (kTouch && part == SensorPart::kTouch)
+      touch_sensor(m, d, s, out);
+    else
+      continue;
+    sensor_cutoff(m, s, out);
   }
 }
 

@@ -15,6 +15,7 @@ name and are listed but not judged.
     python3 scripts/ptxas-table.py                  # the table on stdout
     python3 scripts/ptxas-table.py --write docs/benchmarks.md   # replaces its section there
     python3 scripts/ptxas-table.py --check          # exit 1 when a default-path kernel is over
+    python3 scripts/ptxas-table.py --units cuda_batch_f64   # one unit's rows (a quick try)
 """
 import argparse
 import concurrent.futures
@@ -55,6 +56,15 @@ def stage_names():
     body = re.search(r"enum class Stage \{([^}]*)\}", text).group(1)
     names = [n.strip() for n in body.split(",") if n.strip()]
     return [re.sub(r"(?<!^)([A-Z])", r"_\1", n[1:]).lower() for n in names]
+
+
+def pair_groups():
+    """PairGroup of physics/collision/contact.h, in order: CollidePairs' template argument."""
+    text = open(os.path.join(ROOT, "physics/collision/contact.h")).read()
+    body = re.search(r"enum PairGroup : int32_t \{([^}]*)\}", text).group(1)
+    names = [n.split("=")[0].strip() for n in body.split(",") if n.strip()]
+    return [re.sub(r"(?<!^)([A-Z])", r"_\1", n[len("kPairs"):]).lower() for n in names
+            if n != "kNumPairGroups"]
 
 
 def compile_unit(nvcc, arch, unit):
@@ -124,6 +134,9 @@ def label(demangled, stages):
     m = re.search(r"StageKernel<\(myriad::physics::Stage\)(\d+), (float|double)>", s)
     if m:
         return f"physics.{stages[int(m.group(1))]}{prec}", ""
+    m = re.search(r"myriad::physics::detail::CollidePairs<(\d+), (?:float|double)>", s)
+    if m:
+        return f"physics.collision_{pair_groups()[int(m.group(1))]}{prec}", ""
     m = re.search(r"myriad::physics::detail::(SolveByWarp)<(float|double)>", s)
     if m:
         return f"physics.constraint_solve (warp per env){prec}", ""
@@ -180,14 +193,22 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--write", help="a Markdown file whose ptxas-table section is replaced")
     ap.add_argument("--check", action="store_true", help="exit 1 if a default-path kernel is over")
+    ap.add_argument("--units", help="only the units whose path contains this text (a partial "
+                    "table, to try a change quickly; refused with --write)")
     a = ap.parse_args()
+    units = [u for u in UNITS if a.units is None or a.units in u[0]]
+    if not units:
+        raise SystemExit(f"--units {a.units}: no unit matches (units: "
+                         f"{', '.join(u[0] for u in UNITS)})")
+    if a.write and len(units) != len(UNITS):
+        raise SystemExit("--write takes the whole table: leave out --units")
     if not os.path.exists(a.nvcc):
         raise SystemExit(f"nvcc not found at {a.nvcc} (set NVCC or --nvcc)")
     stages = stage_names()
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        outputs = list(pool.map(lambda u: compile_unit(a.nvcc, a.arch, u), UNITS))
+        outputs = list(pool.map(lambda u: compile_unit(a.nvcc, a.arch, u), units))
     rows = []
-    for unit, out in zip(UNITS, outputs):
+    for unit, out in zip(units, outputs):
         kernels = parse(out)
         names = sorted(kernels)
         for mangled, pretty in zip(names, demangle(names)):

@@ -54,21 +54,34 @@ struct PairParams {
 // solmix1 / (solmix1 + solmix2) (0.5 if both are below kMinVal, 0 or 1 if one is), solref too when
 // both solref[0] > 0 (else the element-wise min). Friction becomes [slide, slide, torsion, roll,
 // roll], each >= kMinMu. With the override flag margin, friction, solref and solimp are opt.o_*.
+// pair_margin: the margin and gap alone (what the bounding tests need), as pair_params gives them.
+template <class T>
+struct PairMargin {
+  T margin, gap;
+};
+template <class T>
+MYRIAD_HD PairMargin<T> pair_margin(const CollisionModel<T>& m, const CollisionPair& pr) {
+  if (m.enableflags & kEnableOverride)
+    return {m.o_margin,
+            pr.pair >= 0 ? m.pair_gap[pr.pair] : m.geom_gap[pr.geom1] + m.geom_gap[pr.geom2]};
+  if (pr.pair >= 0) return {m.pair_margin[pr.pair], m.pair_gap[pr.pair]};
+  return {m.geom_margin[pr.geom1] + m.geom_margin[pr.geom2],
+          m.geom_gap[pr.geom1] + m.geom_gap[pr.geom2]};
+}
 template <class T>
 MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionPair& pr) {
   PairParams<T> o;
   const int g1 = pr.geom1, g2 = pr.geom2;
+  const PairMargin<T> mg = pair_margin(m, pr);
+  o.margin = mg.margin;
+  o.gap = mg.gap;
   if (pr.pair >= 0) {
     const int p = pr.pair;
-    o.margin = m.pair_margin[p];
-    o.gap = m.pair_gap[p];
     o.condim = m.pair_dim[p];
     for (int i = 0; i < 5; ++i) o.friction[i] = m.pair_friction[5 * p + i];
     for (int i = 0; i < kNRef; ++i) o.solref[i] = m.pair_solref[kNRef * p + i];
     for (int i = 0; i < kNImp; ++i) o.solimp[i] = m.pair_solimp[kNImp * p + i];
   } else {
-    o.margin = m.geom_margin[g1] + m.geom_margin[g2];
-    o.gap = m.geom_gap[g1] + m.geom_gap[g2];
     T fric[3];
     if (m.geom_priority[g1] != m.geom_priority[g2]) {
       const int gp = m.geom_priority[g1] > m.geom_priority[g2] ? g1 : g2;
@@ -113,7 +126,6 @@ MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionP
   for (int i = 0; i < 5; ++i)
     if (o.friction[i] < T(kMinMu)) o.friction[i] = T(kMinMu);
   if (m.enableflags & kEnableOverride) {
-    o.margin = m.o_margin;
     for (int i = 0; i < kNRef; ++i) o.solref[i] = m.o_solref[i];
     for (int i = 0; i < kNImp; ++i) o.solimp[i] = m.o_solimp[i];
   }
@@ -180,14 +192,80 @@ MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
   }
 }
 
-// Collides one env's geoms: geom_xpos [ngeom, 3] and geom_xmat [ngeom, 9] are the world poses
-// (mj_kinematics' output), pairs/npair the model's candidate list (collision_pairs). Contacts go
-// to out in libmujoco's order and the return value is their number. Each pair function writes in
-// place at the end of the list (no stack scratch: a GPU thread's stack stays small), so out needs
-// `room` = max_contacts(m, pairs, npair) + pair_scratch(m, pairs, npair) entries; with less, the
-// pairs that do not fit are skipped and -1 is returned (a caller's error, never the engine's).
-// kCcd false compiles without GJK/EPA (the height-field collider and convex_pair: its polytope is
-// tens of KB of a GPU thread's stack), for a model without such a pair (nccd_pairs 0).
+// One candidate pair of one env: the bounding-sphere and plane-height tests at distance `detect`
+// (the pair's margin + gap), then the pair function, its contacts written from `found` on (room
+// for max_pair_raw_contacts) and thinned (box-box); returns how many it keeps. Only position,
+// distance and normal are set (finish_contacts sets the rest). kPrimitive, kBoxBox, kCcd: which
+// pair functions are compiled in (the analytic pairs but box-box; box-box; GJK/EPA's); a pair
+// whose function is left out gives none.
+template <class T, bool kPrimitive, bool kBoxBox, bool kCcd>
+MYRIAD_HD int collide_pair(const CollisionModel<T>& m, const CollisionPair& pr, T detect,
+                           const T* geom_xpos, const T* geom_xmat, Contact<T>* found) {
+  const int g1 = pr.geom1, g2 = pr.geom2;
+  const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
+  const T* pos1 = geom_xpos + 3 * g1;
+  const T* pos2 = geom_xpos + 3 * g2;
+  const T* mat1 = geom_xmat + 9 * g1;
+  const T* mat2 = geom_xmat + 9 * g2;
+  const T rb1 = m.geom_rbound[g1], rb2 = m.geom_rbound[g2];
+  // Bounding spheres, then the height of the other geom's center above a plane.
+  if (rb1 > T(0) && rb2 > T(0)) {
+    const T d[3] = {pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2]};
+    if (sqrt(dot3(d, d)) > rb1 + rb2 + detect) return 0;
+  }
+  if (type1 == kPlane && rb2 > T(0)) {
+    const T d[3] = {pos2[0] - pos1[0], pos2[1] - pos1[1], pos2[2] - pos1[2]};
+    const T n[3] = {mat1[2], mat1[5], mat1[8]};
+    if (dot3(d, n) > detect + rb2) return 0;
+  }
+  const T* size1 = m.geom_size + 3 * g1;
+  const T* size2 = m.geom_size + 3 * g2;
+  if (type1 == kHField) {
+    if constexpr (kCcd) return hfield_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2);
+  } else if (pair_uses_ccd(type1, type2)) {
+    if constexpr (kCcd) return convex_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2);
+  } else if (type1 == kBox && type2 == kBox) {
+    if constexpr (kBoxBox) {
+      const int num = box_box(found, detect, pos1, mat1, size1, pos2, mat2, size2);
+      return box_box_keep(found, num, detect, pos1, mat1, size1, pos2, mat2, size2);
+    }
+  } else if constexpr (kPrimitive) {
+    return collide_primitives<T, false>(type1, type2, found, detect, pos1, mat1, size1, pos2, mat2,
+                                        size2);
+  }
+  return 0;
+}
+
+// The rest of each of a pair's num contacts: the pair's parameters, its geoms, whether it acts
+// (within margin) or is in the gap, and its tangent frame.
+template <class T>
+MYRIAD_HD void finish_contacts(const PairParams<T>& prm, const CollisionPair& pr, Contact<T>* con,
+                               int num) {
+  for (int i = 0; i < num; ++i) {
+    Contact<T>& c = con[i];
+    c.dim = prm.condim;
+    c.geom1 = pr.geom1;
+    c.geom2 = pr.geom2;
+    c.includemargin = prm.margin;
+    for (int k = 0; k < 5; ++k) c.friction[k] = prm.friction[k];
+    for (int k = 0; k < kNRef; ++k) c.solref[k] = prm.solref[k];
+    for (int k = 0; k < kNImp; ++k) c.solimp[k] = prm.solimp[k];
+    c.exclude = c.dist < c.includemargin ? 0 : 1;
+    make_frame(c.frame);
+  }
+}
+
+// Collision for one env: geom_xpos [ngeom, 3] and geom_xmat [ngeom, 9] are the world poses
+// (mj_kinematics' output), pairs/npair the model's candidate list (collision_pairs), every pair
+// collided in order. The contacts (found within margin + gap, acting within margin: MuJoCo 3;
+// MuJoCo 2 detected within margin and acted within margin - gap) go to out in libmujoco's order
+// and the return value is their number. Each pair function writes in place at the end of the list
+// (no stack scratch: a GPU thread's stack stays small), so out needs `room` = max_contacts(m,
+// pairs, npair) + the most one pair writes beyond what it keeps (pair_scratch() is enough); with
+// less, the pairs that do not fit are skipped and -1 is returned (a caller's error, never the
+// engine's). kBoxBox false compiles without box-box, kCcd false without GJK/EPA (the height-field
+// collider and convex_pair: its polytope is tens of KB of a GPU thread's stack), for a model
+// without such a pair.
 template <class T, bool kBoxBox = true, bool kCcd = true>
 MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, int npair,
                       const T* geom_xpos, const T* geom_xmat, Contact<T>* out, int room) {
@@ -195,63 +273,52 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
   bool fits = true;
   for (int ip = 0; ip < npair; ++ip) {
     const CollisionPair& pr = pairs[ip];
-    const int g1 = pr.geom1, g2 = pr.geom2;
-    const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
+    const int type1 = m.geom_type[pr.geom1], type2 = m.geom_type[pr.geom2];
     if (max_pair_contacts(type1, type2) == 0) continue;
     if (ncon + max_pair_raw_contacts(type1, type2) > room) {
       fits = false;
       continue;
     }
-    const T* pos1 = geom_xpos + 3 * g1;
-    const T* pos2 = geom_xpos + 3 * g2;
-    const T* mat1 = geom_xmat + 9 * g1;
-    const T* mat2 = geom_xmat + 9 * g2;
     const PairParams<T> prm = pair_params(m, pr);
-    // Contacts are found within `detect` = margin + gap and act within `include` = margin (the
-    // rest are "in the gap"; MuJoCo 2 detected within margin and acted within margin - gap).
-    const T detect = prm.margin + prm.gap;
-    const T include = prm.margin;
-    const T rb1 = m.geom_rbound[g1], rb2 = m.geom_rbound[g2];
-
-    // Bounding spheres, then the height of the other geom's center above a plane.
-    if (rb1 > T(0) && rb2 > T(0)) {
-      const T d[3] = {pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2]};
-      if (sqrt(dot3(d, d)) > rb1 + rb2 + detect) continue;
-    }
-    if (type1 == kPlane && rb2 > T(0)) {
-      const T d[3] = {pos2[0] - pos1[0], pos2[1] - pos1[1], pos2[2] - pos1[2]};
-      const T n[3] = {mat1[2], mat1[5], mat1[8]};
-      if (dot3(d, n) > detect + rb2) continue;
-    }
-
-    Contact<T>* found = out + ncon;
-    int num = 0;
-    if (type1 == kHField) {
-      if constexpr (kCcd) num = hfield_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2);
-    } else if (pair_uses_ccd(type1, type2)) {
-      if constexpr (kCcd) num = convex_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2);
-    } else {
-      num = collide_primitives<T, kBoxBox>(type1, type2, found, detect, pos1, mat1,
-                                           m.geom_size + 3 * g1, pos2, mat2, m.geom_size + 3 * g2);
-    }
-    if (kBoxBox && type1 == kBox && type2 == kBox)
-      num = box_box_keep(found, num, detect, pos1, mat1, m.geom_size + 3 * g1, pos2, mat2,
-                         m.geom_size + 3 * g2);
-
-    for (int i = 0; i < num; ++i, ++ncon) {
-      Contact<T>& c = out[ncon];
-      c.dim = prm.condim;
-      c.geom1 = g1;
-      c.geom2 = g2;
-      c.includemargin = include;
-      for (int k = 0; k < 5; ++k) c.friction[k] = prm.friction[k];
-      for (int k = 0; k < kNRef; ++k) c.solref[k] = prm.solref[k];
-      for (int k = 0; k < kNImp; ++k) c.solimp[k] = prm.solimp[k];
-      c.exclude = c.dist < c.includemargin ? 0 : 1;
-      make_frame(c.frame);
-    }
+    const int num = collide_pair<T, true, kBoxBox, kCcd>(m, pr, prm.margin + prm.gap, geom_xpos,
+                                                         geom_xmat, out + ncon);
+    finish_contacts(prm, pr, out + ncon, num);
+    ncon += num;
   }
   return fits ? ncon : -1;
+}
+
+// The staged collision (physics/launch.h), in two launches that together write collide()'s list
+// bit for bit. First, over (env, candidate pair of group kGroup): pair ip's contacts into its own
+// slot of the list (slot[ip], candidate_slots), their number into pair_ncon[ip].
+template <class T, int kGroup>
+MYRIAD_HD void collide_into_slot(const CollisionModel<T>& m, const CollisionPair* pairs,
+                                 const int32_t* slot, int ip, const T* geom_xpos,
+                                 const T* geom_xmat, Contact<T>* out, T* pair_ncon) {
+  const CollisionPair& pr = pairs[ip];
+  const PairMargin<T> mg = pair_margin(m, pr);
+  pair_ncon[ip] =
+      T(collide_pair<T, kGroup == kPairsPrimitive, kGroup == kPairsBoxBox, kGroup == kPairsCcd>(
+          m, pr, mg.margin + mg.gap, geom_xpos, geom_xmat, out + slot[ip]));
+}
+
+// Then, per env: every pair's contacts moved from its slot to the front of the list in pair order
+// (a slot never starts before its contacts' place), with the pair's parameters; returns ncon.
+template <class T>
+MYRIAD_HD int gather_contacts(const CollisionModel<T>& m, const CollisionPair* pairs,
+                              const int32_t* slot, int npair, const T* pair_ncon, Contact<T>* out) {
+  int ncon = 0;
+  for (int ip = 0; ip < npair; ++ip) {
+    const CollisionPair& pr = pairs[ip];
+    if (pair_group(m.geom_type[pr.geom1], m.geom_type[pr.geom2]) < 0) continue;
+    const int num = static_cast<int>(pair_ncon[ip]);
+    if (num == 0) continue;
+    if (slot[ip] != ncon)
+      for (int k = 0; k < num; ++k) out[ncon + k] = out[slot[ip] + k];
+    finish_contacts(pair_params(m, pr), pr, out + ncon, num);
+    ncon += num;
+  }
+  return ncon;
 }
 
 }  // namespace myriad::physics::collision

@@ -232,18 +232,30 @@ MYRIAD_HD int max_contacts(const CollisionModel<T>& m, const CollisionPair* pair
   return total;
 }
 
-// Contact room past max_contacts() that collide() needs: a pair function writes its contacts in
-// place at the end of the list before they are thinned, so the list needs, past the bound, the
-// most any pair writes beyond what it keeps (16 where a box-box pair is possible, else 0).
+// Contact room past max_contacts(): what the pairs write beyond what they keep, summed (16 per
+// box-box pair, else 0). collide() needs the most of one pair (a pair function writes its contacts
+// in place at the end of the list before they are thinned); the staged collision, which gives
+// every pair its own slot of max_pair_raw_contacts (candidate_slots), needs the sum.
 template <class T>
 MYRIAD_HD int pair_scratch(const CollisionModel<T>& m, const CollisionPair* pairs, int n) {
-  int most = 0;
+  int sum = 0;
   for (int i = 0; i < n; ++i) {
     const int t1 = m.geom_type[pairs[i].geom1], t2 = m.geom_type[pairs[i].geom2];
-    const int extra = max_pair_raw_contacts(t1, t2) - max_pair_contacts(t1, t2);
-    most = extra > most ? extra : most;
+    sum += max_pair_raw_contacts(t1, t2) - max_pair_contacts(t1, t2);
   }
-  return most;
+  return sum;
+}
+
+// Each candidate pair's slot in the contact list for the staged collision: slot[i] the sum of
+// max_pair_raw_contacts over the pairs before i, so the slots fill max_contacts() + pair_scratch()
+// entries and a pair's contacts, gathered in pair order, never move to a later entry.
+template <class T>
+void candidate_slots(const CollisionModel<T>& m, const CollisionPair* pairs, int n, int32_t* slot) {
+  int at = 0;
+  for (int i = 0; i < n; ++i) {
+    slot[i] = at;
+    at += max_pair_raw_contacts(m.geom_type[pairs[i].geom1], m.geom_type[pairs[i].geom2]);
+  }
 }
 
 }  // namespace myriad::physics::collision

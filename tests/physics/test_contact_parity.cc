@@ -342,6 +342,19 @@ TEST_P(GymModel, Float32Finite10kStepsUnderRandomControls) {
   expect_finite_10k(gym_model(GetParam()));
 }
 
+// How much of env i's `name` field a staged step must leave as the fused one does: none of the
+// solver's scratch (the staged step's group solve keeps other intermediates there,
+// physics/constraint/solve_group.h) or of the staged collision's per-pair counts, and of the
+// contact list the ncon contacts (past them the pairs' slots: physics/launch.h).
+template <class T>
+int64_t outputs_of(const char* name, int64_t size, Data<T>& d, const Model<T>& m, int i) {
+  if (std::strcmp(name, "solver_scratch") == 0 || std::strcmp(name, "pair_ncon") == 0) return 0;
+  if (std::strcmp(name, "contact") == 0)
+    return static_cast<int64_t>(d.field(m, "ncon")[i]) *
+           static_cast<int64_t>(sizeof(collision::Contact<T>) / sizeof(T));
+  return size;
+}
+
 // The staged step (physics/launch.h, CUDA's shape) against the fused one on the CPU: every field
 // of every env, state and internals, bitwise equal after 60 steps from noisy states under random
 // controls (RK4 for Humanoid, Euler with implicit damping for the others).
@@ -372,13 +385,12 @@ void expect_staged_equals_fused(const std::string& path) {
   }
   EnvData<T> probe{};
   for_each_field(probe, m, [&](const char* name, T*&, int64_t size) {
-    // The solver's scratch is not an output: the staged step's group solve keeps other
-    // intermediates there (physics/constraint/solve_group.h).
-    if (std::strcmp(name, "solver_scratch") == 0) return;
-    const T* a = fused.field(m, name);
-    const T* b = staged.field(m, name);
-    const size_t bytes = static_cast<size_t>(size * kEnvs) * sizeof(T);
-    EXPECT_EQ(std::memcmp(a, b, bytes), 0) << path << ": field " << name << " differs";
+    for (int i = 0; i < kEnvs; ++i) {
+      const T* a = fused.field(m, name) + i * size;
+      const T* b = staged.field(m, name) + i * size;
+      const size_t bytes = static_cast<size_t>(outputs_of(name, size, fused, m, i)) * sizeof(T);
+      EXPECT_EQ(std::memcmp(a, b, bytes), 0) << path << ": env " << i << ", field " << name;
+    }
   });
   EXPECT_GT(fused.field(m, "time")[0], T(0));
 }
@@ -390,11 +402,60 @@ TEST_P(GymModel, StagedStepGivesTheFusedBits) {
 
 // The shipped models with what the Gymnasium ones lack: implicitfast (the staged step's own
 // integrator kernel), elliptic cones, rolling friction, frictionloss, every sensor type.
+// Between them they have every kernel the staged launch can run: each collision group, each
+// sensor part, implicitfast's free bodies.
 TEST(ShippedModels, StagedStepGivesTheFusedBits) {
+  int primitive = 0, box_box = 0, ccd = 0, acc = 0, rangefinder = 0, touch = 0, free_bodies = 0;
   for (const char* name : {"implicitfast", "elliptic", "rolling_friction", "actuators", "sensors",
                            "hfield", "convex"}) {
     expect_staged_equals_fused<double>(shipped_model(name));
     expect_staged_equals_fused<float>(shipped_model(name));
+    const Model<double> m = load_mjcf(shipped_model(name));
+    primitive += m.ncandidate_primitive;
+    box_box += m.ncandidate_box_box;
+    ccd += m.nccd_pairs;
+    acc += m.nsensor_acc;
+    rangefinder += m.nsensor_rangefinder;
+    touch += m.nsensor_touch;
+    free_bodies += m.integrator == kImplicitFast ? m.nbody_implicit_free : 0;
+  }
+  for (int count : {primitive, box_box, ccd, acc, rangefinder, touch, free_bodies})
+    EXPECT_GT(count, 0);
+}
+
+// The staged collision's layout (physics/import.cc): each candidate's slot starts where the
+// earlier candidates' raw contacts end, the slots fill the contact list exactly, and the grouped
+// list holds every candidate once, group by group (primitive, box-box, GJK/EPA, then the pairs
+// without contacts), each group in candidate order.
+TEST(ShippedModels, StagedCollisionSlotsAndGroups) {
+  for (const char* name : {"implicitfast", "elliptic", "rolling_friction", "hfield", "convex",
+                           "ant_contacts", "quadruped"}) {
+    SCOPED_TRACE(name);
+    const Model<double> m = load_mjcf(shipped_model(name));
+    auto type_of = [&](int i, int k) { return m.geom_type[m.candidate_pairs[3 * i + k]]; };
+    int at = 0;
+    for (int i = 0; i < m.ncandidate; ++i) {
+      EXPECT_EQ(m.candidate_slot[i], at) << "candidate " << i;
+      at += collision::max_pair_raw_contacts(type_of(i, 0), type_of(i, 1));
+    }
+    EXPECT_EQ(at, m.ncon_max + m.ncon_scratch);
+    const int ends[] = {m.ncandidate_primitive, m.ncandidate_primitive + m.ncandidate_box_box,
+                        m.ncandidate_primitive + m.ncandidate_box_box + m.nccd_pairs};
+    const int groups[] = {collision::kPairsPrimitive, collision::kPairsBoxBox,
+                          collision::kPairsCcd};
+    std::vector<int> seen(m.ncandidate, 0);
+    ASSERT_EQ(static_cast<int>(m.candidate_grouped.size()), m.ncandidate);
+    for (int k = 0; k < m.ncandidate; ++k) {
+      const int i = m.candidate_grouped[k];
+      ASSERT_TRUE(i >= 0 && i < m.ncandidate);
+      ++seen[i];
+      const int g = k < ends[0] ? 0 : k < ends[1] ? 1 : k < ends[2] ? 2 : 3;
+      EXPECT_EQ(collision::pair_group(type_of(i, 0), type_of(i, 1)), g < 3 ? groups[g] : -1)
+          << "grouped entry " << k;
+      if (k > 0 && (k < ends[0] || (k > ends[0] && k < ends[1]) || (k > ends[1] && k < ends[2])))
+        EXPECT_LT(m.candidate_grouped[k - 1], i) << "grouped entry " << k;
+    }
+    for (int i = 0; i < m.ncandidate; ++i) EXPECT_EQ(seen[i], 1) << "candidate " << i;
   }
 }
 
@@ -421,14 +482,14 @@ void expect_masked_forward(const std::string& path) {
   forward_staged(m, masked, terminated, truncated);
   EnvData<T> probe{};
   for_each_field(probe, m, [&](const char* name, T*&, int64_t size) {
-    // The solver's scratch is not an output: the staged step's group solve keeps other
-    // intermediates there (physics/constraint/solve_group.h).
-    if (std::strcmp(name, "solver_scratch") == 0) return;
     for (int i = 0; i < kEnvs; ++i) {
       const bool kept = terminated[i] || truncated[i];
-      const T* want = (kept ? full : before).field(m, name) + i * size;
+      Data<T>& want_data = kept ? full : before;
+      const T* want = want_data.field(m, name) + i * size;
       const T* got = masked.field(m, name) + i * size;
-      EXPECT_EQ(std::memcmp(want, got, static_cast<size_t>(size) * sizeof(T)), 0)
+      // A masked-out env keeps every field as it was, scratch included.
+      const int64_t n = kept ? outputs_of(name, size, want_data, m, i) : size;
+      EXPECT_EQ(std::memcmp(want, got, static_cast<size_t>(n) * sizeof(T)), 0)
           << path << ": env " << i << (kept ? " (masked in)" : " (masked out)") << ", field "
           << name;
     }

@@ -61,6 +61,7 @@ constexpr int64_t kContactWords = 32;
   /* constraints (physics/constraint/) */                                   \
   X(ncon, 1, internal)              /* contacts this step */                \
   X(contact, (ncon_max + ncon_scratch) * kContactWords, internal) /* collision::Contact<T> */\
+  X(pair_ncon, ncandidate, internal) /* the staged collision's contacts per pair */\
   X(nefc, 1, internal)              /* constraint rows this step */         \
   X(efc_type, nefc_max, internal)   /* constraint::RowType */               \
   X(efc_id, nefc_max, internal)     /* dof, joint or contact of the row */  \
@@ -106,7 +107,8 @@ void for_each_field(EnvData<T>& d, const Model<T>& m, F&& f) {
   const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom,
                 ntendon = m.ntendon;
   const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch,
-                nsensordata = m.nsensordata, ncon_scratch = m.ncon_scratch;
+                nsensordata = m.nsensordata, ncon_scratch = m.ncon_scratch,
+                ncandidate = m.ncandidate;
 #define MYRIAD_X(name, size, kind) f(#name, d.name, size);
   MYRIAD_DATA_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
@@ -119,8 +121,10 @@ MYRIAD_HD void for_each_env_field(EnvData<T>& d, const M& m, F&& f) {
   const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom,
                 ntendon = m.ntendon;
   const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch,
-                nsensordata = m.nsensordata, ncon_scratch = m.ncon_scratch;
-  (void)ncon_max, (void)nefc_max, (void)nsolver_scratch, (void)nsensordata, (void)ncon_scratch;
+                nsensordata = m.nsensordata, ncon_scratch = m.ncon_scratch,
+                ncandidate = m.ncandidate;
+  (void)ncon_max, (void)nefc_max, (void)nsolver_scratch, (void)nsensordata, (void)ncon_scratch,
+      (void)ncandidate;
 #define MYRIAD_ENV_FIELD_env(name, size) f(d.name, size);
 #define MYRIAD_ENV_FIELD_internal(name, size)
 #define MYRIAD_X(name, size, kind) MYRIAD_ENV_FIELD_##kind(name, size)

@@ -43,13 +43,19 @@ constexpr int kNImp = 5;
   X(nsite, 0, copy)                  /* sites: read by envs and sensors */ \
   X(nsensor, 0, copy)                \
   X(nsensordata, 0, copy)            /* sensordata's length */ \
+  X(nsensor_acc, 0, custom)          /* sensors of mj_rnePostConstraint's part (sensor.h) */ \
+  X(nsensor_rangefinder, 0, custom)  /* rangefinder sensors */ \
+  X(nsensor_touch, 0, custom)        /* touch sensors */ \
   X(integrator, kEuler, custom)      /* Integrator */ \
+  X(nbody_implicit_free, 0, custom)  /* free bodies implicitfast solves alone */ \
   X(cone, 0, opt)                    /* mjtCone: 0 pyramidal, 1 elliptic */ \
   X(iterations, 100, opt)            /* Newton iterations at most */ \
   X(ls_iterations, 50, opt)          /* line-search cost evaluations at most */ \
   X(ncandidate, 0, custom)           /* candidate geom pairs (collision_pairs) */ \
+  X(ncandidate_primitive, 0, custom) /* of them, analytic pairs but box-box (PairGroup) */ \
+  X(ncandidate_box_box, 0, custom)   /* of them, box-box pairs */ \
   X(ncon_max, 0, custom)             /* most contacts one env can have */ \
-  X(ncon_scratch, 0, custom)         /* contact room past ncon_max a pair function uses */ \
+  X(ncon_scratch, 0, custom)         /* contact room past ncon_max: pair_scratch (filter.h) */ \
   X(nefc_max, 0, custom)             /* most constraint rows one env can have */ \
   X(nsolver_scratch, 0, custom)      /* scratch the Newton solver needs per env */ \
   X(nccd_pairs, 0, custom)           /* candidate pairs through GJK/EPA: height-field, convex */
@@ -125,7 +131,9 @@ constexpr int kNImp = 5;
   X(wrap_objid, nwrap, 1, copy)              /* the joint of a fixed tendon's entry */ \
   X(actuator_gaintype, nu, 1, custom)        /* GainType */ \
   X(actuator_biastype, nu, 1, custom)        /* BiasType */ \
-  X(candidate_pairs, ncandidate, 3, custom)  /* collision::CollisionPair: geom1, geom2, pair */
+  X(candidate_pairs, ncandidate, 3, custom)  /* collision::CollisionPair: geom1, geom2, pair */ \
+  X(candidate_slot, ncandidate, 1, custom)   /* the staged collision's slot (candidate_slots) */ \
+  X(candidate_grouped, ncandidate, 1, custom) /* candidates by PairGroup: primitive, box-box, ccd */
 #define MYRIAD_COLLISION_INT_ARRAYS(X)       \
   X(body_parentid, nbody, 1, copy)           \
   X(body_weldid, nbody, 1, copy)             \
