@@ -38,10 +38,11 @@ enum DataField : int {
 // What the smooth stages read from an env (gathered into the tile) and write (scattered back).
 // Every output entry the stages write is rewritten each step without reading its old value, and
 // the entries they never write (the world body's cfrc, qM off the tree) are zero on both sides.
-// qM's upper triangle is the solver's mirror of the lower one (constraint/solve.h): not
-// scattered. The outputs that the constraint stages and the integrators read are scattered after
-// every forward; the rest (what envs and users read) after the step's last forward only, which
-// is the forward whose values mj_step leaves in mjData.
+// qM's upper triangle is scratch (the solver mirrors the lower one into it, constraint/solve.h;
+// implicitfast writes its free bodies' unsymmetric matrices there): not scattered. The outputs that
+// the constraint stages and the integrators read are scattered after every forward; the rest (what
+// envs and users read) after the step's last forward only, which is the forward whose values
+// mj_step leaves in mjData.
 // clang-format off
 #define MYRIAD_TILE_INPUTS(X) X(qpos) X(qvel) X(ctrl)
 #define MYRIAD_TILE_CONSTRAINT_INPUTS(X)                                          \

@@ -12,8 +12,9 @@
 namespace myriad::physics::collision {
 
 // Runs the analytic pair function for (geom types) type1 <= type2; returns the contact count, 0
-// for a pair without one (GJK/EPA's pairs: collide()). kBoxBox false compiles without box-box (its
-// clipping arrays are most of a GPU thread's stack), for models that have no box-box pair.
+// for a pair without one (GJK/EPA's pairs: collide_pair()). kBoxBox false compiles without box-box
+// (its clipping is most of a GPU thread's registers and stack; collide_pair() calls box-box
+// itself, with the thinning).
 template <class T, bool kBoxBox = true>
 MYRIAD_HD int collide_primitives(int type1, int type2, Contact<T>* con, T margin, const T* pos1,
                                  const T* mat1, const T* size1, const T* pos2, const T* mat2,

@@ -61,7 +61,8 @@ MYRIAD_HD SolveRowsScratch<T> solve_rows_scratch(const ModelView<T>& m, EnvData<
 
 // (qM, efc rows) => (qM's upper triangle, the rows' types and cone data in the scratch); returns
 // whether a row is elliptic. qM holds the tree entries below the diagonal; they are mirrored into
-// its (unused) upper triangle so that the solver reads the full symmetric matrix.
+// its upper triangle (scratch: implicitfast's free bodies also write there, implicit.h) so that
+// the solver reads the full symmetric matrix.
 template <class T>
 MYRIAD_HD bool solve_prepare(const ModelView<T>& m, EnvData<T>& d) {
   const int nv = m.nv;

@@ -92,6 +92,11 @@ void compare_f64(const std::string& name) {
   run_both(m, cpu, gpu, cpu_steps, gpu_steps);
   EXPECT_LT(max_diff(cpu, m, gpu, m, "qacc"), 1e-9) << name;
   EXPECT_LT(max_diff(cpu_steps, m, gpu_steps, m, "qpos"), 1e-8) << name;
+  if (m.nsensordata > 0) {  // every sensor kernel (physics/sensor.h's parts)
+    Data<double> zero(m, kN);
+    const double scale = max_diff(cpu, m, zero, m, "sensordata");
+    EXPECT_LT(max_diff(cpu, m, gpu, m, "sensordata"), 1e-9 * (1 + scale)) << name;
+  }
 }
 
 // float32: CUDA contracts to FMA and the CPU does not, so the two round differently. On a badly
@@ -139,7 +144,8 @@ TEST_P(CudaPhysics, Float32IsAsAccurateAsCpu) { compare_f32(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Models, CudaPhysics,
                          ::testing::Values("pendulum", "double_pendulum", "cartpole",
                                            "hopper_chain", "free_body", "quadruped", "ant_contacts",
-                                           "hfield", "convex"));
+                                           "hfield", "convex", "implicitfast", "sensors",
+                                           "sensors_rk4"));
 
 }  // namespace
 }  // namespace myriad::physics

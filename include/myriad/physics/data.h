@@ -17,10 +17,11 @@ namespace myriad::physics {
 constexpr int64_t kContactWords = 32;
 
 // The fields, in order: X(name, size, kind), size per env in terms of the model's sizes nq, nv,
-// nu, nbody, njnt, ngeom, ntendon, ncon_max, nefc_max, nsolver_scratch, nsensordata. Counts (ncon,
-// nefc, solver_niter) are stored as scalars of type T. kind `env`: the state, and what an env may
-// read (libmujoco's mjData has each under the same name and layout, envs/mujoco_sim.h); with the
-// state they are what a physics env's snapshot holds. kind `internal`: the engine's own.
+// nu, nbody, njnt, ngeom, ntendon, ncon_max, ncon_scratch, ncandidate, nefc_max, nsolver_scratch,
+// nsensordata. Counts (ncon, nefc, solver_niter, pair_ncon) are stored as scalars of type T. kind
+// `env`: the state, and what an env may read (libmujoco's mjData has each under the same name and
+// layout, envs/mujoco_sim.h); with the state they are what a physics env's snapshot holds. kind
+// `internal`: the engine's own.
 // clang-format off
 #define MYRIAD_DATA_FIELDS(X)                                               \
   /* state */                                                               \
