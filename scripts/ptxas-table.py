@@ -50,21 +50,24 @@ COOPERATIVE = {"(warp per env)": (32, "a warp per env, one env per 32-thread blo
 BEGIN, END = "<!-- ptxas-table:begin -->", "<!-- ptxas-table:end -->"
 
 
+def enum_names(path, enum, prefix):
+    """The enumerators of `enum` in `path`, in order, as snake_case without `prefix` (a kernel's
+    template argument is an enumerator's index); a count enumerator (kNum...) is left out."""
+    text = open(os.path.join(ROOT, path)).read()
+    body = re.search(r"enum (?:class )?" + enum + r"(?: : \w+)? \{([^}]*)\}", text).group(1)
+    names = [n.split("=")[0].strip() for n in body.split(",") if n.strip()]
+    return [re.sub(r"(?<!^)([A-Z])", r"_\1", n[len(prefix):]).lower() for n in names
+            if not n.startswith("kNum")]
+
+
 def stage_names():
-    """Stage enum of physics/launch.h, in order: StageKernel's template argument is an index."""
-    text = open(os.path.join(ROOT, "physics/launch.h")).read()
-    body = re.search(r"enum class Stage \{([^}]*)\}", text).group(1)
-    names = [n.strip() for n in body.split(",") if n.strip()]
-    return [re.sub(r"(?<!^)([A-Z])", r"_\1", n[1:]).lower() for n in names]
+    """Stage of physics/launch.h: StageKernel's template argument is an index."""
+    return enum_names("physics/launch.h", "Stage", "k")
 
 
 def pair_groups():
-    """PairGroup of physics/collision/contact.h, in order: CollidePairs' template argument."""
-    text = open(os.path.join(ROOT, "physics/collision/contact.h")).read()
-    body = re.search(r"enum PairGroup : int32_t \{([^}]*)\}", text).group(1)
-    names = [n.split("=")[0].strip() for n in body.split(",") if n.strip()]
-    return [re.sub(r"(?<!^)([A-Z])", r"_\1", n[len("kPairs"):]).lower() for n in names
-            if n != "kNumPairGroups"]
+    """PairGroup of physics/collision/contact.h: CollidePairs' template argument."""
+    return enum_names("physics/collision/contact.h", "PairGroup", "kPairs")
 
 
 def compile_unit(nvcc, arch, unit):
