@@ -12,10 +12,9 @@
 namespace myriad::physics::collision {
 
 // Runs the analytic pair function for (geom types) type1 <= type2; returns the contact count, 0
-// for a pair without one (GJK/EPA's pairs: collide_pair()). kBoxBox false compiles without box-box
-// (its clipping is most of a GPU thread's registers and stack; collide_pair() calls box-box
-// itself, with the thinning).
-template <class T, bool kBoxBox = true>
+// for a pair without one (GJK/EPA's pairs, and box-box: collide_pair() calls those itself, box-box
+// with its thinning, so that a kernel without them does not carry their registers and stack).
+template <class T>
 MYRIAD_HD int collide_primitives(int type1, int type2, Contact<T>* con, T margin, const T* pos1,
                                  const T* mat1, const T* size1, const T* pos2, const T* mat2,
                                  const T* size2) {
@@ -34,8 +33,6 @@ MYRIAD_HD int collide_primitives(int type1, int type2, Contact<T>* con, T margin
   } else if (type1 == kCapsule) {
     if (type2 == kCapsule) MYRIAD_PAIR(capsule_capsule);
     if (type2 == kBox) MYRIAD_PAIR(capsule_box);
-  } else if (type1 == kBox && type2 == kBox) {
-    if constexpr (kBoxBox) MYRIAD_PAIR(box_box);
   }
 #undef MYRIAD_PAIR
   return 0;
@@ -231,8 +228,7 @@ MYRIAD_HD int collide_pair(const CollisionModel<T>& m, const CollisionPair& pr, 
       return box_box_keep(found, num, detect, pos1, mat1, size1, pos2, mat2, size2);
     }
   } else if constexpr (kPrimitive) {
-    return collide_primitives<T, false>(type1, type2, found, detect, pos1, mat1, size1, pos2, mat2,
-                                        size2);
+    return collide_primitives(type1, type2, found, detect, pos1, mat1, size1, pos2, mat2, size2);
   }
   return 0;
 }
