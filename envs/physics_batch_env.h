@@ -202,13 +202,11 @@ class PhysicsBatchEnv final : public BatchEnv {
     if constexpr (is_task_env_v<Env>) {
       // A task env runs its robot's randomization unless the option replaces it.
       if (text.find("randomize") == text.end()) randomize = Env::default_randomize();
-      if (device.is_cuda())
-        throw std::invalid_argument(spec_.id +
-                                    " runs on the CPU for now (device=cpu); on CUDA: not yet");
-      if (launch == "staged" || launch == "tiled")
+      if (launch == "tiled")
         throw std::invalid_argument(
-            spec_.id + " runs launch=fused (or auto) on the CPU: its " +
-            "task reads the contacts between substeps; got launch=" + launch);
+            spec_.id + " runs launch=fused, staged or auto: its task reads the contacts " +
+            "between substeps, which the tiled launch's SIMD lanes do not stop for; got " +
+            "launch=tiled");
       if (!names.count("keyframe")) names["keyframe"] = Env::keyframe();
     }
     if (!randomize.empty()) {
@@ -224,18 +222,16 @@ class PhysicsBatchEnv final : public BatchEnv {
                              [](const RandomTerm& t) { return t.mode == RandomTerm::kInterval; }),
               terms_.end());
       }
-      if (!terms_.empty() && device.is_cuda())
-        throw std::invalid_argument(spec_.id +
-                                    " option randomize: per-env model parameters and pushes run "
-                                    "on the CPU for now (device=cpu); on CUDA: not yet");
-      if (!terms_.empty() && launch == "staged")
-        throw std::invalid_argument(spec_.id + " option randomize needs launch=fused, tiled or " +
-                                    "auto on the CPU (the staged launch has no per-env model " +
-                                    "and no push), got launch=staged");
+      // The untasked envs' staged post-step has no forward pass for a push (a task env's
+      // staged step has: envs/physics_task_kernels.h).
+      if (!kTask && push_terms() && (device.is_cuda() || launch == "staged"))
+        throw std::invalid_argument(
+            spec_.id + " option randomize: a push (an interval term) needs launch=fused, " +
+            "tiled or auto on the CPU (the staged launch, CUDA's, pushes task envs only)");
       if (model_terms() && launch == "tiled")
         throw std::invalid_argument(spec_.id + " option randomize: per-env model parameters " +
-                                    "need launch=fused or auto (the tiled launch's SIMD lanes " +
-                                    "share one model), got launch=tiled");
+                                    "need launch=fused, staged or auto (the tiled launch's SIMD " +
+                                    "lanes share one model), got launch=tiled");
     }
     // auto: staged on CUDA (a kernel per stage, each at its own occupancy), tiled on the CPU (the
     // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused), fused on the CPU
@@ -313,8 +309,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     for (int k = 0; k < nv; ++k) spec_.state_names.push_back("qvel[" + std::to_string(k) + "]");
 
     if (device.is_cuda()) {
-      if constexpr (!kTask)
-        runner_ = make_cuda_runner<Env>(model_, n, device.index, staged, precision, cuda_graph);
+      runner_ = make_cuda_runner<Env>(model_, n, device.index, staged, precision, cuda_graph);
     } else {
       const PhysicsSim sim = physics == "mujoco" ? PhysicsSim::kMujoco
                              : precision == 64   ? PhysicsSim::kMyriad64
@@ -549,6 +544,12 @@ class PhysicsBatchEnv final : public BatchEnv {
   bool model_terms() const {
     for (const auto& t : terms_)
       if (t.mode == RandomTerm::kStartup) return true;
+    return false;
+  }
+  // Whether a randomize term pushes (an interval term).
+  bool push_terms() const {
+    for (const auto& t : terms_)
+      if (t.mode == RandomTerm::kInterval) return true;
     return false;
   }
   static constexpr bool kTask = is_task_env_v<Env>;

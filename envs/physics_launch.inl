@@ -60,7 +60,7 @@ struct PhysicsResetFused {
   View v;
   MYRIAD_HD void operator()(int64_t i) const { physics_reset_one(v, i); }
 };
-// A task env's fused kernels (envs/physics_task_kernels.h).
+// A task env's kernels (envs/physics_task_kernels.h): fused (the CPU's) and staged.
 template <class View>
 struct TaskResetFused {
   View v;
@@ -77,6 +77,51 @@ struct TaskWriteStateFused {
   const double* state;
   const int64_t* ids;
   MYRIAD_HD void operator()(int64_t r) const { task_write_state_one(v, state, ids, r); }
+};
+template <class View>
+struct TaskControl {
+  View v;
+  MYRIAD_HD void operator()(int64_t i) const { task_control_one(v, i); }
+};
+template <class View>
+struct TaskSubstep {
+  View v;
+  MYRIAD_HD void operator()(int64_t i) const { task_substep_one(v, i); }
+};
+template <class View>
+struct TaskAfterSubsteps {
+  View v;
+  uint8_t* forward;  // [N]: 1 where the state is finite (its forward pass runs next)
+  MYRIAD_HD void operator()(int64_t i) const { task_after_substeps_one(v, i, forward); }
+};
+template <class View>
+struct TaskPush {
+  View v;
+  MYRIAD_HD void operator()(int64_t i) const { task_push_one(v, i); }
+};
+template <class View>
+struct TaskAfterForward {
+  View v;
+  const uint8_t* forward;
+  MYRIAD_HD void operator()(int64_t i) const { task_after_forward_one(v, i, forward[i] != 0); }
+};
+// The halves of a task env's new episode (or of its set_state's observation) around the forward
+// pass, for the envs `only` keeps.
+template <class View>
+struct TaskEpisodeState {
+  View v;
+  physics::EnvMask only;
+  MYRIAD_HD void operator()(int64_t i) const {
+    if (!only.skips(i)) task_episode_state(v, i);
+  }
+};
+template <class View>
+struct TaskEpisodeObserve {
+  View v;
+  physics::EnvMask only;
+  MYRIAD_HD void operator()(int64_t i) const {
+    if (!only.skips(i)) task_episode_observe(v, i);
+  }
 };
 template <class View>
 struct PhysicsWriteStateFused {
@@ -113,14 +158,16 @@ class SimRunner : public PhysicsRunner<Env> {
   // On CUDA every launch is staged (kFusedShapes false): the kernels that would inline a whole
   // forward pass or step (the fused step, reset and set_state) are not even compiled there.
   static constexpr bool kFusedShapes = D == Device::kCpu;
-  static constexpr const char* kTaskFusedOnly =
-      "task envs run the CPU's fused launch only (the env refuses the others)";
 
   void reset(const PhysicsFrame& f, const Params& p, void* stream) override {
     const View v{f, p, sim_};
     if constexpr (is_task_env_v<Env>) {
-      if (!kFusedShapes || staged_) throw std::logic_error(kTaskFusedOnly);
-      parallel_for(device_, "task_env.reset", f.n, TaskResetFused<View>{v}, stream, 2);
+      if constexpr (kFusedShapes) {
+        if (!staged_)
+          return parallel_for(device_, "task_env.reset", f.n, TaskResetFused<View>{v}, stream, 2);
+      }
+      require_task_staged();
+      start_task_episodes(v, physics::EnvMask{}, stream);
     } else {
       if constexpr (kFusedShapes) {
         if (!reset_launch_)
@@ -139,11 +186,36 @@ class SimRunner : public PhysicsRunner<Env> {
   void step(const PhysicsFrame& f, const Params& p, void* stream) override {
     const View v{f, p, sim_};
     if constexpr (is_task_env_v<Env>) {
-      if (!kFusedShapes || staged_) throw std::logic_error(kTaskFusedOnly);
-      parallel_for(device_, "task_env.step", f.n, TaskStepFused<View>{v}, stream, 2);
+      if constexpr (kFusedShapes) {
+        if (!staged_)
+          return parallel_for(device_, "task_env.step", f.n, TaskStepFused<View>{v}, stream, 2);
+      }
+      require_task_staged();
+      step_task_staged(v, stream);
     } else {
       step_untasked(v, stream);
     }
+  }
+  // A task env's staged step (envs/physics_task_kernels.h's parts): the env's substep after
+  // every physics substep, forward passes by stages where the state is finite and where a new
+  // episode starts.
+  void step_task_staged(const View& v, void* stream) {
+    const PhysicsFrame& f = v.f;
+    parallel_for(device_, "task_env.control", f.n, TaskControl<View>{v}, stream, 2);
+    for (int s = 0; s < f.frame_skip; ++s) {
+      step_substeps_staged(1, stream);
+      parallel_for(device_, "task_env.substep", f.n, TaskSubstep<View>{v}, stream, 2);
+    }
+    parallel_for(device_, "task_env.after_substeps", f.n, TaskAfterSubsteps<View>{v, forward_},
+                 stream, 2);
+    if (f.push.enabled) parallel_for(device_, "task_env.push", f.n, TaskPush<View>{v}, stream, 2);
+    forward_staged(physics::EnvMask{forward_, nullptr}, stream);
+    parallel_for(device_, "task_env.after_forward", f.n, TaskAfterForward<View>{v, forward_},
+                 stream, 2);
+    const physics::EnvMask ended{f.terminated, f.truncated};
+    forward_staged(ended, stream);
+    parallel_for(device_, "task_env.episode_observe", f.n, TaskEpisodeObserve<View>{v, ended},
+                 stream, 2);
   }
   void step_untasked(const View& v, void* stream) {
     const PhysicsFrame& f = v.f;
@@ -177,8 +249,17 @@ class SimRunner : public PhysicsRunner<Env> {
                    int64_t rows, const uint8_t* written, void* stream) override {
     const View v{f, p, sim_};
     if constexpr (is_task_env_v<Env>) {
-      if (!kFusedShapes || staged_) throw std::logic_error(kTaskFusedOnly);
-      parallel_for(device_, "task_env.write_state", rows, TaskWriteStateFused<View>{v, state, ids},
+      if constexpr (kFusedShapes) {
+        if (!staged_)
+          return parallel_for(device_, "task_env.write_state", rows,
+                              TaskWriteStateFused<View>{v, state, ids}, stream, 2);
+      }
+      require_task_staged();
+      parallel_for(device_, "task_env.write_rows", rows, PhysicsWriteRows<View>{v, state, ids},
+                   stream, 2);
+      const physics::EnvMask only{written, nullptr};
+      forward_staged(only, stream);
+      parallel_for(device_, "task_env.observe_written", v.f.n, TaskEpisodeObserve<View>{v, only},
                    stream, 2);
     } else {
       write_state_untasked(v, state, ids, rows, written, stream);
@@ -235,6 +316,19 @@ class SimRunner : public PhysicsRunner<Env> {
   virtual void forward_staged(physics::EnvMask /*only*/, void* /*stream*/) {
     throw std::logic_error("physics env runner: this sim has no staged forward pass");
   }
+  // A task env's staged kernels need the staged forward pass (reset_launch_) and forward_: not
+  // the tiled launch (on CUDA the fused kernels are not even compiled: kFusedShapes).
+  void require_task_staged() const {
+    if (!reset_launch_ || forward_ == nullptr)
+      throw std::logic_error("task envs run the fused or the staged launch (not tiled)");
+  }
+  void start_task_episodes(const View& v, physics::EnvMask only, void* stream) {
+    parallel_for(device_, "task_env.episode_state", v.f.n, TaskEpisodeState<View>{v, only}, stream,
+                 2);
+    forward_staged(only, stream);
+    parallel_for(device_, "task_env.episode_observe", v.f.n, TaskEpisodeObserve<View>{v, only},
+                 stream, 2);
+  }
   // New episodes in the envs `only` keeps: the state, the forward pass by stages, the first
   // observation (three launch groups instead of a kernel that inlines a forward pass).
   void start_episodes(const View& v, physics::EnvMask only, void* stream) {
@@ -249,6 +343,7 @@ class SimRunner : public PhysicsRunner<Env> {
   bool staged_ = false;
   bool reset_launch_ = false;  // staged auto-reset (start_episodes), set with staged_
   Scalar* before_ = nullptr;
+  uint8_t* forward_ = nullptr;  // [N] on the device: a task env's staged step's finite flags
 };
 
 }  // namespace myriad::envs

@@ -43,8 +43,8 @@ class PhysicsRunner {
   virtual void load_snapshot(const PhysicsFrame& f, const Params& p, const double* in,
                              void* stream) = 0;
   // Per-env model parameters (physics/env_params.h, [N, ...] rows in float64; empty: every env
-  // reads the model), from the next launch on. The CPU runners take them (the engine with the
-  // fused launch, libmujoco); the others refuse non-empty ones.
+  // reads the model), from the next launch on. The engine's runners take them (CPU: the fused
+  // and staged launches, not tiled; CUDA), and libmujoco's; the others refuse non-empty ones.
   virtual void set_params(const physics::EnvParams<double>& p) {
     if (!p.empty())
       throw std::invalid_argument("per-env model parameters are not supported by this runner");

@@ -17,6 +17,7 @@
 #include "myriad/parallel_for.h"
 #include "myriad/physics/cuda_batch.h"
 #include "physics/cuda_fused.cuh"
+#include "physics/env_params.h"
 #include "physics/launch.h"
 
 namespace myriad::physics {
@@ -37,7 +38,15 @@ struct CudaBatch<T>::Impl {
   cudaStream_t stream;  // every copy, memset and synchronous launch of the batch
   ModelView<T> view{};
   BatchView<T> data{};
+  EnvParamsView<T> params{};  // device pointers, or all null
   std::vector<void*> allocations;
+  std::vector<void*> param_allocations;  // params' storage, replaced by set_params
+
+  void free_params() {
+    for (void* p : param_allocations) cudaFree(p);
+    param_allocations.clear();
+    params = EnvParamsView<T>{};
+  }
 
   void* alloc(size_t bytes) {
     void* p = nullptr;
@@ -83,6 +92,7 @@ CudaBatch<T>::~CudaBatch() {
   cudaGetDevice(&previous);
   cudaSetDevice(impl_->device);
   for (void* p : impl_->allocations) cudaFree(p);
+  impl_->free_params();
   cudaSetDevice(previous);
 }
 
@@ -127,12 +137,52 @@ const BatchView<T>& CudaBatch<T>::device_data() const {
 }
 
 template <class T>
+const EnvParamsView<T>& CudaBatch<T>::device_params() const {
+  return impl_->params;
+}
+
+template <class T>
+void CudaBatch<T>::set_params(const EnvParams<T>& p) {
+  const CudaDeviceScope on(impl_->device);
+  if (!p.empty() && p.n != impl_->n)
+    throw std::invalid_argument("CudaBatch::set_params: rows for " + std::to_string(p.n) +
+                                " envs, the batch has " + std::to_string(impl_->n));
+  // Launches in flight (on any stream) may read the old parameters.
+  check(cudaDeviceSynchronize(), "set_params");
+  impl_->free_params();
+  if (p.empty()) return;
+  // The host view gives each field's row length; its pointers are replaced by device copies.
+  EnvParamsView<T> v = params_view(p, impl_->host_model);
+  const auto copy = [&](const std::vector<T>& field, const T*& pointer) {
+    if (field.empty()) return;
+    const size_t bytes = field.size() * sizeof(T);
+    void* d = nullptr;
+    check(cudaMalloc(&d, bytes), "cudaMalloc (per-env parameters)");
+    impl_->param_allocations.push_back(d);
+    check(cudaMemcpyAsync(d, field.data(), bytes, cudaMemcpyHostToDevice, impl_->stream),
+          "copy per-env parameters");
+    pointer = static_cast<const T*>(d);
+  };
+#define MYRIAD_X(name, rows, cols) copy(p.name, v.name);
+  MYRIAD_ENV_ALL_PARAM_FIELDS(MYRIAD_X)
+#undef MYRIAD_X
+  copy(p.gravity, v.gravity);
+  copy(p.meaninertia, v.meaninertia);
+  // Launches on any stream may read them next (as the constructor's copies).
+  check(cudaStreamSynchronize(impl_->stream), "copy per-env parameters");
+  impl_->params = v;
+}
+
+template <class T>
 void CudaBatch<T>::forward(bool staged) {
   const DeviceId on{Device::kCuda, impl_->device};
   if (staged)
-    launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, on, impl_->stream);
-  else
+    launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, on, impl_->stream,
+                                         EnvMask{}, impl_->params);
+  else if (impl_->param_allocations.empty())
     cuda_forward_fused(impl_->view, impl_->data, impl_->n, on, impl_->stream);
+  else
+    throw std::logic_error("CudaBatch: per-env model parameters run with the staged launch");
   // Synchronous by contract (bench and tests time it); it waits for the batch's stream only.
   const CudaDeviceScope scope(impl_->device);
   check(cudaStreamSynchronize(impl_->stream), "physics.forward");
@@ -142,16 +192,19 @@ template <class T>
 void CudaBatch<T>::step_async(int substeps, bool staged, void* stream) {
   const DeviceId on{Device::kCuda, impl_->device};
   if (staged)
-    launch_step_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on, stream);
-  else
+    launch_step_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on, stream,
+                                      impl_->params);
+  else if (impl_->param_allocations.empty())
     cuda_step_fused(impl_->view, impl_->data, impl_->n, substeps, on, stream);
+  else
+    throw std::logic_error("CudaBatch: per-env model parameters run with the staged launch");
 }
 
 template <class T>
 void CudaBatch<T>::forward_async(void* stream, const uint8_t* only_a, const uint8_t* only_b) {
   launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n,
                                        DeviceId{Device::kCuda, impl_->device}, stream,
-                                       EnvMask{only_a, only_b});
+                                       EnvMask{only_a, only_b}, impl_->params);
 }
 
 template <class T>

@@ -52,6 +52,14 @@ template <class T>
 const BatchView<T>& CudaBatch<T>::device_data() const {
   no_cuda();
 }
+template <class T>
+const EnvParamsView<T>& CudaBatch<T>::device_params() const {
+  no_cuda();
+}
+template <class T>
+void CudaBatch<T>::set_params(const EnvParams<T>&) {
+  no_cuda();
+}
 
 template class CudaBatch<float>;
 template class CudaBatch<double>;

@@ -102,6 +102,16 @@ struct EnvParamsView {
   }
 };
 
+// Env i's model: a copy of m with env i's rows of p (p all null: m as it is). The staged
+// launch's kernels (physics/launch.h) read it; per-env work inlines it, so the copy stays in
+// registers where the stage reads a field.
+template <class T>
+MYRIAD_HD ModelView<T> env_model(const ModelView<T>& m, const EnvParamsView<T>& p, int64_t i) {
+  ModelView<T> out = m;
+  p.apply(out, i);
+  return out;
+}
+
 // The view of host storage (pointers into p; p outlives the view). Row lengths come from m.
 template <class T, class M>
 EnvParamsView<T> params_view(const EnvParams<T>& p, const M& m) {

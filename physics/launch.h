@@ -14,6 +14,7 @@
 #include "myriad/parallel_for.h"
 #include "physics/batch_view.h"
 #include "physics/constraint/solve_group.h"
+#include "physics/env_params.h"
 #include "physics/pipeline.h"
 
 namespace myriad::physics {
@@ -93,50 +94,50 @@ enum class Stage {
 
 namespace detail {
 
-// Stage S of pipeline.h for one env (a named functor, not a lambda, so that each stage is its
-// own kernel type on CUDA). rk_stage: RK4's stage index (1..3) for kRk4Stage*.
+// Stage S of pipeline.h for one env. rk_stage: RK4's stage index (1..3) for kRk4Stage*.
 template <Stage S, class T>
-struct StageFn {
-  ModelView<T> m;
-  int rk_stage;
-  MYRIAD_HD void operator()(EnvData<T>& e) const {
-    if constexpr (S == Stage::kPosition) forward_position(m, e);
-    if constexpr (S == Stage::kCollisionGather) collision_gather(m, e);
-    if constexpr (S == Stage::kConstraintRows) forward_constraint_rows(m, e);
-    if constexpr (S == Stage::kVelocity) forward_velocity(m, e);
-    if constexpr (S == Stage::kActuation) actuation(m, e);
-    if constexpr (S == Stage::kAcceleration) forward_acceleration(m, e);
-    // The lane group's solve (a warp per env on CUDA, SolveByWarp; one lane here): the same bits.
-    if constexpr (S == Stage::kConstraintSolve) constraint::solve(constraint::SerialGroup{}, m, e);
-    // post_constraint in two launches: each keeps its own (smaller) stack frame.
-    if constexpr (S == Stage::kBodyForces) constraint::body_forces(m, e);
-    // The sensors in parts (physics/sensor.h): the plain ones, mj_rnePostConstraint's, the rays.
-    if constexpr (S == Stage::kSensors) sensors<T, SensorPart::kPlain>(m, e);
-    if constexpr (S == Stage::kSensorsAcc) sensors<T, SensorPart::kAcc>(m, e);
-    if constexpr (S == Stage::kSensorsRangefinder) sensors<T, SensorPart::kRangefinder>(m, e);
-    if constexpr (S == Stage::kSensorsTouch) sensors<T, SensorPart::kTouch>(m, e);
-    if constexpr (S == Stage::kEuler) euler_semi_implicit(m, e);
-    if constexpr (S == Stage::kImplicitFast) implicit_fast_solve(m, e);
-    if constexpr (S == Stage::kImplicitFreeBodies) implicit_free_bodies(m, e);
-    if constexpr (S == Stage::kImplicitFastFinish) implicit_fast_finish(m, e);
-    if constexpr (S == Stage::kRk4Begin) rk4_begin(m, e);
-    if constexpr (S == Stage::kRk4StageBegin) rk4_stage_begin(m, e, rk_stage);
-    if constexpr (S == Stage::kRk4StageEnd) rk4_stage_end(m, e, rk_stage);
-    if constexpr (S == Stage::kRk4Finish) rk4_finish(m, e);
-  }
-};
+MYRIAD_HD void run_stage(const ModelView<T>& m, EnvData<T>& e, int rk_stage) {
+  (void)rk_stage;
+  if constexpr (S == Stage::kPosition) forward_position(m, e);
+  if constexpr (S == Stage::kCollisionGather) collision_gather(m, e);
+  if constexpr (S == Stage::kConstraintRows) forward_constraint_rows(m, e);
+  if constexpr (S == Stage::kVelocity) forward_velocity(m, e);
+  if constexpr (S == Stage::kActuation) actuation(m, e);
+  if constexpr (S == Stage::kAcceleration) forward_acceleration(m, e);
+  // The lane group's solve (a warp per env on CUDA, SolveByWarp; one lane here): the same bits.
+  if constexpr (S == Stage::kConstraintSolve) constraint::solve(constraint::SerialGroup{}, m, e);
+  // post_constraint in two launches: each keeps its own (smaller) stack frame.
+  if constexpr (S == Stage::kBodyForces) constraint::body_forces(m, e);
+  // The sensors in parts (physics/sensor.h): the plain ones, mj_rnePostConstraint's, the rays.
+  if constexpr (S == Stage::kSensors) sensors<T, SensorPart::kPlain>(m, e);
+  if constexpr (S == Stage::kSensorsAcc) sensors<T, SensorPart::kAcc>(m, e);
+  if constexpr (S == Stage::kSensorsRangefinder) sensors<T, SensorPart::kRangefinder>(m, e);
+  if constexpr (S == Stage::kSensorsTouch) sensors<T, SensorPart::kTouch>(m, e);
+  if constexpr (S == Stage::kEuler) euler_semi_implicit(m, e);
+  if constexpr (S == Stage::kImplicitFast) implicit_fast_solve(m, e);
+  if constexpr (S == Stage::kImplicitFreeBodies) implicit_free_bodies(m, e);
+  if constexpr (S == Stage::kImplicitFastFinish) implicit_fast_finish(m, e);
+  if constexpr (S == Stage::kRk4Begin) rk4_begin(m, e);
+  if constexpr (S == Stage::kRk4StageBegin) rk4_stage_begin(m, e, rk_stage);
+  if constexpr (S == Stage::kRk4StageEnd) rk4_stage_end(m, e, rk_stage);
+  if constexpr (S == Stage::kRk4Finish) rk4_finish(m, e);
+}
 
-// Stage S for env i of the batch: the kernel of a staged launch (its CUDA name carries the
-// stage's number in Stage).
+// Stage S for env i of the batch: the kernel of a staged launch (a named functor, not a lambda,
+// so that each stage is its own kernel type on CUDA; its name carries the stage's number in
+// Stage). Env i reads its own model: m with its per-env parameters' rows (env_params.h; none:
+// m as it is).
 template <Stage S, class T>
 struct StageKernel {
   BatchView<T> b;
-  StageFn<S, T> stage;
+  ModelView<T> m;
+  EnvParamsView<T> params;
+  int rk_stage;
   EnvMask only;
   MYRIAD_HD void operator()(int64_t i) const {
     if (only.skips(i)) return;
     EnvData<T> e = b.env(i);
-    stage(e);
+    run_stage<S>(env_model(m, params, i), e, rk_stage);
   }
 };
 
@@ -147,13 +148,15 @@ template <int kGroup, class T>
 struct CollidePairs {
   BatchView<T> b;
   ModelView<T> m;
+  EnvParamsView<T> params;
   int first, count;
   EnvMask only;
   MYRIAD_HD void operator()(int64_t t) const {
     const int64_t i = t / count;
     if (only.skips(i)) return;
     EnvData<T> e = b.env(i);
-    collision_pair<T, kGroup>(m, e, m.candidate_grouped[first + static_cast<int>(t % count)]);
+    collision_pair<T, kGroup>(env_model(m, params, i), e,
+                              m.candidate_grouped[first + static_cast<int>(t % count)]);
   }
 };
 
@@ -168,28 +171,30 @@ template <class T>
 struct SolveByWarp {
   BatchView<T> b;
   ModelView<T> m;
+  EnvParamsView<T> params;
   EnvMask only;
   MYRIAD_HD void operator()(int64_t t) const {
     const int64_t i = t / constraint::WarpGroup::kLanes;
     if (only.skips(i)) return;
     EnvData<T> e = b.env(i);
-    constraint::solve(constraint::WarpGroup{}, m, e);
+    constraint::solve(constraint::WarpGroup{}, env_model(m, params, i), e);
   }
 };
 #endif
 
 // Stage S over the batch (the envs `only` keeps), as one launch named `name`.
 template <Device D, Stage S, class T>
-void launch_stage(const char* name, const ModelView<T>& m, const BatchView<T>& b, int64_t n,
-                  DeviceId device, void* stream, int rk_stage = 0, EnvMask only = {}) {
-  parallel_for(DeviceId{D, device.index}, name, n, StageKernel<S, T>{b, {m, rk_stage}, only},
+void launch_stage(const char* name, const ModelView<T>& m, const EnvParamsView<T>& params,
+                  const BatchView<T>& b, int64_t n, DeviceId device, void* stream, int rk_stage = 0,
+                  EnvMask only = {}) {
+  parallel_for(DeviceId{D, device.index}, name, n, StageKernel<S, T>{b, m, params, rk_stage, only},
                stream, /*min_parallel=*/2);
 }
 
 // The collision stage as its launches: a kernel per pair group the model has, then the gather.
 template <Device D, class T>
-void launch_collision(const ModelView<T>& m, const BatchView<T>& b, int64_t n, DeviceId device,
-                      void* stream, EnvMask only) {
+void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, const BatchView<T>& b,
+                      int64_t n, DeviceId device, void* stream, EnvMask only) {
   using collision::kPairsBoxBox;
   using collision::kPairsCcd;
   using collision::kPairsPrimitive;
@@ -198,15 +203,16 @@ void launch_collision(const ModelView<T>& m, const BatchView<T>& b, int64_t n, D
   const int ccd = m.nccd_pairs;
   if (primitive > 0)
     parallel_for(dev, "physics.collision_primitive", n * primitive,
-                 CollidePairs<kPairsPrimitive, T>{b, m, 0, primitive, only}, stream, 2);
+                 CollidePairs<kPairsPrimitive, T>{b, m, params, 0, primitive, only}, stream, 2);
   if (box_box > 0)
     parallel_for(dev, "physics.collision_box_box", n * box_box,
-                 CollidePairs<kPairsBoxBox, T>{b, m, primitive, box_box, only}, stream, 2);
+                 CollidePairs<kPairsBoxBox, T>{b, m, params, primitive, box_box, only}, stream, 2);
   if (ccd > 0)
     parallel_for(dev, "physics.collision_ccd", n * ccd,
-                 CollidePairs<kPairsCcd, T>{b, m, primitive + box_box, ccd, only}, stream, 2);
-  launch_stage<D, Stage::kCollisionGather>("physics.collision_gather", m, b, n, device, stream, 0,
-                                           only);
+                 CollidePairs<kPairsCcd, T>{b, m, params, primitive + box_box, ccd, only}, stream,
+                 2);
+  launch_stage<D, Stage::kCollisionGather>("physics.collision_gather", m, params, b, n, device,
+                                           stream, 0, only);
 }
 
 }  // namespace detail
@@ -214,67 +220,76 @@ void launch_collision(const ModelView<T>& m, const BatchView<T>& b, int64_t n, D
 // mj_forward on n envs (those `only` keeps), stage by stage (pipeline.h's forward, in its order).
 template <Device D, class T>
 void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t n, DeviceId device,
-                           void* stream = nullptr, EnvMask only = {}) {
+                           void* stream = nullptr, EnvMask only = {},
+                           const EnvParamsView<T>& params = EnvParamsView<T>{}) {
   using detail::launch_stage;
-  launch_stage<D, Stage::kPosition>("physics.position", m, b, n, device, stream, 0, only);
+  launch_stage<D, Stage::kPosition>("physics.position", m, params, b, n, device, stream, 0, only);
   // Collision over (env, pair), a kernel per group of pair functions, then a gather per env.
-  detail::launch_collision<D>(m, b, n, device, stream, only);
-  launch_stage<D, Stage::kConstraintRows>("physics.constraint_rows", m, b, n, device, stream, 0,
-                                          only);
-  launch_stage<D, Stage::kVelocity>("physics.velocity", m, b, n, device, stream, 0, only);
-  launch_stage<D, Stage::kActuation>("physics.actuation", m, b, n, device, stream, 0, only);
-  launch_stage<D, Stage::kAcceleration>("physics.acceleration", m, b, n, device, stream, 0, only);
+  detail::launch_collision<D>(m, params, b, n, device, stream, only);
+  launch_stage<D, Stage::kConstraintRows>("physics.constraint_rows", m, params, b, n, device,
+                                          stream, 0, only);
+  launch_stage<D, Stage::kVelocity>("physics.velocity", m, params, b, n, device, stream, 0, only);
+  launch_stage<D, Stage::kActuation>("physics.actuation", m, params, b, n, device, stream, 0, only);
+  launch_stage<D, Stage::kAcceleration>("physics.acceleration", m, params, b, n, device, stream, 0,
+                                        only);
 #if defined(__CUDACC__)
   if constexpr (D == Device::kCuda)
     parallel_for(DeviceId{D, device.index}, "physics.constraint_solve",
-                 n * constraint::WarpGroup::kLanes, detail::SolveByWarp<T>{b, m, only}, stream,
+                 n * constraint::WarpGroup::kLanes, detail::SolveByWarp<T>{b, m, params, only},
+                 stream,
                  /*min_parallel=*/2, detail::kSolveBlock);
   else
 #endif
-    launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, b, n, device, stream, 0,
-                                             only);
-  launch_stage<D, Stage::kBodyForces>("physics.body_forces", m, b, n, device, stream, 0, only);
+    launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, params, b, n, device,
+                                             stream, 0, only);
+  launch_stage<D, Stage::kBodyForces>("physics.body_forces", m, params, b, n, device, stream, 0,
+                                      only);
   // The sensors' parts, each launched for a model that has such a sensor.
   if (m.nsensor > m.nsensor_acc + m.nsensor_rangefinder + m.nsensor_touch)
-    launch_stage<D, Stage::kSensors>("physics.sensors", m, b, n, device, stream, 0, only);
+    launch_stage<D, Stage::kSensors>("physics.sensors", m, params, b, n, device, stream, 0, only);
   if (m.nsensor_acc > 0)
-    launch_stage<D, Stage::kSensorsAcc>("physics.sensors_acc", m, b, n, device, stream, 0, only);
+    launch_stage<D, Stage::kSensorsAcc>("physics.sensors_acc", m, params, b, n, device, stream, 0,
+                                        only);
   if (m.nsensor_rangefinder > 0)
-    launch_stage<D, Stage::kSensorsRangefinder>("physics.sensors_rangefinder", m, b, n, device,
-                                                stream, 0, only);
+    launch_stage<D, Stage::kSensorsRangefinder>("physics.sensors_rangefinder", m, params, b, n,
+                                                device, stream, 0, only);
   if (m.nsensor_touch > 0)
-    launch_stage<D, Stage::kSensorsTouch>("physics.sensors_touch", m, b, n, device, stream, 0,
-                                          only);
+    launch_stage<D, Stage::kSensorsTouch>("physics.sensors_touch", m, params, b, n, device, stream,
+                                          0, only);
 }
 
 // `substeps` mj_step on n envs, stage by stage: forward's stages, then the integrator's
 // (Euler or implicitfast in one stage; RK4's parts with forward's stages between them).
 template <Device D, class T>
 void launch_step_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t n, int substeps,
-                        DeviceId device, void* stream = nullptr) {
+                        DeviceId device, void* stream = nullptr,
+                        const EnvParamsView<T>& params = EnvParamsView<T>{}) {
   using detail::launch_stage;
   for (int sub = 0; sub < substeps; ++sub) {
-    launch_forward_staged<D>(m, b, n, device, stream);
+    launch_forward_staged<D>(m, b, n, device, stream, EnvMask{}, params);
     if (m.integrator == kImplicitFast) {
-      launch_stage<D, Stage::kImplicitFast>("physics.implicit_fast", m, b, n, device, stream);
+      launch_stage<D, Stage::kImplicitFast>("physics.implicit_fast", m, params, b, n, device,
+                                            stream);
       if (m.nbody_implicit_free > 0)
-        launch_stage<D, Stage::kImplicitFreeBodies>("physics.implicit_free_bodies", m, b, n, device,
-                                                    stream);
-      launch_stage<D, Stage::kImplicitFastFinish>("physics.implicit_fast_finish", m, b, n, device,
-                                                  stream);
+        launch_stage<D, Stage::kImplicitFreeBodies>("physics.implicit_free_bodies", m, params, b, n,
+                                                    device, stream);
+      launch_stage<D, Stage::kImplicitFastFinish>("physics.implicit_fast_finish", m, params, b, n,
+                                                  device, stream);
       continue;
     }
     if (m.integrator != kRK4) {
-      launch_stage<D, Stage::kEuler>("physics.euler", m, b, n, device, stream);
+      launch_stage<D, Stage::kEuler>("physics.euler", m, params, b, n, device, stream);
       continue;
     }
-    launch_stage<D, Stage::kRk4Begin>("physics.rk4_begin", m, b, n, device, stream);
+    launch_stage<D, Stage::kRk4Begin>("physics.rk4_begin", m, params, b, n, device, stream);
     for (int s = 1; s < 4; ++s) {
-      launch_stage<D, Stage::kRk4StageBegin>("physics.rk4_stage_begin", m, b, n, device, stream, s);
-      launch_forward_staged<D>(m, b, n, device, stream);
-      launch_stage<D, Stage::kRk4StageEnd>("physics.rk4_stage_end", m, b, n, device, stream, s);
+      launch_stage<D, Stage::kRk4StageBegin>("physics.rk4_stage_begin", m, params, b, n, device,
+                                             stream, s);
+      launch_forward_staged<D>(m, b, n, device, stream, EnvMask{}, params);
+      launch_stage<D, Stage::kRk4StageEnd>("physics.rk4_stage_end", m, params, b, n, device, stream,
+                                           s);
     }
-    launch_stage<D, Stage::kRk4Finish>("physics.rk4_finish", m, b, n, device, stream);
+    launch_stage<D, Stage::kRk4Finish>("physics.rk4_finish", m, params, b, n, device, stream);
   }
 }
 

@@ -8,7 +8,8 @@
 #   3. Ant-v5 and Humanoid-v5 env steps/s at 4,096 and 65,536 envs, with per-stage GPU time (CUDA
 #      events around every named launch);
 #   4. PPO end to end on CUDA: Ant-v5 env steps/s during training at 4,096 and 65,536 envs, and
-#      the host syncs per update;
+#      the host syncs per update; Go1-Velocity-Flat-v0's env steps and training at 4,096 and
+#      16,384 envs (issue 35);
 #   5. NCCL at world size 1, Tag-v0 at 65,536 envs, the Python API on CUDA;
 #   6. MuJoCo Warp on the same GPU, if it was carried;
 #   7. with the time left: training smoke tests (checkpoint, eval on CUDA and CPU) and the CUDA
@@ -96,9 +97,9 @@ if [ "$mode" = none ]; then
 fi
 # Sizes: the GPU's, or the dry run's.
 if [ "$mode" = gpu ]; then
-  sizes=(4096 65536) tag_envs=65536 sanitize_envs=64
+  sizes=(4096 65536) go1_sizes=(4096 16384) tag_envs=65536 sanitize_envs=64
 else
-  sizes=(64 256) tag_envs=1024 sanitize_envs=8
+  sizes=(64 256) go1_sizes=(64 128) tag_envs=1024 sanitize_envs=8
 fi
 
 section "0 host"
@@ -175,14 +176,14 @@ else
   record 1_build.myriad "\"$(build_failed $rc)\""
   exit 1
 fi
-rest=(myriad_python test_cuda_envs test_physics test_learner test_devices)
+rest=(myriad_python test_cuda_envs test_staged_randomized test_physics test_learner test_devices)
 t0=$(date +%s)
 run_logged $(($(left) - 60 > 300 ? 300 : $(left) - 60)) cmake --build "$build" -j "$jobs" \
   --target "${rest[@]}" -- -k 0
 rc=$?
 record 1_build.rest "{\"seconds\": $(($(date +%s) - t0)), \"rc\": $rc}"
-for file in 'python/myriad/_core*.so' tests/envs/test_cuda_envs tests/physics/test_physics \
-  tests/learner/test_learner tests/envs/test_devices; do
+for file in 'python/myriad/_core*.so' tests/envs/test_cuda_envs tests/envs/test_staged_randomized \
+  tests/physics/test_physics tests/learner/test_learner tests/envs/test_devices; do
   compgen -G "$build/$file" > /dev/null ||
     record "1_build.missing.${file##*/}" "\"$(build_failed $rc)\""
 done
@@ -191,7 +192,8 @@ section "2 agreement"
 export MYRIAD_SOURCE_DIR="$root"
 # MYRIAD_CUDA_CHECK=1: a faulting kernel names its stage (include/myriad/parallel_for.h).
 export MYRIAD_CUDA_CHECK=1
-for spec in "test_cuda_envs envs *" "test_physics physics *Cuda*" "test_devices envs *"; do
+for spec in "test_cuda_envs envs *" "test_staged_randomized envs *Cuda*" \
+  "test_physics physics *Cuda*" "test_devices envs *"; do
   read -r name dir filter <<< "$spec"
   budget_for "2_agreement.$name" 60 || continue
   run_to "$runs/$name.log" 240 "$build/tests/$dir/$name" --gtest_filter="$filter" \
@@ -199,6 +201,13 @@ for spec in "test_cuda_envs envs *" "test_physics physics *Cuda*" "test_devices 
   record "2_agreement.$name" --gtest "$runs/$name.json"
 done
 unset MYRIAD_CUDA_CHECK
+# The same envs' step replayed as one CUDA graph against plain launches (the check above turns
+# graphs off), through a task's Params changing (its command curriculum).
+if budget_for 2_agreement.cuda_graph 40; then
+  run_to "$runs/graph.log" 120 "$build/tests/envs/test_staged_randomized" --gtest_filter='*Graph*' \
+    --gtest_output="json:$runs/graph.json"
+  record 2_agreement.cuda_graph --gtest "$runs/graph.json"
+fi
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # synccheck: the constraint solve's warps (__syncwarp between phases) reach every barrier whole.
 for tool in memcheck initcheck synccheck; do
@@ -237,6 +246,13 @@ for env in Ant-v5 Humanoid-v5; do
 done
 
 section "4 PPO on CUDA"
+# record_training KEY DIR: a training run's env steps/s from its summary, or why it failed.
+record_training() {
+  record "$1" "$("$py" -c "import json; s = json.load(open('$2/summary.json')); \
+print(json.dumps({'env_steps': s['env_steps'], 'wall_seconds': s['wall_seconds'], \
+'env_steps_per_second': s['env_steps'] / s['wall_seconds']}))" 2> /dev/null ||
+    echo "\"failed: $(grep -v '^\s*$' "$runs/train.log" | tail -n 1 | tr '"' "'")\"")"
+}
 ppo_steps=$("$py" -c "import yaml; print(yaml.safe_load(open('configs/ant_ppo.yaml'))['ppo']['num_steps'])")
 for n in "${sizes[@]}"; do
   key="4_ppo.Ant-v5.n$n"
@@ -246,10 +262,7 @@ for n in "${sizes[@]}"; do
   run_to "$runs/train.log" 150 "$bin" train configs/ant_ppo.yaml --out "$dir" "env.device=$dev" \
     "env.num_envs=$n" "run.total_env_steps=$((n * ppo_steps * 4))" run.checkpoint_every=0 \
     run.eval_episodes=0 eval.record=false
-  record "$key" "$("$py" -c "import json; s = json.load(open('$dir/summary.json')); \
-print(json.dumps({'env_steps': s['env_steps'], 'wall_seconds': s['wall_seconds'], \
-'env_steps_per_second': s['env_steps'] / s['wall_seconds']}))" 2> /dev/null ||
-    echo "\"failed: $(grep -v '^\s*$' "$runs/train.log" | tail -n 1 | tr '"' "'")\"")"
+  record_training "$key" "$dir"
 done
 # Host syncs per update: LibTorch warns at every synchronising CUDA call (sync debug mode); the
 # difference between a 6- and a 2-update run, over 4, is the loop's syncs per update.
@@ -271,6 +284,24 @@ myriad.train('configs/ant_ppo.yaml', out='$runs/syncs-$updates', env__device='cu
 elif [ "$mode" != gpu ]; then
   record 4_ppo.syncs_per_update '"not on the CPU"'
 fi
+# Go1-Velocity-Flat-v0 (issue 35): the task env's staged step on CUDA (the robot's randomization,
+# pushes, noise) in env steps/s, then PPO with its shipped recipe at mjlab's sizes.
+go1=Go1-Velocity-Flat-v0
+go1_steps=$("$py" -c "import yaml; print(yaml.safe_load(open('configs/go1_velocity_flat_ppo.yaml'))['ppo']['num_steps'])")
+for n in "${go1_sizes[@]}"; do
+  key="4_ppo.$go1.n$n"
+  budget_for "$key.env_step" 30 || continue
+  run_to "$runs/bench.json" 90 "$bin" bench --json --env "$go1" --device "$dev" --num-envs "$n" \
+    --steps 50
+  record "$key.env_step" --json-line "$runs/bench.json"
+  budget_for "$key.train" 60 || continue
+  dir="$runs/go1-$n"
+  rm -rf "$dir"
+  run_to "$runs/train.log" 150 "$bin" train configs/go1_velocity_flat_ppo.yaml --out "$dir" \
+    "env.device=$dev" "env.num_envs=$n" "run.total_env_steps=$((n * go1_steps * 4))" \
+    run.checkpoint_every=0 run.eval_episodes=0 eval.record=false
+  record_training "$key.train" "$dir"
+done
 
 section "5 NCCL, Tag-v0, Python API"
 if budget_for 5_nccl_tag_python.nccl 30; then

@@ -129,10 +129,12 @@ def label(demangled, stages):
     inner = re.match(r"void myriad::parallel_for_kernel<(.*)>\(long, \1\)$", s)
     s = inner.group(1) if inner else s
     prec = " f64" if re.search(r"\bdouble\b", s) else (" f32" if re.search(r"\bfloat\b", s) else "")
-    env_re = r"myriad::envs::(?:locomotion::)?(\w+)(?:<myriad::envs::mpe::(\w+)Actions>)?"
+    env_re = (r"myriad::envs::(?:locomotion::|legged::)?(\w+)"
+              r"(?:<myriad::envs::(?:mpe::(\w+)Actions|legged::(\w+))>)?")
 
     def env_name(m, at):
-        return m.group(at) + (f"<{m.group(at + 1)}>" if m.group(at + 1) else "")
+        arg = m.group(at + 1) or m.group(at + 2)
+        return m.group(at) + (f"<{arg}>" if arg else "")
 
     m = re.search(r"StageKernel<\(myriad::physics::Stage\)(\d+), (float|double)>", s)
     if m:
@@ -146,12 +148,14 @@ def label(demangled, stages):
     m = re.search(r"myriad::physics::(\w+Fused)<", s)
     if m:
         return f"physics.{m.group(1)}{prec}", ""
-    m = re.search(r"myriad::envs::(Physics\w+)<(?:myriad::envs::PhysicsView<)?" + env_re, s)
+    m = re.search(r"myriad::envs::((?:Physics|Task)\w+)<(?:myriad::envs::PhysicsView<)?" + env_re,
+                  s)
     if m:
-        return f"physics_env.{m.group(1)}{prec}", env_name(m, 2)
+        family = "task_env" if m.group(1).startswith("Task") else "physics_env"
+        return f"{family}.{m.group(1)}{prec}", env_name(m, 2)
     m = re.search(r"SimRunner<\(myriad::Device\)1, " + env_re + r", .*?>::(\w+)\(", s)
     if m:
-        return f"physics_env.{m.group(3)}{prec}", env_name(m, 1)
+        return f"physics_env.{m.group(4)}{prec}", env_name(m, 1)
     m = re.search(r"(launch_\w+)<\(myriad::Device\)1, " + env_re, s)
     if m:
         return f"env.{m.group(1)}", env_name(m, 2)

@@ -83,9 +83,13 @@ Measured measure(const PhysicsBenchArgs& a, DeviceId device, nlohmann::json* loc
   physics::reset_data(m, d);
   Measured out;
   if (device.is_cpu()) {
-    const auto step = a.launch == "staged"  ? physics::step_staged<T>
-                      : a.launch == "fused" ? physics::step<T>
-                                            : physics::step_tiled<T>;
+    using StepFn = void (*)(const physics::Model<T>&, physics::Data<T>&, int);
+    const StepFn staged = [](const physics::Model<T>& mm, physics::Data<T>& dd, int k) {
+      physics::step_staged(mm, dd, k);
+    };
+    const StepFn step = a.launch == "staged"  ? staged
+                        : a.launch == "fused" ? StepFn(physics::step<T>)
+                                              : StepFn(physics::step_tiled<T>);
     if (!a.random_controls && a.lockstep.empty()) {
       step(m, d, static_cast<int>(a.warmup));
       const auto start = Clock::now();

@@ -556,11 +556,13 @@ struct VelocityTask {
     }
   }
   // terrain_scan: the root's height over the surface at each ray of the yaw-aligned grid (5, a
-  // miss, beyond kScanMax or off the field) into value [kScanRays]; the terrain normal fitted to
-  // up to kNormalHits of the hits (mjlab's linspace subsample) into normal.
+  // miss, beyond kScanMax or off the field) into value [kScanRays] (as float, what the
+  // observation reads: it is written straight into the observation row, not staged on the
+  // stack); the terrain normal fitted to up to kNormalHits of the hits (mjlab's linspace
+  // subsample) into normal.
   template <class T>
   MYRIAD_HD static void height_scan(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
-                                    T* value, T* normal) {
+                                    float* value, T* normal) {
     const FieldView<T> field = field_of(p, m, d);
     const T* frame = d.xpos + 3 * p.root_body;
     const T yaw = root_heading(p, d);
@@ -573,7 +575,7 @@ struct VelocityTask {
       T z;
       const bool hit =
           surface_height(field, x, y, z) && frame[2] - z >= T(0) && frame[2] - z <= T(kScanMax);
-      value[k] = hit ? frame[2] - z : T(kScanMax);
+      value[k] = static_cast<float>(hit ? frame[2] - z : T(kScanMax));
       // Rays 0, 6, 12, ..., 186 (torch.linspace(0, 186, 32).long()).
       if (next < kNormalHits && k == (next * (kScanRays - 1)) / (kNormalHits - 1)) {
         ++next;
@@ -846,18 +848,18 @@ struct VelocityTask {
       const T n[3] = {T(st[L.normal]), T(st[L.normal + 1]), T(st[L.normal + 2])};
       to_local(d.xmat + 9 * p.upright_body, n, g_up);
     }
-    T q[kMaxJoints], q0[kMaxJoints], lo[kMaxJoints], hi[kMaxJoints], a[kMaxJoints],
-        prev[kMaxJoints], ss[kMaxJoints], sw[kMaxJoints], sr[kMaxJoints];
+    // The joint terms' parts summed over the joints where their values lie (no [joints] copies
+    // on a GPU thread's stack; velocity_terms.h's functions sum the same parts in the same order).
+    const int gait = posture_gait(speed, T(0.05), T(1.5));
+    T posture = 0, limits = 0, rate = 0;
     for (int j = 0; j < p.joints; ++j) {
-      q[j] = d.qpos[p.qadr[j]];
-      q0[j] = T(p.q0[j]);
-      lo[j] = T(p.soft_lo[j]);
-      hi[j] = T(p.soft_hi[j]);
-      a[j] = T(action[j]);
-      prev[j] = T(st[L.last_action + j]);
-      ss[j] = T(p.std_standing[j]);
-      sw[j] = T(p.std_walking[j]);
-      sr[j] = T(p.std_running[j]);
+      const T q = d.qpos[p.qadr[j]];
+      const float std = gait == 0   ? p.std_standing[j]
+                        : gait == 1 ? p.std_walking[j]
+                                    : p.std_running[j];
+      posture += posture_part(q, T(p.q0[j]), T(std));
+      limits += limits_part(q, T(p.soft_lo[j]), T(p.soft_hi[j]));
+      rate += rate_part(T(action[j]), T(st[L.last_action + j]));
     }
     int found[kMaxFeet];
     T force[3 * kMaxFeet], height[kMaxFeet], vel_xy[2 * kMaxFeet], contact_time[kMaxFeet],
@@ -882,13 +884,13 @@ struct VelocityTask {
     term[0] = track_linear_velocity(c, v_b, T(0.5));
     term[1] = track_angular_velocity(c, w_b, sqrt(T(0.5)));
     term[2] = upright(g_up, sqrt(T(0.2)));
-    term[3] = variable_posture(q, q0, ss, sw, sr, p.joints, speed, T(0.05), T(1.5));
+    term[3] = posture_of(posture, p.joints);
     {
       const T* w_w = d.cvel + 6 * p.upright_body;  // world-frame angular velocity
       term[4] = body_angular_velocity_penalty(w_w);
     }
-    term[5] = joint_pos_limits(q, lo, hi, p.joints);
-    term[6] = action_rate_l2(a, prev, p.joints);
+    term[5] = limits;
+    term[6] = rate;
     term[7] = feet_air_time(air_time, kFeet, T(0.05), T(0.5), speed, T(0.5));
     term[8] = feet_clearance(height, vel_xy, kFeet, T(0.1), speed, gate);
     term[9] = feet_swing_height(peak, height, in_contact, contact_time, kFeet, T(0.1), step_dt,
@@ -978,7 +980,9 @@ struct VelocityTask {
     auto put = [&](float*& o, T value, float n) {
       *o++ = static_cast<float>(value) + (corrupt ? noise.uniform(-n, n) : 0.0f);
     };
-    T scan[kRough ? kScanRays : 1];
+    // The scan's raw heights go into the critic's scan columns first; the actor's group reads
+    // them there (adding its noise), then the critic's scales them in place.
+    float* scan = obs + 2 * actor_width(p) - p.scan_rays;
     if constexpr (kRough) {
       T normal[3];
       height_scan(p, m, d, scan, normal);
@@ -1004,7 +1008,7 @@ struct VelocityTask {
       if constexpr (kRough)
         for (int k = 0; k < kScanRays; ++k) {
           const float n = actor && corrupt ? noise.uniform(-0.1f, 0.1f) : 0.0f;
-          *o++ = (static_cast<float>(scan[k]) + n) * (1.0f / static_cast<float>(kScanMax));
+          *o++ = (scan[k] + n) * (1.0f / static_cast<float>(kScanMax));
         }
       if (actor) continue;
       int found[kMaxFeet];

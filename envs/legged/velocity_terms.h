@@ -42,43 +42,60 @@ MYRIAD_HD T upright(const T g_body[3], T std) {
   return exp(-(g_body[0] * g_body[0] + g_body[1] * g_body[1]) / (std * std));
 }
 
+// The joint terms below are sums over joints of a per-joint part; the task (velocity_task.h)
+// sums the parts itself in one loop over its joints, reading each joint's values where they lie,
+// so that a GPU thread keeps no [joints] arrays on its stack. The same parts, the same order.
+//
 // variable_posture: exp(-mean_j((q_j - q0_j)^2 / std_j^2)), std_j the standing, walking or running
 // value by the command speed s: standing below walking_threshold, running from
-// running_threshold on.
+// running_threshold on (posture_gait: 0, 1 or 2).
+template <class T>
+MYRIAD_HD int posture_gait(T speed, T walking_threshold, T running_threshold) {
+  return speed < walking_threshold ? 0 : speed < running_threshold ? 1 : 2;
+}
+template <class T>
+MYRIAD_HD T posture_part(T q, T q0, T std) {
+  const T e = q - q0;
+  return e * e / (std * std);
+}
+template <class T>
+MYRIAD_HD T posture_of(T sum, int n) {
+  return exp(-(sum / T(n)));
+}
 template <class T>
 MYRIAD_HD T variable_posture(const T* q, const T* q0, const T* std_standing, const T* std_walking,
                              const T* std_running, int n, T speed, T walking_threshold,
                              T running_threshold) {
-  const T* std = speed < walking_threshold   ? std_standing
-                 : speed < running_threshold ? std_walking
-                                             : std_running;
+  const int gait = posture_gait(speed, walking_threshold, running_threshold);
+  const T* std = gait == 0 ? std_standing : gait == 1 ? std_walking : std_running;
   T sum = 0;
-  for (int j = 0; j < n; ++j) {
-    const T e = q[j] - q0[j];
-    sum += e * e / (std[j] * std[j]);
-  }
-  return exp(-(sum / T(n)));
+  for (int j = 0; j < n; ++j) sum += posture_part(q[j], q0[j], std[j]);
+  return posture_of(sum, n);
 }
 
 // joint_pos_limits: sum_j max(0, lo_j - q_j) + max(0, q_j - hi_j) over the soft limits.
 template <class T>
+MYRIAD_HD T limits_part(T q, T soft_lo, T soft_hi) {
+  const T below = soft_lo - q, above = q - soft_hi;
+  return (below > 0 ? below : T(0)) + (above > 0 ? above : T(0));
+}
+template <class T>
 MYRIAD_HD T joint_pos_limits(const T* q, const T* soft_lo, const T* soft_hi, int n) {
   T sum = 0;
-  for (int j = 0; j < n; ++j) {
-    const T below = soft_lo[j] - q[j], above = q[j] - soft_hi[j];
-    sum += (below > 0 ? below : T(0)) + (above > 0 ? above : T(0));
-  }
+  for (int j = 0; j < n; ++j) sum += limits_part(q[j], soft_lo[j], soft_hi[j]);
   return sum;
 }
 
 // action_rate_l2: sum_k (a_k - a_prev_k)^2 over the raw policy outputs.
 template <class T>
+MYRIAD_HD T rate_part(T a, T a_prev) {
+  const T d = a - a_prev;
+  return d * d;
+}
+template <class T>
 MYRIAD_HD T action_rate_l2(const T* a, const T* a_prev, int n) {
   T sum = 0;
-  for (int k = 0; k < n; ++k) {
-    const T d = a[k] - a_prev[k];
-    sum += d * d;
-  }
+  for (int k = 0; k < n; ++k) sum += rate_part(a[k], a_prev[k]);
   return sum;
 }
 

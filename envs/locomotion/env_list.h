@@ -28,8 +28,8 @@
   X(locomotion::Reacher)
 // clang-format on
 
-// X(Env): a task env (envs/physics_task_kernels.h) on a robot of envs/robots/: the CPU's runners
-// and the registry; not CUDA's (not yet).
+// X(Env): a task env (envs/physics_task_kernels.h) on a robot of envs/robots/: the runners (CPU
+// and CUDA) and the registry.
 #define MYRIAD_TASK_ENVS(X)   \
   X(legged::Go1VelocityFlat)  \
   X(legged::Go1VelocityRough) \

@@ -29,6 +29,7 @@ class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
         model_(model.cast<T>()),
         data_(model_, n),
         before_store_(launch != PhysicsLaunch::kFused ? n * kBeforeWidth<Env> : 0),
+        forward_store_(launch == PhysicsLaunch::kStaged ? n : 0),
         tiled_(launch == PhysicsLaunch::kTiled) {
     this->sim_.model = physics::view_of(model_);
     this->sim_.data = physics::batch_view(model_, data_);
@@ -36,13 +37,15 @@ class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
     // Staged: the CUDA path's shape, its auto-reset included (the CPU tests check its bits).
     this->reset_launch_ = launch == PhysicsLaunch::kStaged;
     this->before_ = before_store_.data();
+    if (!forward_store_.empty()) this->forward_ = forward_store_.data();
   }
 
  public:
   void set_params(const physics::EnvParams<double>& p) override {
-    if (!p.empty() && this->staged_)
+    if (!p.empty() && tiled_)
       throw std::invalid_argument(
-          "per-env model parameters run with the fused launch (launch=fused) on the CPU");
+          "per-env model parameters run with the fused or staged launch on the CPU (the tiled "
+          "launch's SIMD lanes share one model)");
     params_ = p.cast<T>();
     this->sim_.params = physics::params_view(params_, model_);
     this->sim_.per_env_params = !params_.empty();
@@ -50,19 +53,20 @@ class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
 
  private:
   void forward_staged(physics::EnvMask only, void*) override {
-    physics::forward_staged(model_, data_, only.a, only.b);
+    physics::forward_staged(model_, data_, only.a, only.b, &params_);
   }
   void step_substeps_staged(int substeps, void*) override {
     if (tiled_) {
       physics::step_tiled(model_, data_, substeps);
     } else {
-      physics::step_staged(model_, data_, substeps);
+      physics::step_staged(model_, data_, substeps, &params_);
     }
   }
 
   physics::Model<T> model_;
   physics::Data<T> data_;
-  std::vector<T> before_store_;  // the staged or tiled step's `before` values
+  std::vector<T> before_store_;         // the staged or tiled step's `before` values
+  std::vector<uint8_t> forward_store_;  // a task env's staged step's finite flags
   bool tiled_;
   physics::EnvParams<T> params_;  // per-env model parameters, in the sim's precision
 };

@@ -1,11 +1,14 @@
-// The physics envs' runner on CUDA: the engine in float32 or float64, one thread per env, the data
-// in the GPU's memory (physics::CudaBatch), for every env of envs/locomotion/env_list.h.
+// The physics envs' runner on CUDA: the engine in float32 or float64, the data in the GPU's memory
+// (physics::CudaBatch), the env step staged and replayed as one CUDA graph, for every env of
+// envs/locomotion/env_list.h, the task envs included (their staged step: envs/physics_launch.inl).
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "envs/locomotion/env_list.h"
 #include "envs/physics_launch.inl"
@@ -51,6 +54,8 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
     before_store_.reset(static_cast<T*>(
         device_alloc(sizeof(T) * static_cast<size_t>(n) * kBeforeWidth<Env>, "before")));
     this->before_ = before_store_.get();
+    forward_store_.reset(static_cast<uint8_t*>(device_alloc(static_cast<size_t>(n), "forward")));
+    this->forward_ = forward_store_.get();
     if (use_graph_) {
       actions_.reset(static_cast<float*>(
           device_alloc(sizeof(float) * static_cast<size_t>(n) * model_.nu + 1, "actions")));
@@ -62,6 +67,19 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
   ~CudaRunner() override {
     if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
     if (capture_stream_ != nullptr) cudaStreamDestroy(capture_stream_);
+  }
+
+  // Per-env model parameters: copied to the GPU (CudaBatch::set_params), read by the staged
+  // launch's kernels and the env's. A captured graph holds the old pointers: captured anew.
+  void set_params(const physics::EnvParams<double>& p) override {
+    // Nothing may point at the old rows, which set_params frees, should it throw midway.
+    drop_graph();
+    this->sim_.params = physics::EnvParamsView<T>{};
+    this->sim_.per_env_params = false;
+    batch_.set_params(p.cast<T>());
+    this->sim_.params = batch_.device_params();
+    this->sim_.per_env_params = !p.empty();
+    drop_graph();
   }
 
   // The env step as one CUDA graph: pre-step, every substep's stages, post-step and the
@@ -81,7 +99,9 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
         cudaSuccess)
       throw std::runtime_error(std::string(Env::kId) + " on cuda: copying the actions failed: " +
                                cudaGetErrorString(cudaGetLastError()));
-    if (exec_ == nullptr || !same_frame(g, captured_)) {
+    // The graph holds the frame's pointers and the env's parameters (a task's curriculum moves
+    // its command ranges) as they were at capture.
+    if (exec_ == nullptr || !same_frame(g, captured_) || !same_params(p)) {
       if (plain_steps_++ == 0) return Base::step(g, p, stream);
       capture(g, p);
       if (graph_failed_) return Base::step(g, p, stream);
@@ -104,9 +124,16 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
                                ") failed");
     return p;
   }
-  void capture(const PhysicsFrame& g, const Params& p) {
+  static_assert(std::is_trivially_copyable_v<Params>, "an env's Params are kernel arguments");
+  bool same_params(const Params& p) const {
+    return std::memcmp(&p, &captured_params_, sizeof(Params)) == 0;
+  }
+  void drop_graph() {
     if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
     exec_ = nullptr;
+  }
+  void capture(const PhysicsFrame& g, const Params& p) {
+    drop_graph();
     std::string why;
     cudaError_t err = cudaStreamBeginCapture(capture_stream_, cudaStreamCaptureModeThreadLocal);
     if (err == cudaSuccess) {
@@ -132,6 +159,7 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
       return;
     }
     captured_ = g;
+    std::memcpy(&captured_params_, &p, sizeof(Params));
   }
   void step_substeps_staged(int substeps, void* stream) override {
     batch_.step_async(substeps, /*staged=*/true, stream);
@@ -144,11 +172,13 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
   physics::CudaBatch<T> batch_;
   int device_;
   bool use_graph_;
-  std::unique_ptr<T, CudaFree> before_store_;  // the staged step's `before` values
-  std::unique_ptr<float, CudaFree> actions_;   // [N, nu]: what the graph reads
+  std::unique_ptr<T, CudaFree> before_store_;         // the staged step's `before` values
+  std::unique_ptr<uint8_t, CudaFree> forward_store_;  // a task env's finite flags [N]
+  std::unique_ptr<float, CudaFree> actions_;          // [N, nu]: what the graph reads
   cudaStream_t capture_stream_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   PhysicsFrame captured_{};
+  Params captured_params_{};
   int64_t plain_steps_ = 0;
   bool graph_failed_ = false;
 };
@@ -168,6 +198,7 @@ std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double
   template std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner<Env>( \
       const physics::Model<double>&, int64_t, int, bool, int, bool);
 MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)
+MYRIAD_TASK_ENVS(MYRIAD_X)
 #undef MYRIAD_X
 
 }  // namespace myriad::envs

@@ -19,6 +19,7 @@ std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double
   template std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner<Env>( \
       const physics::Model<double>&, int64_t, int, bool, int, bool);
 MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)
+MYRIAD_TASK_ENVS(MYRIAD_X)
 #undef MYRIAD_X
 
 }  // namespace myriad::envs

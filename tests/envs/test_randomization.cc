@@ -414,7 +414,8 @@ TEST(Randomization, BadTermsAreRefusedNamingTheirKey) {
   expect_refused(R"({"p": {"field": "geom_friction", "mode": "interval", "interval": [1, 2],
                            "range": [0, 1]}})",
                  "randomize.p.mode: interval events change root_velocity only");
-  // On the staged or tiled launch the model is one for the whole batch.
+  // On the tiled launch the model is one for the whole batch (the staged launch takes per-env
+  // models: tests/envs/test_staged_randomized.cc).
   try {
     make("MJCF-v0", 2, Device::kCpu, 9, {},
          {{"xml", robot("go1")}, {"launch", "tiled"}, {"randomize", kGo1Terms}});

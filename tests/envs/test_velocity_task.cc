@@ -601,7 +601,6 @@ void expect_refused(const EnvOptions& options, const EnvTextOptions& text,
 // Proves bad options are refused with a message naming what is wrong.
 TEST(VelocityTask, BadOptionsAreRefused) {
   expect_refused({}, {{"launch", "tiled"}}, "launch=tiled");
-  expect_refused({}, {{"launch", "staged"}}, "launch=staged");
   expect_refused({}, {{"launch", "sideways"}}, "launch");
   expect_refused({{"no_such_option", 1}}, {}, "no_such_option");
   expect_refused({}, {{"no_such_range", "0,1"}}, "no_such_range");
@@ -617,8 +616,9 @@ TEST(VelocityTask, BadOptionsAreRefused) {
   expect_refused({}, {{"physics", "bullet"}}, "physics");
   expect_refused({}, {{"randomize", R"({"f": {"field": "geom_friction", "range": [1.5, 0.3]}})"}},
                  "randomize.f.range");
-  // launch=fused and auto are taken.
+  // launch=fused, staged and auto are taken.
   EXPECT_NO_THROW(go1(2, 1, {}, {{"launch", "fused"}}));
+  EXPECT_NO_THROW(go1(2, 1, {}, {{"launch", "staged"}}));
   EXPECT_NO_THROW(go1(2, 1, {}, {{"launch", "auto"}}));
 }
 

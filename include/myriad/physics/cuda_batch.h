@@ -15,6 +15,10 @@ template <class T>
 struct ModelView;  // physics/model_view.h
 template <class T>
 struct BatchView;  // physics/batch_view.h
+template <class T>
+struct EnvParams;  // physics/env_params.h
+template <class T>
+struct EnvParamsView;
 
 template <class T>
 class CudaBatch {
@@ -44,10 +48,16 @@ class CudaBatch {
   void forward_async(void* stream, const uint8_t* only_a = nullptr,
                      const uint8_t* only_b = nullptr);
 
+  // Per-env model parameters (physics/env_params.h; empty: every env reads the model), copied
+  // to the device for every later staged launch; the previous ones are freed after the device
+  // finishes what it runs. The fused launch (staged false) refuses them.
+  void set_params(const EnvParams<T>& p);
+
   // The device copies, for launches that run the engine inside other per-env work (the physics
   // envs, envs/physics_kernels.h): pointers into this GPU's memory, valid while this lives.
   const ModelView<T>& device_model() const;
   const BatchView<T>& device_data() const;
+  const EnvParamsView<T>& device_params() const;  // all null without per-env parameters
 
  private:
   struct Impl;

@@ -9,6 +9,9 @@
 
 namespace myriad::physics {
 
+template <class T>
+struct EnvParams;  // physics/env_params.h: per-env model parameters
+
 // Derived quantities and qacc for the current state of every env (mj_forward).
 template <class T>
 void forward(const Model<T>& m, Data<T>& d);
@@ -19,15 +22,17 @@ void step(const Model<T>& m, Data<T>& d, int substeps = 1);
 
 // The same steps, launched stage by stage over the batch (one loop per named stage, as CUDA
 // runs them: physics/launch.h). The same bits as step(); slower on the CPU, where the fused
-// step keeps each env's data in cache. For tests and physics-bench --staged.
+// step keeps each env's data in cache. For tests, physics-bench --staged and the task envs.
+// params: per-env model parameters, [N] rows (null or empty: every env reads m).
 template <class T>
-void step_staged(const Model<T>& m, Data<T>& d, int substeps = 1);
+void step_staged(const Model<T>& m, Data<T>& d, int substeps = 1,
+                 const EnvParams<T>* params = nullptr);
 
 // forward(), launched stage by stage, over the envs where only_a[i] or only_b[i] is set (every
 // env when only_a is null): the staged auto-reset's forward pass (envs/physics_launch.inl).
 template <class T>
 void forward_staged(const Model<T>& m, Data<T>& d, const uint8_t* only_a = nullptr,
-                    const uint8_t* only_b = nullptr);
+                    const uint8_t* only_b = nullptr, const EnvParams<T>* params = nullptr);
 
 // The same steps with envs in tiles of 8: the smooth stages run once per tile with one env per
 // SIMD lane, the constraint stages per env (physics/tile.h). The same bits as step(). For tests
