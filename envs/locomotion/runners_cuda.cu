@@ -79,7 +79,6 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
     batch_.set_params(p.cast<T>());
     this->sim_.params = batch_.device_params();
     this->sim_.per_env_params = !p.empty();
-    drop_graph();
   }
 
   // The env step as one CUDA graph: pre-step, every substep's stages, post-step and the
