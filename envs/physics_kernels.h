@@ -42,8 +42,12 @@ struct MyriadSim {
 
   MYRIAD_HD physics::EnvData<T> env(int64_t i) const { return data.env(i); }
   // Env i's model: the shared one, its per-env fields at env i's rows.
+  // (physics::env_model's work; written in place here: returning either of two view copies, as a
+  // call to it under per_env_params does, gave the reset kernels 48 bytes of stack on CUDA.)
   MYRIAD_HD physics::ModelView<T> model_of(int64_t i) const {
-    return per_env_params ? physics::env_model(model, params, i) : model;
+    physics::ModelView<T> m = model;
+    if (per_env_params) params.apply(m, i);
+    return m;
   }
   // A new episode starts as mj_resetData leaves a state: no warm start, zero controls, time 0.
   MYRIAD_HD void clear(physics::EnvData<T>& d, int64_t) const {
