@@ -294,40 +294,17 @@ MYRIAD_HD T hfield(const HField<T>& h, const T* pos, const T* mat, const T* pnt,
     }
   const T dx = (T(2) * size[0]) / T(ncol - 1);
   const T dy = (T(2) * size[1]) / T(nrow - 1);
-  T sx[2], sy[2];
-  for (int i = 0; i < 2; ++i) {
-    sx[i] = (lpnt[0] + seg[i] * lvec[0] + size[0]) / dx;
-    sy[i] = (lpnt[1] + seg[i] * lvec[1] + size[1]) / dy;
-  }
   const auto lo = [](T a, T b) { return a < b ? a : b; };
   const auto hi = [](T a, T b) { return a > b ? a : b; };
-  int cmin = static_cast<int>(floor(lo(sx[0], sx[1]))) - 1;
-  int cmax = static_cast<int>(ceil(hi(sx[0], sx[1]))) + 1;
-  int rmin = static_cast<int>(floor(lo(sy[0], sy[1]))) - 1;
-  int rmax = static_cast<int>(ceil(hi(sy[0], sy[1]))) + 1;
-  cmin = cmin < 0 ? 0 : cmin;
-  rmin = rmin < 0 ? 0 : rmin;
-  cmax = cmax > ncol - 1 ? ncol - 1 : cmax;
-  rmax = rmax > nrow - 1 ? nrow - 1 : rmax;
-  for (int r = rmin; r < rmax; ++r) {
-    for (int c = cmin; c < cmax; ++c) {
-      const T x0 = dx * T(c) - size[0], x1 = dx * T(c + 1) - size[0];
-      const T y0 = dy * T(r) - size[1], y1 = dy * T(r + 1) - size[1];
-      const T z00 = data[r * ncol + c] * size[2];
-      const T z11 = data[(r + 1) * ncol + (c + 1)] * size[2];
-      const T lower[3][3] = {
-          {x0, y0, z00}, {x1, y1, z11}, {x1, y0, data[r * ncol + c + 1] * size[2]}};
-      detail::keep_nearest(x, detail::triangle(lower, lpnt, lvec, b0, b1));
-      const T upper[3][3] = {
-          {x0, y0, z00}, {x1, y1, z11}, {x0, y1, data[(r + 1) * ncol + c] * size[2]}};
-      detail::keep_nearest(x, detail::triangle(upper, lpnt, lvec, b0, b1));
-    }
-  }
 
   // The top box's sides (x = -/+size[0], y = -/+size[1]) where the ray meets them below the
-  // surface's edge (linear between the edge's grid points).
+  // surface's edge (linear between the edge's grid points): the nearest such side, kept with
+  // the triangles' hits below (MuJoCo takes a side after the triangles when it is nearer than
+  // their nearest; the nearer of the two nearest is the same value). Found before the cells, so
+  // that the faces are not live through them.
+  T side = T(-1);
   for (int i = 0; i < 4; ++i) {
-    if (!(faces[i] >= T(0) && (faces[i] < x || x < T(0)))) continue;
+    if (!(faces[i] >= T(0))) continue;
     const T z = (lpnt[2] + faces[i] * lvec[2]) / size[2];
     T y, y0, z0, z1;
     if (i < 2) {
@@ -343,8 +320,40 @@ MYRIAD_HD T hfield(const HField<T>& h, const T* pos, const T* mat, const T* pnt,
       z0 = data[static_cast<int>(y0) + row];
       z1 = data[static_cast<int>(y0 + 1) + row];
     }
-    if (z < z0 * (y0 + 1 - y) + z1 * (y - y0)) x = faces[i];
+    if (z < z0 * (y0 + 1 - y) + z1 * (y - y0)) detail::keep_nearest(side, faces[i]);
   }
+
+  T sx[2], sy[2];
+  for (int i = 0; i < 2; ++i) {
+    sx[i] = (lpnt[0] + seg[i] * lvec[0] + size[0]) / dx;
+    sy[i] = (lpnt[1] + seg[i] * lvec[1] + size[1]) / dy;
+  }
+  int cmin = static_cast<int>(floor(lo(sx[0], sx[1]))) - 1;
+  int cmax = static_cast<int>(ceil(hi(sx[0], sx[1]))) + 1;
+  int rmin = static_cast<int>(floor(lo(sy[0], sy[1]))) - 1;
+  int rmax = static_cast<int>(ceil(hi(sy[0], sy[1]))) + 1;
+  cmin = cmin < 0 ? 0 : cmin;
+  rmin = rmin < 0 ? 0 : rmin;
+  cmax = cmax > ncol - 1 ? ncol - 1 : cmax;
+  rmax = rmax > nrow - 1 ? nrow - 1 : rmax;
+  // Each cell's two triangles, one at a time (the loop over them not unrolled, so that a GPU
+  // thread holds one triangle's values: in float64 two at once take it over 128 registers).
+  for (int r = rmin; r < rmax; ++r) {
+    for (int c = cmin; c < cmax; ++c) {
+      MYRIAD_NO_UNROLL
+      for (int t = 0; t < 2; ++t) {
+        // lower (t = 0): (x0, y0), (x1, y1), (x1, y0); upper: (x0, y0), (x1, y1), (x0, y1).
+        const int c2 = t == 0 ? c + 1 : c, r2 = t == 0 ? r : r + 1;
+        const T v[3][3] = {
+            {dx * T(c) - size[0], dy * T(r) - size[1], data[r * ncol + c] * size[2]},
+            {dx * T(c + 1) - size[0], dy * T(r + 1) - size[1],
+             data[(r + 1) * ncol + (c + 1)] * size[2]},
+            {dx * T(c2) - size[0], dy * T(r2) - size[1], data[r2 * ncol + c2] * size[2]}};
+        detail::keep_nearest(x, detail::triangle(v, lpnt, lvec, b0, b1));
+      }
+    }
+  }
+  detail::keep_nearest(x, side);
   return x;
 }
 

@@ -541,6 +541,7 @@ struct VelocityTask {
       const T r = T(Robot::kFootRingRadius);
       T best = T(1);
       bool any = false;
+      MYRIAD_NO_UNROLL
       for (int k = 0; k <= Robot::kFootRingRays; ++k) {  // the centre, then the ring
         const T angle = yaw + T(6.283185307179586) * T(k - 1) / T(Robot::kFootRingRays);
         const T ox = k == 0 ? T(0) : r * cos(angle), oy = k == 0 ? T(0) : r * sin(angle);
@@ -866,6 +867,7 @@ struct VelocityTask {
         air_time[kMaxFeet], peak[kMaxFeet];
     bool in_contact[kMaxFeet];
     foot_contacts(p, sim, i, m, d, found, force);
+    MYRIAD_NO_UNROLL
     for (int f = 0; f < kFeet; ++f) {
       T pos[3], vel[3];
       foot_position(p, d, f, pos);

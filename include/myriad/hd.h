@@ -1,16 +1,24 @@
 // MYRIAD_HD marks a function that runs on the host and, under nvcc, on the device;
-// MYRIAD_HD_LAMBDA does the same for a lambda passed to parallel_for.
+// MYRIAD_HD_LAMBDA does the same for a lambda passed to parallel_for. MYRIAD_NO_UNROLL keeps a
+// loop rolled on the GPU, where unrolling it would hold several iterations' values in registers
+// at once (a loop whose body is most of a kernel's registers); the CPU compiler decides there.
 #pragma once
 
 #if defined(__CUDACC__)
 #define MYRIAD_HD __host__ __device__ __forceinline__
 #define MYRIAD_HD_LAMBDA __host__ __device__
 #define MYRIAD_UNROLL _Pragma("unroll")
+#if defined(__CUDA_ARCH__)
+#define MYRIAD_NO_UNROLL _Pragma("unroll 1")
+#else
+#define MYRIAD_NO_UNROLL
+#endif
 #else
 #define MYRIAD_HD inline __attribute__((always_inline))
 #define MYRIAD_HD_LAMBDA
 // Fully unrolls a short fixed loop before GCC's vectorizer sees the loop over envs around it.
 #define MYRIAD_UNROLL _Pragma("GCC unroll 16")
+#define MYRIAD_NO_UNROLL
 #endif
 
 #include <cstdint>

@@ -106,8 +106,10 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
   }
   if (code == -1) return 0;
 
-  T points[kCap][3];
-  T depth[kCap];
+  // The contact points are built where they end up, in con (room for kCap): points(n) its
+  // position (in the reference face's frame until the end), con[n].dist its depth. No [kCap]
+  // arrays on a GPU thread's stack.
+  const auto points = [con](int n) { return con[n].pos; };
   T pts[6][3];
   T lines[4][6];
   for (int a = 0; a < 6; ++a) pts[a][0] = pts[a][1] = pts[a][2] = 0;
@@ -178,8 +180,8 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
           if (t < T(0) || t > T(1)) continue;
           const T other = c + d * t;
           if (fabs(other) > ss[1 - q]) continue;
-          set3(points[n], lines[i][0], lines[i][1], lines[i][2]);
-          add_scaled3(points[n++], lines[i] + 3, t);
+          set3(points(n), lines[i][0], lines[i][1], lines[i][2]);
+          add_scaled3(points(n++), lines[i] + 3, t);
         }
       }
     }
@@ -196,7 +198,7 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
           const T u = (x * d - y * b) * (T(1) / det);
           const T v = (y * a - x * c) * (T(1) / det);
           if (u <= T(0) || v <= T(0) || u >= T(1) || v >= T(1)) continue;
-          set3(points[n], llx, lly, pts[0][2] + u * pts[1][2] + v * pts[2][2]);
+          set3(points(n), llx, lly, pts[0][2] + u * pts[1][2] + v * pts[2][2]);
           ++n;
         }
       }
@@ -206,18 +208,17 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
       const T* q = pts[i == 0 ? 0 : i + 2];
       if (i != 0 && (q[0] <= -lx || q[0] >= lx)) continue;
       if (i != 0 && (q[1] <= -ly || q[1] >= ly)) continue;
-      set3(points[n++], q[0], q[1], q[2]);
+      set3(points(n++), q[0], q[1], q[2]);
     }
 
     // Keep the points within margin; contacts sit at half their height and report the whole.
     const int all = n;
     n = 0;
-    T height[kCap];
     for (int i = 0; i < all; ++i) {
-      if (points[i][2] > margin) continue;
-      set3(points[n], points[i][0], points[i][1], points[i][2]);
-      height[n] = points[i][2];
-      points[n][2] *= T(0.5);
+      if (points(i)[2] > margin) continue;
+      set3(points(n), points(i)[0], points(i)[1], points(i)[2]);
+      con[n].dist = points(n)[2];
+      points(n)[2] *= T(0.5);
       ++n;
     }
     mul_mat_mat_t3(r, ref2 ? mat2 : mat1, turn_mat);
@@ -225,9 +226,8 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
     const T sgn = ref2 ? T(-1) : T(1);
     T normal[3] = {sgn * r[2], sgn * r[5], sgn * r[8]};
     for (int i = 0; i < n; ++i) {
-      con[i].dist = height[i];
-      points[i][2] += hz;
-      mul_mat_vec3(tmp, r, points[i]);
+      points(i)[2] += hz;
+      mul_mat_vec3(tmp, r, points(i));
       for (int a = 0; a < 3; ++a) con[i].pos[a] = tmp[a] + origin[a];
       set3(con[i].frame, normal[0], normal[1], normal[2]);
       clear_tangent(con[i]);
@@ -266,9 +266,10 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
   // across the face).
   const T side1 = size2[ax1] * ((edge_sides2 & (1 << ax1)) ? T(1) : T(-1));
   const T side2 = size2[ax2] * ((edge_sides2 & (1 << ax2)) ? T(1) : T(-1));
+  T corners[4][3];
   for (int e = 0; e < 2; ++e) {
-    T* a = points[2 * e];
-    T* b = points[2 * e + 1];
+    T* a = corners[2 * e];
+    T* b = corners[2 * e + 1];
     set3(a, p[0], p[1], p[2]);
     add_scaled3(a, rt + 3 * ax1, e == 0 ? side1 : -side1);
     add_scaled3(a, rt + 3 * ax2, side2);
@@ -277,10 +278,10 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
     add_scaled3(b, rt + 3 * i2, -size2[i2]);
   }
   T axi[3][3];
-  set3(axi[0], points[0][0], points[0][1], points[0][2]);
+  set3(axi[0], corners[0][0], corners[0][1], corners[0][2]);
   for (int a = 0; a < 3; ++a) {
-    axi[1][a] = points[1][a] - points[0][a];
-    axi[2][a] = points[2][a] - points[0][a];
+    axi[1][a] = corners[1][a] - corners[0][a];
+    axi[2][a] = corners[2][a] - corners[0][a];
   }
   if (fabs(rnorm[2]) < T(kMinVal)) return 0;
   const T innorm = (T(1) / rnorm[2]) * (flipped ? T(-1) : T(1));
@@ -288,42 +289,33 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
   // Project the incident face's corners along the normal onto the reference plane.
   T pu[4][3], proj2[4][2];
   for (int i = 0; i < 4; ++i) {
-    const T t = -points[i][2] * (T(1) / rnorm[2]);
-    set3(pu[i], points[i][0], points[i][1], points[i][2]);
-    add_scaled3(points[i], rnorm, t);
-    proj2[i][0] = points[i][0];
-    proj2[i][1] = points[i][1];
+    const T t = -corners[i][2] * (T(1) / rnorm[2]);
+    set3(pu[i], corners[i][0], corners[i][1], corners[i][2]);
+    add_scaled3(corners[i], rnorm, t);
+    proj2[i][0] = corners[i][0];
+    proj2[i][1] = corners[i][1];
   }
-  set3(pts[0], points[0][0], points[0][1], points[0][2]);
+  set3(pts[0], corners[0][0], corners[0][1], corners[0][2]);
   for (int a = 0; a < 3; ++a) {
-    pts[1][a] = points[1][a] - points[0][a];
-    pts[2][a] = points[2][a] - points[0][a];
-  }
-  // Edges of the projected face (lines) and of the unprojected one (linesu).
-  T linesu[4][6];
-  for (int a = 0; a < 3; ++a) {
-    lines[0][a] = pts[0][a];
-    lines[0][3 + a] = pts[1][a];
-    linesu[0][a] = axi[0][a];
-    linesu[0][3 + a] = axi[1][a];
-    lines[1][a] = pts[0][a];
-    lines[1][3 + a] = pts[2][a];
-    linesu[1][a] = axi[0][a];
-    linesu[1][3 + a] = axi[2][a];
-    lines[2][a] = pts[0][a] + pts[1][a];
-    lines[2][3 + a] = pts[2][a];
-    linesu[2][a] = axi[0][a] + axi[1][a];
-    linesu[2][3 + a] = axi[2][a];
-    lines[3][a] = pts[0][a] + pts[2][a];
-    lines[3][3 + a] = pts[1][a];
-    linesu[3][a] = axi[0][a] + axi[2][a];
-    linesu[3][3 + a] = axi[1][a];
+    pts[1][a] = corners[1][a] - corners[0][a];
+    pts[2][a] = corners[2][a] - corners[0][a];
   }
   n = 0;
+  MYRIAD_NO_UNROLL
   for (int i = 0; i < 4; ++i) {
+    // Edge i of the projected face (line: start, direction) and of the unprojected one (lineu):
+    // from corner 0 along 1, from 0 along 2, from 0 + 1 along 2, from 0 + 2 along 1.
+    T line[6], lineu[6];
+    const int along = i == 0 || i == 3 ? 1 : 2;
+    for (int a = 0; a < 3; ++a) {
+      line[a] = i < 2 ? pts[0][a] : pts[0][a] + pts[i == 2 ? 1 : 2][a];
+      line[3 + a] = pts[along][a];
+      lineu[a] = i < 2 ? axi[0][a] : axi[0][a] + axi[i == 2 ? 1 : 2][a];
+      lineu[3 + a] = axi[along][a];
+    }
     for (int q = 0; q < 2; ++q) {
-      const T a = lines[i][q], b = lines[i][3 + q];
-      const T c = lines[i][1 - q], d = lines[i][4 - q];
+      const T a = line[q], b = line[3 + q];
+      const T c = line[1 - q], d = line[4 - q];
       if (fabs(b) <= T(kMinVal)) continue;
       for (int j = -1; j <= 1; j += 2) {
         if (n >= kCap) continue;
@@ -332,12 +324,13 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
         if (t < T(0) || t > T(1)) continue;
         const T other = c + d * t;
         if (fabs(other) > s[1 - q]) continue;
-        if ((linesu[i][2] + linesu[i][5] * t) * innorm > margin) continue;
-        for (int e = 0; e < 3; ++e) points[n][e] = linesu[i][e] * T(0.5);
-        add_scaled3(points[n], linesu[i] + 3, T(0.5) * t);
-        points[n][q] += T(0.5) * l;
-        points[n][1 - q] += T(0.5) * other;
-        depth[n] = points[n][2] * innorm * T(2);
+        if ((lineu[2] + lineu[5] * t) * innorm > margin) continue;
+        T* at = points(n);
+        for (int e = 0; e < 3; ++e) at[e] = lineu[e] * T(0.5);
+        add_scaled3(at, lineu + 3, T(0.5) * t);
+        at[q] += T(0.5) * l;
+        at[1 - q] += T(0.5) * other;
+        con[n].dist = at[2] * innorm * T(2);
         ++n;
       }
     }
@@ -348,6 +341,7 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
   {
     const T a = pts[1][0], b = pts[2][0], c = pts[1][1], d = pts[2][1];
     T det = a * d - b * c;  // reused below for a squared distance, as libmujoco does
+    MYRIAD_NO_UNROLL
     for (int i = 0; i < 4; ++i) {
       if (n >= kCap) continue;
       const T llx = (i / 2) ? lx : -lx;
@@ -367,18 +361,20 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
       for (int e = 0; e < 3; ++e) under[e] = pu[0][e] * (T(1) - u - v);
       add_scaled3(under, pu[1], u);
       add_scaled3(under, pu[2], v);
-      set3(points[n], llx, lly, T(0));
-      const T gap[3] = {points[n][0] - under[0], points[n][1] - under[1], points[n][2] - under[2]};
+      T* at = points(n);
+      set3(at, llx, lly, T(0));
+      const T gap[3] = {at[0] - under[0], at[1] - under[1], at[2] - under[2]};
       det = dot3(gap, gap);
       if (under[2] > T(0) && det > margin2) continue;
-      for (int e = 0; e < 3; ++e) points[n][e] = (points[n][e] + under[e]) * T(0.5);
-      depth[n] = sqrt(det) * (under[2] < T(0) ? T(-1) : T(1));
+      for (int e = 0; e < 3; ++e) at[e] = (at[e] + under[e]) * T(0.5);
+      con[n].dist = sqrt(det) * (under[2] < T(0) ? T(-1) : T(1));
       ++n;
     }
   }
   const int n_face = n;
 
   // Incident face corners, projected, over the reference face.
+  MYRIAD_NO_UNROLL
   for (int i = 0; i < 4; ++i) {
     if (n >= kCap) continue;
     const T x = proj2[i][0], y = proj2[i][1];
@@ -406,8 +402,8 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
       }
     }
     add_scaled3(at, pu[i], T(0.5));
-    set3(points[n], at[0], at[1], at[2]);
-    depth[n] = sqrt(d2) * (pu[i][2] < T(0) ? T(-1) : T(1));
+    set3(points(n), at[0], at[1], at[2]);
+    con[n].dist = sqrt(d2) * (pu[i][2] < T(0) ? T(-1) : T(1));
     ++n;
   }
 
@@ -416,9 +412,8 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
   const T sgn = flipped ? T(-1) : T(1);
   const T normal[3] = {tmp[0] * sgn, tmp[1] * sgn, tmp[2] * sgn};
   for (int i = 0; i < n; ++i) {
-    con[i].dist = depth[i];
-    points[i][2] += hz;
-    mul_mat_vec3(tmp, r, points[i]);
+    points(i)[2] += hz;
+    mul_mat_vec3(tmp, r, points(i));
     for (int a = 0; a < 3; ++a) con[i].pos[a] = tmp[a] + pos1[a];
     set3(con[i].frame, normal[0], normal[1], normal[2]);
     clear_tangent(con[i]);
