@@ -16,6 +16,7 @@
 #include <set>
 
 #include "learner/run_dir.h"
+#include "myriad/device.h"
 #include "myriad/version.h"
 #include "selfplay/chunk_check.h"
 #include "selfplay/evaluate.h"
@@ -142,6 +143,8 @@ int run_serve(const ServeOptions& o) {
   }
   const learner::ServeConfig& sc = config.serve;
   std::mt19937_64 rng(config.run.seed * 7919 + learner.version());
+  // The learner's fused math splits its large products among run.threads, as in `myriad train`.
+  if (config.run.threads > 0) myriad::set_cpu_threads(config.run.threads);
   torch::set_num_threads(std::max(config.run.learner_threads, 1));
 
   // Room for every granted chunk many times over (a chunk is at most one frame, 64 MiB).

@@ -14,7 +14,9 @@
 
 namespace myriad::physics::collision {
 
-// Box (geom 1) and box (geom 2): up to kMaxBoxBoxContacts contacts sharing one normal.
+// Box (geom 1) and box (geom 2): up to kMaxBoxBoxContacts contacts sharing one normal. con has
+// room for kMaxBoxBoxContacts: the points are built there, so the slots past the count returned
+// may hold scratch.
 template <class T>
 MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, const T* size1,
                       const T* pos2, const T* mat2, const T* size2) {
@@ -357,10 +359,12 @@ MYRIAD_HD int box_box(Contact<T>* con, T margin, const T* pos1, const T* mat1, c
       }
       u = u < T(0) ? T(0) : (u > T(1) ? T(1) : u);
       v = v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
+      // The point under the corner: pu[0] (1 - u - v) + pu[1] u + pu[2] v, summed in that order
+      // (a rolled loop on the GPU: unrolled it holds all three corners in registers).
       T under[3];
-      for (int e = 0; e < 3; ++e) under[e] = pu[0][e] * (T(1) - u - v);
-      add_scaled3(under, pu[1], u);
-      add_scaled3(under, pu[2], v);
+      const T w = T(1) - u - v;
+      MYRIAD_NO_UNROLL
+      for (int e = 0; e < 3; ++e) under[e] = pu[0][e] * w + pu[1][e] * u + pu[2][e] * v;
       T* at = points(n);
       set3(at, llx, lly, T(0));
       const T gap[3] = {at[0] - under[0], at[1] - under[1], at[2] - under[2]};
