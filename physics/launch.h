@@ -161,6 +161,36 @@ struct CollidePairs {
 };
 
 #if defined(__CUDACC__)
+// GJK/EPA's pairs on CUDA (PairGroup kPairsCcd): as CollidePairs, one 32-thread block per warp,
+// whose lanes take in turn one EPA polytope in the block's shared memory (ccd.h's WarpPolytope,
+// about 28 KB): the thread's stack keeps only GJK's state. The EPAs of one warp's lanes ran one
+// after another already (their loops diverge); the polytope, not the registers, sets the blocks
+// per SM (7 on an H100 at 228 KB).
+constexpr int kCcdBlock = 32;
+template <class T>
+struct CollideCcdByWarp {
+  BatchView<T> b;
+  ModelView<T> m;
+  EnvParamsView<T> params;
+  int first, count;
+  EnvMask only;
+  MYRIAD_HD void operator()(int64_t t) const {
+#if defined(__CUDA_ARCH__)
+    __shared__ collision::ccd::Polytope<double> polytope;
+    __shared__ int taken;
+    auto arena = collision::ccd::WarpPolytope<double>::open(&polytope, &taken);
+    const int64_t i = t / count;
+    if (only.skips(i)) return;
+    EnvData<T> e = b.env(i);
+    collision_pair<T, collision::kPairsCcd>(
+        env_model(m, params, i), e, m.candidate_grouped[first + static_cast<int>(t % count)],
+        arena);
+#else
+    (void)t;
+#endif
+  }
+};
+
 // The constraint solve on CUDA: env t / 32 by the warp of thread t (physics/constraint/
 // solve_group.h splits each stage over its lanes), one env per 32-thread block: a block retires
 // when its env converges, so a slow env holds back no other env's resources, and at the solve's
@@ -207,10 +237,18 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, con
   if (box_box > 0)
     parallel_for(dev, "physics.collision_box_box", n * box_box,
                  CollidePairs<kPairsBoxBox, T>{b, m, params, primitive, box_box, only}, stream, 2);
-  if (ccd > 0)
-    parallel_for(dev, "physics.collision_ccd", n * ccd,
-                 CollidePairs<kPairsCcd, T>{b, m, params, primitive + box_box, ccd, only}, stream,
-                 2);
+  if (ccd > 0) {
+#if defined(__CUDACC__)
+    if constexpr (D == Device::kCuda)
+      parallel_for(dev, "physics.collision_ccd", n * ccd,
+                   CollideCcdByWarp<T>{b, m, params, primitive + box_box, ccd, only}, stream, 2,
+                   kCcdBlock);
+    else
+#endif
+      parallel_for(dev, "physics.collision_ccd", n * ccd,
+                   CollidePairs<kPairsCcd, T>{b, m, params, primitive + box_box, ccd, only}, stream,
+                   2);
+  }
   launch_stage<D, Stage::kCollisionGather>("physics.collision_gather", m, params, b, n, device,
                                            stream, 0, only);
 }

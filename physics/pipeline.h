@@ -480,12 +480,13 @@ MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
 // gather_contacts): candidate pair ip, of group kGroup, for one env: (geom_xpos, geom_xmat) =>
 // (its contacts in its slot of the list, pair_ncon[ip]); then per env (pair_ncon, the slots) =>
 // (contact, ncon), collision_stage's bits.
-template <class T, int kGroup>
-MYRIAD_HD void collision_pair(const ModelView<T>& m, EnvData<T>& d, int ip) {
+template <class T, int kGroup, class Arena = collision::ccd::LocalPolytope<double>>
+MYRIAD_HD void collision_pair(const ModelView<T>& m, EnvData<T>& d, int ip,
+                              Arena&& arena = Arena()) {
   collision::collide_into_slot<T, kGroup>(
       collision::collision_model<T>(m),
       reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs), m.candidate_slot, ip,
-      d.geom_xpos, d.geom_xmat, constraint::contacts_of(d), d.pair_ncon);
+      d.geom_xpos, d.geom_xmat, constraint::contacts_of(d), d.pair_ncon, arena);
 }
 template <class T>
 MYRIAD_HD void collision_gather(const ModelView<T>& m, EnvData<T>& d) {

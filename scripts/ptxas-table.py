@@ -47,6 +47,10 @@ BUDGET = {"regs": 128, "stack": 1024, "cooperative_regs": 255}
 # have (a 256-thread block then still fits an SM's 64K registers), the rest of the budget as is.
 # kind substring: (its block size, physics/launch.h's kSolveBlock; what it is).
 COOPERATIVE = {"(warp per env)": (32, "a warp per env, one env per 32-thread block")}
+# Other kernels launched with their own block size (kind substring: block): GJK/EPA's pairs, a
+# 32-thread block per warp sharing one EPA polytope (physics/launch.h's kCcdBlock), not
+# cooperative, so judged by the plain budget.
+OWN_BLOCK = {"(polytope per warp)": 32}
 BEGIN, END = "<!-- ptxas-table:begin -->", "<!-- ptxas-table:end -->"
 
 
@@ -142,6 +146,9 @@ def label(demangled, stages):
     m = re.search(r"myriad::physics::detail::CollidePairs<(\d+), (?:float|double)>", s)
     if m:
         return f"physics.collision_{pair_groups()[int(m.group(1))]}{prec}", ""
+    m = re.search(r"myriad::physics::detail::CollideCcdByWarp<(?:float|double)>", s)
+    if m:
+        return f"physics.collision_ccd (polytope per warp){prec}", ""
     m = re.search(r"myriad::physics::detail::(SolveByWarp)<(float|double)>", s)
     if m:
         return f"physics.constraint_solve (warp per env){prec}", ""
@@ -164,7 +171,8 @@ def label(demangled, stages):
 
 
 def block_of(kind):
-    return next((b for k, (b, _) in COOPERATIVE.items() if k in kind), BLOCK)
+    own = next((b for k, b in OWN_BLOCK.items() if k in kind), BLOCK)
+    return next((b for k, (b, _) in COOPERATIVE.items() if k in kind), own)
 
 
 def occupancy(regs, smem, block=BLOCK):

@@ -13,8 +13,8 @@
 // agrees at ccd_tolerance 1e-2 and 3e-2, where the spike's rules did not.
 //
 // Everything here runs in one frame: the height field's, or the world for two geoms. MYRIAD_HD,
-// templated on the scalar, no heap, no recursion, fixed-size buffers (the EPA polytope lives on the
-// caller's stack: see kEpaMaxFaces and sizeof(Polytope<T>)).
+// templated on the scalar, no heap, no recursion, fixed-size buffers (the EPA polytope lives where
+// the caller's arena puts it: LocalPolytope, WarpPolytope; see kEpaMaxFaces).
 #pragma once
 
 #include <cmath>
@@ -1198,21 +1198,77 @@ MYRIAD_HD void inflate(Status<T>* st, T m1, T m2) {
   st->dist -= (m1 + m2);
 }
 
-// Builds the initial polytope from the GJK simplex and runs the EPA; st->dist stays 0 (no
-// contact) when the polytope cannot be built.
+// Where the EPA builds its polytope (about 28 KB in double). LocalPolytope: a polytope of the
+// caller's own, on its stack, what the CPU uses. WarpPolytope: one polytope in CUDA shared
+// memory for the lanes of a warp, which take it in turn (collision_ccd, physics/launch.h): the
+// stack a GPU thread reserves stays small. try_take() says whether the caller now holds it,
+// polytope() is it, give_back() frees it; the EPA does the same arithmetic in either.
 template <class T>
-MYRIAD_HD void penetration(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
+struct LocalPolytope {
   Polytope<T> pt;
-  polytope_clear(&pt);
-  int ret;
-  if (st->nsimplex == 2) {
-    ret = polytope2(&pt, st, o1, o2);
-  } else if (st->nsimplex == 3) {
-    ret = polytope3(&pt, st, o1, o2);
-  } else {
-    ret = polytope4(&pt, st, o1, o2);
+  MYRIAD_HD LocalPolytope() {}  // user-provided: LocalPolytope() leaves the 28 KB unwritten
+  MYRIAD_HD bool try_take() { return true; }
+  MYRIAD_HD Polytope<T>* polytope() { return &pt; }
+  MYRIAD_HD void give_back() {}
+};
+template <class T>
+struct WarpPolytope {
+  Polytope<T>* pt;
+  int* taken;  // 1 while a lane holds pt
+#if defined(__CUDA_ARCH__)
+  // Call with every lane of the warp that will take the polytope, converged (a kernel's entry):
+  // frees it for them.
+  __device__ static WarpPolytope open(Polytope<T>* shared_pt, int* shared_taken) {
+    const unsigned lanes = __activemask();
+    if ((threadIdx.x & 31) == __ffs(lanes) - 1) *shared_taken = 0;
+    __syncwarp(lanes);
+    return {shared_pt, shared_taken};
   }
-  if (ret == kEpaOk) epa(st, &pt, o1, o2);
+  // A lane that finds it held backs off briefly; independent thread scheduling (sm_70 and later)
+  // lets the holder run on meanwhile.
+  __device__ bool try_take() {
+    if (atomicCAS(taken, 0, 1) != 0) {
+      __nanosleep(32);
+      return false;
+    }
+    __threadfence_block();
+    return true;
+  }
+  __device__ Polytope<T>* polytope() { return pt; }
+  __device__ void give_back() {
+    __threadfence_block();
+    atomicExch(taken, 0);
+  }
+#else
+  bool try_take() { return true; }
+  Polytope<T>* polytope() { return pt; }
+  void give_back() {}
+#endif
+};
+
+// Builds the initial polytope from the GJK simplex and runs the EPA in the arena's polytope;
+// st->dist stays 0 (no contact) when the polytope cannot be built. The work is inside the loop
+// that takes the polytope: a lane gives it back before the loop ends, where the compiler may have
+// a warp's lanes wait for one another (with the work after the loop, the holder could wait there
+// for lanes that wait for it).
+template <class T, class Arena>
+MYRIAD_HD void penetration(Status<T>* st, Obj<T>& o1, Obj<T>& o2, Arena& arena) {
+  for (bool done = false; !done;) {
+    if (!arena.try_take()) continue;
+    Polytope<T>* pt = arena.polytope();
+    polytope_clear(pt);
+    int ret;
+    if (st->nsimplex == 2) {
+      ret = polytope2(pt, st, o1, o2);
+    } else if (st->nsimplex == 3) {
+      ret = polytope3(pt, st, o1, o2);
+    } else {
+      ret = polytope4(pt, st, o1, o2);
+    }
+    if (ret == kEpaOk) epa(st, pt, o1, o2);
+    arena.give_back();
+    done = true;
+  }
 }
 
 // Signed distance between objects o1 and o2 (their margins in o1.margin, o2.margin: each support
@@ -1220,9 +1276,11 @@ MYRIAD_HD void penetration(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
 // dist_cutoff 0): > 0 separated (DBL_MAX when beyond the cutoff), < 0 penetration depth. When
 // either object is a sphere or capsule, GJK first runs with each sphere (capsule) shrunk to its
 // centre (segment), margin 0, the other object as it is; when that core pass ends outside
-// ccd_tolerance, the result is inflated by radius + margin/2 of each shrunk object.
-template <class T>
-MYRIAD_HD T ccd_distance(Status<T>* st, Obj<T>& o1, Obj<T>& o2, T tolerance, int max_iterations) {
+// ccd_tolerance, the result is inflated by radius + margin/2 of each shrunk object. arena: where
+// the EPA's polytope is (LocalPolytope, WarpPolytope).
+template <class T, class Arena = LocalPolytope<T>>
+MYRIAD_HD T ccd_distance(Status<T>* st, Obj<T>& o1, Obj<T>& o2, T tolerance, int max_iterations,
+                         Arena&& arena = Arena()) {
   obj_center(st->x1, o1);
   obj_center(st->x2, o2);
   st->tolerance = tolerance;
@@ -1263,16 +1321,17 @@ MYRIAD_HD T ccd_distance(Status<T>* st, Obj<T>& o1, Obj<T>& o2, T tolerance, int
   gjk(st, o1, o2);
   if (st->dist <= tolerance && st->nsimplex > 1) {
     st->dist = 0;
-    penetration(st, o1, o2);
+    penetration(st, o1, o2, arena);
   }
   return st->dist;
 }
 
 // Signed distance between prism o1 and geom o2 (margin in o2.margin): ccd_distance with a prism,
 // which has no core and no margin.
-template <class T>
-MYRIAD_HD T distance(Status<T>* st, Obj<T>& o1, Obj<T>& o2, T tolerance, int max_iterations) {
-  return ccd_distance(st, o1, o2, tolerance, max_iterations);
+template <class T, class Arena = LocalPolytope<T>>
+MYRIAD_HD T distance(Status<T>* st, Obj<T>& o1, Obj<T>& o2, T tolerance, int max_iterations,
+                     Arena&& arena = Arena()) {
+  return ccd_distance(st, o1, o2, tolerance, max_iterations, arena);
 }
 
 }  // namespace myriad::physics::collision::ccd

@@ -131,10 +131,12 @@ MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionP
 }
 
 // A height field (g1) against a sphere, capsule, ellipsoid, cylinder or box (g2): hfield.h's
-// collider, in double whatever T is (see hfield_convex), its contacts written as T.
-template <class T>
+// collider, in double whatever T is (see hfield_convex), its contacts written as T; the EPA's
+// polytope in arena (ccd.h's LocalPolytope<double>, WarpPolytope<double>).
+template <class T, class Arena>
 MYRIAD_HD int hfield_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>* found, T margin,
-                          const T* pos1, const T* mat1, const T* pos2, const T* mat2) {
+                          const T* pos1, const T* mat1, const T* pos2, const T* mat2,
+                          Arena& arena) {
   const int h = m.geom_dataid[g1];
   double p1[3], p2[3], m1[9], m2[9], size2[3], hsize[4];
   for (int i = 0; i < 3; ++i) {
@@ -150,21 +152,23 @@ MYRIAD_HD int hfield_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
   return hfield_convex<double>(found, double(margin), hsize, m.hfield_nrow[h], m.hfield_ncol[h],
                                m.hfield_data + m.hfield_adr[h], p1, m1, m.geom_type[g2],
                                double(m.geom_rbound[g2]), p2, m2, size2, m.ccd_iterations,
-                               double(m.ccd_tolerance));
+                               double(m.ccd_tolerance), arena);
 }
 
 // Two convex geoms through GJK/EPA (convex.h's convex_convex: pair_uses_ccd), in double whatever
 // T is, as the height field's collider: in float GJK/EPA's decisions near degenerate simplices
-// and multi-CCD's 1e-3 rad perturbations go other ways than libmujoco's.
-template <class T>
+// and multi-CCD's 1e-3 rad perturbations go other ways than libmujoco's. The EPA's polytope in
+// arena, as hfield_pair's.
+template <class T, class Arena>
 MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>* found, T margin,
-                          const T* pos1, const T* mat1, const T* pos2, const T* mat2) {
+                          const T* pos1, const T* mat1, const T* pos2, const T* mat2,
+                          Arena& arena) {
   const bool multiccd = !(m.disableflags & kDisableMultiCcd);
   const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
   if constexpr (sizeof(T) == sizeof(double)) {
     return convex_convex<T>(found, margin, type1, pos1, mat1, m.geom_size + 3 * g1,
                             m.geom_rbound[g1], type2, pos2, mat2, m.geom_size + 3 * g2,
-                            m.geom_rbound[g2], m.ccd_iterations, m.ccd_tolerance, multiccd);
+                            m.geom_rbound[g2], m.ccd_iterations, m.ccd_tolerance, multiccd, arena);
   } else {
     double p1[3], p2[3], m1[9], m2[9], s1[3], s2[3];
     for (int i = 0; i < 3; ++i) {
@@ -180,7 +184,7 @@ MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
     Contact<double> c[kMaxConvexContacts];
     const int n = convex_convex<double>(
         c, double(margin), type1, p1, m1, s1, double(m.geom_rbound[g1]), type2, p2, m2, s2,
-        double(m.geom_rbound[g2]), m.ccd_iterations, double(m.ccd_tolerance), multiccd);
+        double(m.geom_rbound[g2]), m.ccd_iterations, double(m.ccd_tolerance), multiccd, arena);
     for (int k = 0; k < n; ++k) {
       found[k].dist = T(c[k].dist);
       for (int i = 0; i < 3; ++i) found[k].pos[i] = T(c[k].pos[i]);
@@ -195,10 +199,13 @@ MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
 // for max_pair_raw_contacts) and thinned (box-box); returns how many it keeps. Only position,
 // distance and normal are set (finish_contacts sets the rest). kPrimitive, kBoxBox, kCcd: which
 // pair functions are compiled in (the analytic pairs but box-box; box-box; GJK/EPA's); a pair
-// whose function is left out gives none.
-template <class T, bool kPrimitive, bool kBoxBox, bool kCcd>
+// whose function is left out gives none. arena: where GJK/EPA's polytope is (ccd.h's
+// LocalPolytope<double>, WarpPolytope<double>).
+template <class T, bool kPrimitive, bool kBoxBox, bool kCcd,
+          class Arena = ccd::LocalPolytope<double>>
 MYRIAD_HD int collide_pair(const CollisionModel<T>& m, const CollisionPair& pr, T detect,
-                           const T* geom_xpos, const T* geom_xmat, Contact<T>* found) {
+                           const T* geom_xpos, const T* geom_xmat, Contact<T>* found,
+                           Arena&& arena = Arena()) {
   const int g1 = pr.geom1, g2 = pr.geom2;
   const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
   const T* pos1 = geom_xpos + 3 * g1;
@@ -219,9 +226,9 @@ MYRIAD_HD int collide_pair(const CollisionModel<T>& m, const CollisionPair& pr, 
   const T* size1 = m.geom_size + 3 * g1;
   const T* size2 = m.geom_size + 3 * g2;
   if (type1 == kHField) {
-    if constexpr (kCcd) return hfield_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2);
+    if constexpr (kCcd) return hfield_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2, arena);
   } else if (pair_uses_ccd(type1, type2)) {
-    if constexpr (kCcd) return convex_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2);
+    if constexpr (kCcd) return convex_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2, arena);
   } else if (type1 == kBox && type2 == kBox) {
     if constexpr (kBoxBox) {
       const int num = box_box(found, detect, pos1, mat1, size1, pos2, mat2, size2);
@@ -287,16 +294,18 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
 
 // The staged collision (physics/launch.h), in two launches that together write collide()'s list
 // bit for bit. First, over (env, candidate pair of group kGroup): pair ip's contacts into its own
-// slot of the list (slot[ip], candidate_slots), their number into pair_ncon[ip].
-template <class T, int kGroup>
+// slot of the list (slot[ip], candidate_slots), their number into pair_ncon[ip]. arena: as
+// collide_pair's.
+template <class T, int kGroup, class Arena = ccd::LocalPolytope<double>>
 MYRIAD_HD void collide_into_slot(const CollisionModel<T>& m, const CollisionPair* pairs,
                                  const int32_t* slot, int ip, const T* geom_xpos,
-                                 const T* geom_xmat, Contact<T>* out, T* pair_ncon) {
+                                 const T* geom_xmat, Contact<T>* out, T* pair_ncon,
+                                 Arena&& arena = Arena()) {
   const CollisionPair& pr = pairs[ip];
   const PairMargin<T> mg = pair_margin(m, pr);
   pair_ncon[ip] =
       T(collide_pair<T, kGroup == kPairsPrimitive, kGroup == kPairsBoxBox, kGroup == kPairsCcd>(
-          m, pr, mg.margin + mg.gap, geom_xpos, geom_xmat, out + slot[ip]));
+          m, pr, mg.margin + mg.gap, geom_xpos, geom_xmat, out + slot[ip], arena));
 }
 
 // Then, per env: every pair's contacts moved from its slot to the front of the list in pair order

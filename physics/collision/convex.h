@@ -111,11 +111,11 @@ MYRIAD_HD void init_obj(ccd::Obj<T>* o, int type, const T* pos, const T* mat, co
 
 // One mjc_ccd call and its contact (3.11's mjc_penetration with max_contacts 1): dist + margin,
 // normal x1 - x2 normalized, position midway between the witnesses. 0 or 1 contacts.
-template <class T>
+template <class T, class Arena>
 MYRIAD_HD int ccd_contact(Contact<T>* con, ccd::Obj<T>& o1, ccd::Obj<T>& o2, T margin,
-                          int ccd_iterations, T ccd_tolerance) {
+                          int ccd_iterations, T ccd_tolerance, Arena& arena) {
   ccd::Status<T> st;
-  const T dist = ccd::ccd_distance(&st, o1, o2, ccd_tolerance, ccd_iterations);
+  const T dist = ccd::ccd_distance(&st, o1, o2, ccd_tolerance, ccd_iterations, arena);
   if (!(dist < 0)) return 0;
   Contact<T>& c = con[0];
   c.dist = dist + margin;
@@ -311,17 +311,18 @@ MYRIAD_HD int sphere_cylinder(Contact<T>* con, T margin, const T* pos1, const T*
 // ellipsoid, the geoms are rotated by -+1e-3 rad (geom 2 inversely) about the two tangents of the
 // first contact's frame around its position, and each new contact farther than 1e-3 *
 // min(rbound1, rbound2) from all earlier ones is added with the first contact's dist: at most
-// kMaxConvexContacts. rbound: geom_rbound.
-template <class T>
+// kMaxConvexContacts. rbound: geom_rbound. arena: where the EPA's polytope is (ccd.h's
+// LocalPolytope, WarpPolytope).
+template <class T, class Arena = ccd::LocalPolytope<T>>
 MYRIAD_HD int convex_convex(Contact<T>* con, T margin, int type1, const T* pos1, const T* mat1,
                             const T* size1, T rbound1, int type2, const T* pos2, const T* mat2,
                             const T* size2, T rbound2, int ccd_iterations, T ccd_tolerance,
-                            bool multiccd = true) {
+                            bool multiccd = true, Arena&& arena = Arena()) {
   using namespace convex_detail;
   ccd::Obj<T> o1, o2;
   init_obj(&o1, type1, pos1, mat1, size1, margin);
   init_obj(&o2, type2, pos2, mat2, size2, margin);
-  int n = ccd_contact(con, o1, o2, margin, ccd_iterations, ccd_tolerance);
+  int n = ccd_contact(con, o1, o2, margin, ccd_iterations, ccd_tolerance, arena);
   if (n != 1 || !multiccd || type1 == kSphere || type1 == kEllipsoid || type2 == kSphere ||
       type2 == kEllipsoid)
     return n;
@@ -346,7 +347,7 @@ MYRIAD_HD int convex_convex(Contact<T>* con, T margin, int type1, const T* pos1,
         for (int j = 0; j < 3; ++j) inv[3 * i + j] = rot[3 * j + i];
       rotate_frame(&o1, origin, rot);
       rotate_frame(&o2, origin, inv);
-      if (ccd_contact(con + n, o1, o2, margin, ccd_iterations, ccd_tolerance)) {
+      if (ccd_contact(con + n, o1, o2, margin, ccd_iterations, ccd_tolerance, arena)) {
         bool distinct = true;
         for (int i = 0; i < n; ++i) {
           T d[3];

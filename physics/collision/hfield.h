@@ -145,12 +145,13 @@ MYRIAD_HD void geom_in_hfield_frame(ccd::Obj<T>* o, int type, const T* pos1, con
 // for kMaxHFieldContacts; writes dist, pos and frame rows 0..1 (row 1 zero); returns the count.
 // T is the arithmetic, C the contacts' scalar: collide.h runs it in double for a float model too,
 // as in float GJK/EPA's decisions near degenerate simplices go other ways than libmujoco's (a
-// penetration depth off by millimetres on Go1's feet).
-template <class T, class E, class C = T>
+// penetration depth off by millimetres on Go1's feet). arena: where the EPA's polytope is
+// (ccd.h's LocalPolytope, WarpPolytope).
+template <class T, class E, class C = T, class Arena = ccd::LocalPolytope<T>>
 MYRIAD_HD int hfield_convex(Contact<C>* con, T margin, const T* hsize, int nrow, int ncol,
                             const E* data, const T* pos1, const T* mat1, int type2, T rbound2,
                             const T* pos2, const T* mat2, const T* size2, int ccd_iterations,
-                            T ccd_tolerance) {
+                            T ccd_tolerance, Arena&& arena = Arena()) {
   using namespace hfield_detail;
   const Grid<T, E> g{hsize, nrow, ncol, data};
   ccd::Obj<T> o2;
@@ -177,7 +178,7 @@ MYRIAD_HD int hfield_convex(Contact<C>* con, T margin, const T* hsize, int nrow,
         const T(*p)[3] = o1.prism;
         if (p[3][2] < zmin && p[4][2] < zmin && p[5][2] < zmin) continue;
         ccd::Status<T> st;
-        const T dist = ccd::distance(&st, o1, o2, ccd_tolerance, ccd_iterations);
+        const T dist = ccd::distance(&st, o1, o2, ccd_tolerance, ccd_iterations, arena);
         if (!(dist < 0)) continue;
         write_contact(con[n], st, dist, pos1, mat1);
         if (++n >= kMaxHFieldContacts) return n;

@@ -115,10 +115,11 @@ double half_extent(int type, const double* s, int k) {
   }
 }
 
-// Our function for the pair (g1, g2) in libmujoco's order; T is the arithmetic.
-template <class T>
+// Our function for the pair (g1, g2) in libmujoco's order; T is the arithmetic, arena where the
+// EPA's polytope is (ccd.h: a polytope of its own on the stack by default).
+template <class T, class Arena = ccd::LocalPolytope<T>>
 int run_pair(Contact<T>* con, const mjModel* m, const T* pos1, const T* mat1, const T* pos2,
-             const T* mat2, int g1, int g2, T margin) {
+             const T* mat2, int g1, int g2, T margin, Arena&& arena = Arena()) {
   const int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
   T s1[3], s2[3];
   for (int k = 0; k < 3; ++k) {
@@ -140,10 +141,11 @@ int run_pair(Contact<T>* con, const mjModel* m, const T* pos1, const T* mat1, co
     for (int k = 0; k < 4; ++k) hs[k] = static_cast<T>(m->hfield_size[4 * hid + k]);
     return hfield_convex<T>(con, margin, hs, m->hfield_nrow[hid], m->hfield_ncol[hid],
                             m->hfield_data + m->hfield_adr[hid], pos1, mat1, t2,
-                            static_cast<T>(m->geom_rbound[g2]), pos2, mat2, s2, it, tol);
+                            static_cast<T>(m->geom_rbound[g2]), pos2, mat2, s2, it, tol, arena);
   }
   return convex_convex(con, margin, t1, pos1, mat1, s1, static_cast<T>(m->geom_rbound[g1]), t2,
-                       pos2, mat2, s2, static_cast<T>(m->geom_rbound[g2]), it, tol, multiccd);
+                       pos2, mat2, s2, static_cast<T>(m->geom_rbound[g2]), it, tol, multiccd,
+                       arena);
 }
 
 constexpr int kRoom = kMaxHFieldContacts;  // room for any pair function's contacts
@@ -172,6 +174,23 @@ void compare_pair(const mjModel* m, mjData* d, int ga, int gb, const std::string
   Contact<double> mine[kRoom];
   const int n = run_pair<double>(mine, m, d->geom_xpos + 3 * g1, d->geom_xmat + 9 * g1,
                                  d->geom_xpos + 3 * g2, d->geom_xmat + 9 * g2, g1, g2, margin);
+  {
+    // The same pair with the EPA's polytope handed in, as the CUDA kernel's shared one is
+    // (WarpPolytope; on the host it holds no lock): the same contacts, bit for bit.
+    static ccd::Polytope<double> given;
+    Contact<double> again[kRoom];
+    const int n2 = run_pair<double>(again, m, d->geom_xpos + 3 * g1, d->geom_xmat + 9 * g1,
+                                    d->geom_xpos + 3 * g2, d->geom_xmat + 9 * g2, g1, g2, margin,
+                                    ccd::WarpPolytope<double>{&given, nullptr});
+    bool same = n2 == n;
+    for (int i = 0; same && i < n; ++i) {
+      same = bits_equal(again[i].dist, mine[i].dist);
+      for (int k = 0; k < 3; ++k)
+        same = same && bits_equal(again[i].pos[k], mine[i].pos[k]) &&
+               bits_equal(again[i].frame[k], mine[i].frame[k]);
+    }
+    EXPECT_TRUE(same) << what << " " << key << ": a handed-in polytope changed the contacts";
+  }
   S.pairs++;
   S.pairs_with_contact += nn > 0;
   S.contacts_mj += nn;
