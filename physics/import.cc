@@ -246,7 +246,7 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
   collision::candidate_slots(cm, pairs.data(), n, r.candidate_slot.data());
   int in_group[collision::kNumPairGroups] = {};
   for (int g : {int{collision::kPairsPrimitive}, int{collision::kPairsBoxBox},
-                int{collision::kPairsCcd}, -1})
+                int{collision::kPairsCcd}, int{collision::kPairsHfield}, -1})
     for (int i = 0; i < n; ++i)
       if (collision::pair_group(m->geom_type[pairs[i].geom1], m->geom_type[pairs[i].geom2]) == g) {
         r.candidate_grouped.push_back(i);
@@ -254,7 +254,8 @@ void candidate_pairs(const mjModel* m, Model<double>& r) {
       }
   r.ncandidate_primitive = in_group[collision::kPairsPrimitive];
   r.ncandidate_box_box = in_group[collision::kPairsBoxBox];
-  if (in_group[collision::kPairsCcd] != r.nccd_pairs)
+  r.ncandidate_hfield = in_group[collision::kPairsHfield];
+  if (in_group[collision::kPairsCcd] + in_group[collision::kPairsHfield] != r.nccd_pairs)
     throw std::logic_error("import: GJK/EPA pairs counted two ways differ");
   r.nefc_max = nefc;
   r.nsolver_scratch = static_cast<int32_t>(constraint::solver_scratch_size(r.nv, nefc));

@@ -161,13 +161,14 @@ struct CollidePairs {
 };
 
 #if defined(__CUDACC__)
-// GJK/EPA's pairs on CUDA (PairGroup kPairsCcd): as CollidePairs, one 32-thread block per warp,
+// GJK/EPA's pairs on CUDA (PairGroup kPairsCcd, kPairsHfield): as CollidePairs, a 32-thread block
+// per warp,
 // whose lanes take in turn one EPA polytope in the block's shared memory (ccd.h's WarpPolytope,
 // about 28 KB): the thread's stack keeps only GJK's state. The EPAs of one warp's lanes ran one
 // after another already (their loops diverge); the polytope, not the registers, sets the blocks
 // per SM (7 on an H100 at 228 KB).
 constexpr int kCcdBlock = 32;
-template <class T>
+template <int kGroup, class T>
 struct CollideCcdByWarp {
   BatchView<T> b;
   ModelView<T> m;
@@ -182,9 +183,8 @@ struct CollideCcdByWarp {
     const int64_t i = t / count;
     if (only.skips(i)) return;
     EnvData<T> e = b.env(i);
-    collision_pair<T, collision::kPairsCcd>(
-        env_model(m, params, i), e, m.candidate_grouped[first + static_cast<int>(t % count)],
-        arena);
+    collision_pair<T, kGroup>(env_model(m, params, i), e,
+                              m.candidate_grouped[first + static_cast<int>(t % count)], arena);
 #else
     (void)t;
 #endif
@@ -227,26 +227,38 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, con
                       int64_t n, DeviceId device, void* stream, EnvMask only) {
   using collision::kPairsBoxBox;
   using collision::kPairsCcd;
+  using collision::kPairsHfield;
   using collision::kPairsPrimitive;
   const DeviceId dev{D, device.index};
   const int primitive = m.ncandidate_primitive, box_box = m.ncandidate_box_box;
-  const int ccd = m.nccd_pairs;
+  const int hfield = m.ncandidate_hfield, ccd = m.nccd_pairs - hfield;
   if (primitive > 0)
     parallel_for(dev, "physics.collision_primitive", n * primitive,
                  CollidePairs<kPairsPrimitive, T>{b, m, params, 0, primitive, only}, stream, 2);
   if (box_box > 0)
     parallel_for(dev, "physics.collision_box_box", n * box_box,
                  CollidePairs<kPairsBoxBox, T>{b, m, params, primitive, box_box, only}, stream, 2);
-  if (ccd > 0) {
+  // GJK/EPA's groups: on CUDA with the warp's shared polytope.
+  const int first_ccd = primitive + box_box, first_hfield = first_ccd + ccd;
 #if defined(__CUDACC__)
-    if constexpr (D == Device::kCuda)
+  if constexpr (D == Device::kCuda) {
+    if (ccd > 0)
       parallel_for(dev, "physics.collision_ccd", n * ccd,
-                   CollideCcdByWarp<T>{b, m, params, primitive + box_box, ccd, only}, stream, 2,
+                   CollideCcdByWarp<kPairsCcd, T>{b, m, params, first_ccd, ccd, only}, stream, 2,
                    kCcdBlock);
-    else
+    if (hfield > 0)
+      parallel_for(dev, "physics.collision_hfield", n * hfield,
+                   CollideCcdByWarp<kPairsHfield, T>{b, m, params, first_hfield, hfield, only},
+                   stream, 2, kCcdBlock);
+  } else
 #endif
+  {
+    if (ccd > 0)
       parallel_for(dev, "physics.collision_ccd", n * ccd,
-                   CollidePairs<kPairsCcd, T>{b, m, params, primitive + box_box, ccd, only}, stream,
+                   CollidePairs<kPairsCcd, T>{b, m, params, first_ccd, ccd, only}, stream, 2);
+    if (hfield > 0)
+      parallel_for(dev, "physics.collision_hfield", n * hfield,
+                   CollidePairs<kPairsHfield, T>{b, m, params, first_hfield, hfield, only}, stream,
                    2);
   }
   launch_stage<D, Stage::kCollisionGather>("physics.collision_gather", m, params, b, n, device,

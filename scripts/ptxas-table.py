@@ -146,9 +146,9 @@ def label(demangled, stages):
     m = re.search(r"myriad::physics::detail::CollidePairs<(\d+), (?:float|double)>", s)
     if m:
         return f"physics.collision_{pair_groups()[int(m.group(1))]}{prec}", ""
-    m = re.search(r"myriad::physics::detail::CollideCcdByWarp<(?:float|double)>", s)
+    m = re.search(r"myriad::physics::detail::CollideCcdByWarp<(\d+), (?:float|double)>", s)
     if m:
-        return f"physics.collision_ccd (polytope per warp){prec}", ""
+        return f"physics.collision_{pair_groups()[int(m.group(1))]} (polytope per warp){prec}", ""
     m = re.search(r"myriad::physics::detail::(SolveByWarp)<(float|double)>", s)
     if m:
         return f"physics.constraint_solve (warp per env){prec}", ""

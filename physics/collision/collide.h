@@ -197,11 +197,11 @@ MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
 // One candidate pair of one env: the bounding-sphere and plane-height tests at distance `detect`
 // (the pair's margin + gap), then the pair function, its contacts written from `found` on (room
 // for max_pair_raw_contacts) and thinned (box-box); returns how many it keeps. Only position,
-// distance and normal are set (finish_contacts sets the rest). kPrimitive, kBoxBox, kCcd: which
-// pair functions are compiled in (the analytic pairs but box-box; box-box; GJK/EPA's); a pair
-// whose function is left out gives none. arena: where GJK/EPA's polytope is (ccd.h's
-// LocalPolytope<double>, WarpPolytope<double>).
-template <class T, bool kPrimitive, bool kBoxBox, bool kCcd,
+// distance and normal are set (finish_contacts sets the rest). kPrimitive, kBoxBox, kCcd, kHfield:
+// which pair functions are compiled in (the analytic pairs but box-box; box-box; GJK/EPA's between
+// two geoms; the height field's, kCcd's by default); a pair whose function is left out gives none.
+// arena: where GJK/EPA's polytope is (ccd.h's LocalPolytope<double>, WarpPolytope<double>).
+template <class T, bool kPrimitive, bool kBoxBox, bool kCcd, bool kHfield = kCcd,
           class Arena = ccd::LocalPolytope<double>>
 MYRIAD_HD int collide_pair(const CollisionModel<T>& m, const CollisionPair& pr, T detect,
                            const T* geom_xpos, const T* geom_xmat, Contact<T>* found,
@@ -226,7 +226,8 @@ MYRIAD_HD int collide_pair(const CollisionModel<T>& m, const CollisionPair& pr, 
   const T* size1 = m.geom_size + 3 * g1;
   const T* size2 = m.geom_size + 3 * g2;
   if (type1 == kHField) {
-    if constexpr (kCcd) return hfield_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2, arena);
+    if constexpr (kHfield)
+      return hfield_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2, arena);
   } else if (pair_uses_ccd(type1, type2)) {
     if constexpr (kCcd) return convex_pair(m, g1, g2, found, detect, pos1, mat1, pos2, mat2, arena);
   } else if (type1 == kBox && type2 == kBox) {
@@ -303,9 +304,9 @@ MYRIAD_HD void collide_into_slot(const CollisionModel<T>& m, const CollisionPair
                                  Arena&& arena = Arena()) {
   const CollisionPair& pr = pairs[ip];
   const PairMargin<T> mg = pair_margin(m, pr);
-  pair_ncon[ip] =
-      T(collide_pair<T, kGroup == kPairsPrimitive, kGroup == kPairsBoxBox, kGroup == kPairsCcd>(
-          m, pr, mg.margin + mg.gap, geom_xpos, geom_xmat, out + slot[ip], arena));
+  pair_ncon[ip] = T(collide_pair<T, kGroup == kPairsPrimitive, kGroup == kPairsBoxBox,
+                                 kGroup == kPairsCcd, kGroup == kPairsHfield>(
+      m, pr, mg.margin + mg.gap, geom_xpos, geom_xmat, out + slot[ip], arena));
 }
 
 // Then, per env: every pair's contacts moved from its slot to the front of the list in pair order

@@ -130,12 +130,20 @@ MYRIAD_HD int max_pair_raw_contacts(int type1, int type2) {
 
 // The staged launch's collision kernels (physics/launch.h), one per group of pair functions, each
 // over (env, candidate pair of its group), so that no kernel carries a heavier pair function than
-// its own: the analytic pairs but box-box, box-box (its clipping), and GJK/EPA's (height fields,
-// ellipsoids, cylinders). -1: a pair without contacts (max_pair_contacts 0). type1 <= type2.
-enum PairGroup : int32_t { kPairsPrimitive = 0, kPairsBoxBox = 1, kPairsCcd = 2, kNumPairGroups };
+// its own: the analytic pairs but box-box, box-box (its clipping), GJK/EPA's between two geoms
+// (ellipsoids, cylinders) and the height field's (its prisms through GJK/EPA). -1: a pair without
+// contacts (max_pair_contacts 0). type1 <= type2.
+enum PairGroup : int32_t {
+  kPairsPrimitive = 0,
+  kPairsBoxBox = 1,
+  kPairsCcd = 2,
+  kPairsHfield = 3,
+  kNumPairGroups
+};
 MYRIAD_HD int pair_group(int type1, int type2) {
   if (max_pair_contacts(type1, type2) == 0) return -1;
-  if (type1 == kHField || pair_uses_ccd(type1, type2)) return kPairsCcd;
+  if (type1 == kHField) return kPairsHfield;
+  if (pair_uses_ccd(type1, type2)) return kPairsCcd;
   if (type1 == kBox && type2 == kBox) return kPairsBoxBox;
   return kPairsPrimitive;
 }

@@ -405,7 +405,8 @@ TEST_P(GymModel, StagedStepGivesTheFusedBits) {
 // Between them they have every kernel the staged launch can run: each collision group, each
 // sensor part, implicitfast's free bodies.
 TEST(ShippedModels, StagedStepGivesTheFusedBits) {
-  int primitive = 0, box_box = 0, ccd = 0, acc = 0, rangefinder = 0, touch = 0, free_bodies = 0;
+  int primitive = 0, box_box = 0, ccd = 0, hfield = 0, acc = 0, rangefinder = 0, touch = 0,
+      free_bodies = 0;
   for (const char* name : {"implicitfast", "elliptic", "rolling_friction", "actuators", "sensors",
                            "hfield", "convex"}) {
     expect_staged_equals_fused<double>(shipped_model(name));
@@ -413,20 +414,21 @@ TEST(ShippedModels, StagedStepGivesTheFusedBits) {
     const Model<double> m = load_mjcf(shipped_model(name));
     primitive += m.ncandidate_primitive;
     box_box += m.ncandidate_box_box;
-    ccd += m.nccd_pairs;
+    ccd += m.nccd_pairs - m.ncandidate_hfield;
+    hfield += m.ncandidate_hfield;
     acc += m.nsensor_acc;
     rangefinder += m.nsensor_rangefinder;
     touch += m.nsensor_touch;
     free_bodies += m.integrator == kImplicitFast ? m.nbody_implicit_free : 0;
   }
-  for (int count : {primitive, box_box, ccd, acc, rangefinder, touch, free_bodies})
+  for (int count : {primitive, box_box, ccd, hfield, acc, rangefinder, touch, free_bodies})
     EXPECT_GT(count, 0);
 }
 
 // The staged collision's layout (physics/import.cc): each candidate's slot starts where the
 // earlier candidates' raw contacts end, the slots fill the contact list exactly, and the grouped
-// list holds every candidate once, group by group (primitive, box-box, GJK/EPA, then the pairs
-// without contacts), each group in candidate order.
+// list holds every candidate once, group by group (primitive, box-box, GJK/EPA between geoms, the
+// height field's, then the pairs without contacts), each group in candidate order.
 TEST(ShippedModels, StagedCollisionSlotsAndGroups) {
   for (const char* name : {"implicitfast", "elliptic", "rolling_friction", "hfield", "convex",
                            "ant_contacts", "quadruped"}) {
@@ -439,21 +441,24 @@ TEST(ShippedModels, StagedCollisionSlotsAndGroups) {
       at += collision::max_pair_raw_contacts(type_of(i, 0), type_of(i, 1));
     }
     EXPECT_EQ(at, m.ncon_max + m.ncon_scratch);
-    const int ends[] = {m.ncandidate_primitive, m.ncandidate_primitive + m.ncandidate_box_box,
-                        m.ncandidate_primitive + m.ncandidate_box_box + m.nccd_pairs};
-    const int groups[] = {collision::kPairsPrimitive, collision::kPairsBoxBox,
-                          collision::kPairsCcd};
+    const int ends[] = {
+        m.ncandidate_primitive, m.ncandidate_primitive + m.ncandidate_box_box,
+        m.ncandidate_primitive + m.ncandidate_box_box + m.nccd_pairs - m.ncandidate_hfield,
+        m.ncandidate_primitive + m.ncandidate_box_box + m.nccd_pairs};
+    const int groups[] = {collision::kPairsPrimitive, collision::kPairsBoxBox, collision::kPairsCcd,
+                          collision::kPairsHfield};
     std::vector<int> seen(m.ncandidate, 0);
     ASSERT_EQ(static_cast<int>(m.candidate_grouped.size()), m.ncandidate);
     for (int k = 0; k < m.ncandidate; ++k) {
       const int i = m.candidate_grouped[k];
       ASSERT_TRUE(i >= 0 && i < m.ncandidate);
       ++seen[i];
-      const int g = k < ends[0] ? 0 : k < ends[1] ? 1 : k < ends[2] ? 2 : 3;
-      EXPECT_EQ(collision::pair_group(type_of(i, 0), type_of(i, 1)), g < 3 ? groups[g] : -1)
+      int g = 0;
+      while (g < 4 && k >= ends[g]) ++g;
+      EXPECT_EQ(collision::pair_group(type_of(i, 0), type_of(i, 1)), g < 4 ? groups[g] : -1)
           << "grouped entry " << k;
-      if (k > 0 && (k < ends[0] || (k > ends[0] && k < ends[1]) || (k > ends[1] && k < ends[2])))
-        EXPECT_LT(m.candidate_grouped[k - 1], i) << "grouped entry " << k;
+      const bool group_start = k == 0 || (g > 0 && k == ends[g - 1]);
+      if (g < 4 && !group_start) EXPECT_LT(m.candidate_grouped[k - 1], i) << "grouped entry " << k;
     }
     for (int i = 0; i < m.ncandidate; ++i) EXPECT_EQ(seen[i], 1) << "candidate " << i;
   }

@@ -58,7 +58,8 @@ constexpr int kNImp = 5;
   X(ncon_scratch, 0, custom)         /* contact room past ncon_max: pair_scratch (filter.h) */ \
   X(nefc_max, 0, custom)             /* most constraint rows one env can have */ \
   X(nsolver_scratch, 0, custom)      /* scratch the Newton solver needs per env */ \
-  X(nccd_pairs, 0, custom)           /* candidate pairs through GJK/EPA: height-field, convex */
+  X(nccd_pairs, 0, custom)           /* candidate pairs through GJK/EPA: height-field, convex */ \
+  X(ncandidate_hfield, 0, custom)    /* of them, height-field pairs (PairGroup kPairsHfield) */
 #define MYRIAD_COLLISION_INT_SCALARS(X) \
   X(nbody, 0, copy)                     \
   X(ngeom, 0, copy)                     \
