@@ -191,6 +191,36 @@ struct CollideCcdByWarp {
   }
 };
 
+// Height-field pairs on CUDA (PairGroup kPairsHfield): a warp per (env, pair), one per 32-thread
+// block, its lanes over the pair's prisms (pipeline.h's collision_hfield_group), the EPA polytope
+// and the round of prism results in the block's shared memory. A cooperative kernel: its block
+// size is kCcdBlock.
+template <class T>
+struct CollideHfieldByWarp {
+  BatchView<T> b;
+  ModelView<T> m;
+  EnvParamsView<T> params;
+  int first, count;
+  EnvMask only;
+  MYRIAD_HD void operator()(int64_t t) const {
+#if defined(__CUDA_ARCH__)
+    __shared__ collision::ccd::Polytope<double> polytope;
+    __shared__ int taken;
+    __shared__ collision::hfield_detail::PrismHit<double> round[constraint::WarpGroup::kLanes];
+    auto arena = collision::ccd::WarpPolytope<double>::open(&polytope, &taken);
+    const int64_t pair = t / constraint::WarpGroup::kLanes;
+    const int64_t i = pair / count;
+    if (only.skips(i)) return;
+    EnvData<T> e = b.env(i);
+    collision_hfield_group(constraint::WarpGroup{}, env_model(m, params, i), e,
+                           m.candidate_grouped[first + static_cast<int>(pair % count)], round,
+                           arena);
+#else
+    (void)t;
+#endif
+  }
+};
+
 // The constraint solve on CUDA: env t / 32 by the warp of thread t (physics/constraint/
 // solve_group.h splits each stage over its lanes), one env per 32-thread block: a block retires
 // when its env converges, so a slow env holds back no other env's resources, and at the solve's
@@ -247,9 +277,9 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, con
                    CollideCcdByWarp<kPairsCcd, T>{b, m, params, first_ccd, ccd, only}, stream, 2,
                    kCcdBlock);
     if (hfield > 0)
-      parallel_for(dev, "physics.collision_hfield", n * hfield,
-                   CollideCcdByWarp<kPairsHfield, T>{b, m, params, first_hfield, hfield, only},
-                   stream, 2, kCcdBlock);
+      parallel_for(dev, "physics.collision_hfield", n * hfield * constraint::WarpGroup::kLanes,
+                   CollideHfieldByWarp<T>{b, m, params, first_hfield, hfield, only}, stream, 2,
+                   kCcdBlock);
   } else
 #endif
   {

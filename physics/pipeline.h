@@ -488,6 +488,17 @@ MYRIAD_HD void collision_pair(const ModelView<T>& m, EnvData<T>& d, int ip,
       reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs), m.candidate_slot, ip,
       d.geom_xpos, d.geom_xmat, constraint::contacts_of(d), d.pair_ncon, arena);
 }
+// A height-field candidate pair ip by lane group grp (hfield.h's hfield_convex_group): the same
+// slot and count as collision_pair<T, kPairsHfield>. round: the group's shared room.
+template <class T, class G, class Arena>
+MYRIAD_HD void collision_hfield_group(const G& grp, const ModelView<T>& m, EnvData<T>& d, int ip,
+                                      collision::hfield_detail::PrismHit<double>* round,
+                                      Arena& arena) {
+  collision::collide_hfield_into_slot(
+      grp, collision::collision_model<T>(m),
+      reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs), m.candidate_slot, ip,
+      d.geom_xpos, d.geom_xmat, constraint::contacts_of(d), d.pair_ncon, round, arena);
+}
 template <class T>
 MYRIAD_HD void collision_gather(const ModelView<T>& m, EnvData<T>& d) {
   const auto* pairs = reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs);

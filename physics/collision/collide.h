@@ -155,6 +155,35 @@ MYRIAD_HD int hfield_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
                                double(m.ccd_tolerance), arena);
 }
 
+// hfield_pair by a lane group (hfield.h's hfield_convex_group; round: the group's shared room).
+template <class T, class G, class Arena>
+MYRIAD_HD int hfield_pair_group(const G& grp, hfield_detail::PrismHit<double>* round,
+                                const CollisionModel<T>& m, int g1, int g2, Contact<T>* found,
+                                T margin, const T* pos1, const T* mat1, const T* pos2,
+                                const T* mat2, Arena& arena) {
+  const int h = m.geom_dataid[g1];
+  if constexpr (sizeof(T) == sizeof(double))  // no copies: a GPU thread's stack stays small
+    return hfield_convex_group<double>(
+        grp, round, found, margin, m.hfield_size + 4 * h, m.hfield_nrow[h], m.hfield_ncol[h],
+        m.hfield_data + m.hfield_adr[h], pos1, mat1, m.geom_type[g2], m.geom_rbound[g2], pos2, mat2,
+        m.geom_size + 3 * g2, m.ccd_iterations, m.ccd_tolerance, arena);
+  double p1[3], p2[3], m1[9], m2[9], size2[3], hsize[4];
+  for (int i = 0; i < 3; ++i) {
+    p1[i] = pos1[i];
+    p2[i] = pos2[i];
+    size2[i] = m.geom_size[3 * g2 + i];
+  }
+  for (int i = 0; i < 9; ++i) {
+    m1[i] = mat1[i];
+    m2[i] = mat2[i];
+  }
+  for (int i = 0; i < 4; ++i) hsize[i] = m.hfield_size[4 * h + i];
+  return hfield_convex_group<double>(grp, round, found, double(margin), hsize, m.hfield_nrow[h],
+                                     m.hfield_ncol[h], m.hfield_data + m.hfield_adr[h], p1, m1,
+                                     m.geom_type[g2], double(m.geom_rbound[g2]), p2, m2, size2,
+                                     m.ccd_iterations, double(m.ccd_tolerance), arena);
+}
+
 // Two convex geoms through GJK/EPA (convex.h's convex_convex: pair_uses_ccd), in double whatever
 // T is, as the height field's collider: in float GJK/EPA's decisions near degenerate simplices
 // and multi-CCD's 1e-3 rad perturbations go other ways than libmujoco's. The EPA's polytope in
@@ -194,6 +223,29 @@ MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
   }
 }
 
+// The bounding-sphere and plane-height tests of pair pr at distance `detect`: true when the geoms
+// are apart (no contact).
+template <class T>
+MYRIAD_HD bool bounds_apart(const CollisionModel<T>& m, const CollisionPair& pr, T detect,
+                            const T* geom_xpos, const T* geom_xmat) {
+  const int g1 = pr.geom1, g2 = pr.geom2;
+  const T* pos1 = geom_xpos + 3 * g1;
+  const T* pos2 = geom_xpos + 3 * g2;
+  const T* mat1 = geom_xmat + 9 * g1;
+  const T rb1 = m.geom_rbound[g1], rb2 = m.geom_rbound[g2];
+  // Bounding spheres, then the height of the other geom's center above a plane.
+  if (rb1 > T(0) && rb2 > T(0)) {
+    const T d[3] = {pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2]};
+    if (sqrt(dot3(d, d)) > rb1 + rb2 + detect) return true;
+  }
+  if (m.geom_type[g1] == kPlane && rb2 > T(0)) {
+    const T d[3] = {pos2[0] - pos1[0], pos2[1] - pos1[1], pos2[2] - pos1[2]};
+    const T n[3] = {mat1[2], mat1[5], mat1[8]};
+    if (dot3(d, n) > detect + rb2) return true;
+  }
+  return false;
+}
+
 // One candidate pair of one env: the bounding-sphere and plane-height tests at distance `detect`
 // (the pair's margin + gap), then the pair function, its contacts written from `found` on (room
 // for max_pair_raw_contacts) and thinned (box-box); returns how many it keeps. Only position,
@@ -212,17 +264,7 @@ MYRIAD_HD int collide_pair(const CollisionModel<T>& m, const CollisionPair& pr, 
   const T* pos2 = geom_xpos + 3 * g2;
   const T* mat1 = geom_xmat + 9 * g1;
   const T* mat2 = geom_xmat + 9 * g2;
-  const T rb1 = m.geom_rbound[g1], rb2 = m.geom_rbound[g2];
-  // Bounding spheres, then the height of the other geom's center above a plane.
-  if (rb1 > T(0) && rb2 > T(0)) {
-    const T d[3] = {pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2]};
-    if (sqrt(dot3(d, d)) > rb1 + rb2 + detect) return 0;
-  }
-  if (type1 == kPlane && rb2 > T(0)) {
-    const T d[3] = {pos2[0] - pos1[0], pos2[1] - pos1[1], pos2[2] - pos1[2]};
-    const T n[3] = {mat1[2], mat1[5], mat1[8]};
-    if (dot3(d, n) > detect + rb2) return 0;
-  }
+  if (bounds_apart(m, pr, detect, geom_xpos, geom_xmat)) return 0;
   const T* size1 = m.geom_size + 3 * g1;
   const T* size2 = m.geom_size + 3 * g2;
   if (type1 == kHField) {
@@ -307,6 +349,25 @@ MYRIAD_HD void collide_into_slot(const CollisionModel<T>& m, const CollisionPair
   pair_ncon[ip] = T(collide_pair<T, kGroup == kPairsPrimitive, kGroup == kPairsBoxBox,
                                  kGroup == kPairsCcd, kGroup == kPairsHfield>(
       m, pr, mg.margin + mg.gap, geom_xpos, geom_xmat, out + slot[ip], arena));
+}
+
+// collide_into_slot for a height-field pair (PairGroup kPairsHfield) by a lane group: every lane
+// runs the bounding tests and hfield_pair_group, the leader writes the count.
+template <class T, class G, class Arena>
+MYRIAD_HD void collide_hfield_into_slot(const G& grp, const CollisionModel<T>& m,
+                                        const CollisionPair* pairs, const int32_t* slot, int ip,
+                                        const T* geom_xpos, const T* geom_xmat, Contact<T>* out,
+                                        T* pair_ncon, hfield_detail::PrismHit<double>* round,
+                                        Arena& arena) {
+  const CollisionPair& pr = pairs[ip];
+  const PairMargin<T> mg = pair_margin(m, pr);
+  const T detect = mg.margin + mg.gap;
+  const int g1 = pr.geom1, g2 = pr.geom2;
+  int num = 0;
+  if (!bounds_apart(m, pr, detect, geom_xpos, geom_xmat))
+    num = hfield_pair_group(grp, round, m, g1, g2, out + slot[ip], detect, geom_xpos + 3 * g1,
+                            geom_xmat + 9 * g1, geom_xpos + 3 * g2, geom_xmat + 9 * g2, arena);
+  if (constraint::group_leader(grp)) pair_ncon[ip] = T(num);
 }
 
 // Then, per env: every pair's contacts moved from its slot to the front of the list in pair order

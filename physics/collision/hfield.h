@@ -10,6 +10,7 @@
 
 #include "physics/collision/ccd.h"
 #include "physics/collision/contact.h"
+#include "physics/constraint/group.h"
 
 namespace myriad::physics::collision {
 
@@ -98,25 +99,59 @@ MYRIAD_HD void push_prism(ccd::Obj<T>& o, const Grid<T, E>& g, T dx, T dy, T mar
   ccd::set3(p[5], x, y, z + margin);
 }
 
-// Writes the contact of a penetrating CCD result, back in the world frame (mjc_penetration's
-// fill): normal from the hfield to the geom, position midway between the witnesses; computed in
-// T, stored as C.
-template <class T, class C>
-MYRIAD_HD void write_contact(Contact<C>& con, const ccd::Status<T>& st, T dist, const T* pos1,
-                             const T* mat1) {
-  T dir[3], mid[3], wp[3], normal[3];
+// The prism (r, c, i) of hfield_convex's walk built from scratch: the window's three pushes that
+// end at it, so its vertices have the walk's bits.
+template <class T, class E>
+MYRIAD_HD void prism_at(ccd::Obj<T>& o, const Grid<T, E>& g, T dx, T dy, T margin, int r, int c,
+                        int i) {
+  o.prism[0][2] = o.prism[1][2] = o.prism[2][2] = -g.size[3];
+  push_prism(o, g, dx, dy, margin, r, c - 1, i);
+  push_prism(o, g, dx, dy, margin, r, i == 0 ? c - 1 : c, 1 - i);
+  push_prism(o, g, dx, dy, margin, r, c, i);
+}
+
+// A penetrating CCD result back in the world frame (mjc_penetration's fill): normal from the
+// hfield to the geom, position midway between the witnesses.
+template <class T>
+MYRIAD_HD void contact_values(const ccd::Status<T>& st, const T* pos1, const T* mat1, T* pos,
+                              T* normal) {
+  T dir[3], mid[3], wp[3];
   ccd::sub3(dir, st.x1, st.x2);
   normalize3(dir);
   for (int q = 0; q < 3; ++q) mid[q] = T(0.5) * (st.x1[q] + st.x2[q]);
   ccd::mat_vec(normal, mat1, dir);
   ccd::mat_vec(wp, mat1, mid);
+  for (int q = 0; q < 3; ++q) pos[q] = wp[q] + pos1[q];
+}
+
+// Stores a contact computed in T as C.
+template <class T, class C>
+MYRIAD_HD void store_contact(Contact<C>& con, T dist, const T* pos, const T* normal) {
   con.dist = C(dist);
   for (int q = 0; q < 3; ++q) {
     con.frame[q] = C(normal[q]);
-    con.pos[q] = C(wp[q] + pos1[q]);
+    con.pos[q] = C(pos[q]);
     con.frame[3 + q] = 0;
   }
 }
+
+// Writes the contact of a penetrating CCD result: computed in T, stored as C.
+template <class T, class C>
+MYRIAD_HD void write_contact(Contact<C>& con, const ccd::Status<T>& st, T dist, const T* pos1,
+                             const T* mat1) {
+  T pos[3], normal[3];
+  contact_values(st, pos1, mat1, pos, normal);
+  store_contact(con, dist, pos, normal);
+}
+
+// One prism's result in hfield_convex_group's round.
+template <class T>
+struct PrismHit {
+  int hit;
+  T dist;
+  T pos[3];
+  T normal[3];
+};
 
 // The geom (sphere, capsule, ellipsoid, cylinder or box) as a CCD object in the hfield frame.
 template <class T>
@@ -184,6 +219,66 @@ MYRIAD_HD int hfield_convex(Contact<C>* con, T margin, const T* hsize, int nrow,
         if (++n >= kMaxHFieldContacts) return n;
       }
     }
+  }
+  return n;
+}
+
+// hfield_convex by a lane group (physics/constraint/group.h: SerialGroup, InterleavedGroup, a
+// warp), for a GPU that gives a pair a warp: the prisms go in rounds of as many as the group has
+// lanes, one prism per lane, each run as hfield_convex runs it; then every lane walks the round's
+// results in prism order and the group's leader writes the hits, so the contacts are
+// hfield_convex's (the first kMaxHFieldContacts hits in prism order) whatever the group's size.
+// round: room for the group's size, seen by all its lanes (shared memory on a GPU). Every lane
+// returns the count.
+template <class T, class E, class C, class G, class Arena>
+MYRIAD_HD int hfield_convex_group(const G& grp, hfield_detail::PrismHit<T>* round, Contact<C>* con,
+                                  T margin, const T* hsize, int nrow, int ncol, const E* data,
+                                  const T* pos1, const T* mat1, int type2, T rbound2, const T* pos2,
+                                  const T* mat2, const T* size2, int ccd_iterations,
+                                  T ccd_tolerance, Arena& arena) {
+  using namespace hfield_detail;
+  const Grid<T, E> g{hsize, nrow, ncol, data};
+  ccd::Obj<T> o2;
+  geom_in_hfield_frame(&o2, type2, pos1, mat1, pos2, mat2, size2);
+  if (sphere_outside(hsize, o2.pos, rbound2 + margin)) return 0;
+  T lo[3], hi[3];
+  geom_aabb(o2, lo, hi);
+  if (aabb_outside(hsize, lo, hi, margin)) return 0;
+  const SubGrid sg = sub_grid(g, lo, hi);
+  o2.margin = margin;
+  o2.vertindex = -1;
+  const T dx = (T(2) * hsize[0]) / T(ncol - 1);
+  const T dy = (T(2) * hsize[1]) / T(nrow - 1);
+  const T zmin = lo[2];
+  // hfield_convex's walk: rows [rmin, rmax), columns (cmin, cmax], two prisms per cell.
+  const int ncell = sg.cmax - sg.cmin, nrows = sg.rmax - sg.rmin;
+  const int nprism = ncell > 0 && nrows > 0 ? 2 * ncell * nrows : 0;
+  int n = 0;
+  for (int first = 0; first < nprism && n < kMaxHFieldContacts; first += grp.size()) {
+    const int count = nprism - first < grp.size() ? nprism - first : grp.size();
+    constraint::group_for(grp, count, [&](int k) {
+      const int p = first + k;
+      PrismHit<T>& h = round[k];
+      h.hit = 0;
+      ccd::Obj<T> o1;  // the prism (type kHField, no margin)
+      prism_at(o1, g, dx, dy, margin, sg.rmin + p / (2 * ncell), sg.cmin + 1 + (p / 2) % ncell,
+               p % 2);
+      const T(*q)[3] = o1.prism;
+      if (q[3][2] < zmin && q[4][2] < zmin && q[5][2] < zmin) return;
+      ccd::Status<T> st;
+      const T dist = ccd::distance(&st, o1, o2, ccd_tolerance, ccd_iterations, arena);
+      if (!(dist < 0)) return;
+      h.hit = 1;
+      h.dist = dist;
+      contact_values(st, pos1, mat1, h.pos, h.normal);
+    });
+    for (int k = 0; k < count && n < kMaxHFieldContacts; ++k) {
+      if (!round[k].hit) continue;
+      if (constraint::group_leader(grp))
+        store_contact(con[n], round[k].dist, round[k].pos, round[k].normal);
+      ++n;
+    }
+    grp.sync();  // the round is read before the next one overwrites it
   }
   return n;
 }

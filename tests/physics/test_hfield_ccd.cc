@@ -166,6 +166,31 @@ void compare_pair(const mjModel* m, const mjData* d, int hf, int g, const std::s
                                       d->geom_xmat + 9 * hf, m->geom_type[g], m->geom_rbound[g],
                                       d->geom_xpos + 3 * g, d->geom_xmat + 9 * g,
                                       m->geom_size + 3 * g, it, tol);
+  // The same pair by lane groups (hfield_convex_group, the GPU's warp per pair): one lane, and
+  // 32 and 5 lanes interleaved on this thread: hfield_convex's contacts, bit for bit.
+  {
+    auto by_group = [&](const auto& grp, auto* round) {
+      Contact<double> got[kMaxHFieldContacts];
+      ccd::LocalPolytope<double> arena;
+      const int ng = hfield_convex_group<double>(
+          grp, round, got, margin, hsize, nrow, ncol, data, d->geom_xpos + 3 * hf,
+          d->geom_xmat + 9 * hf, m->geom_type[g], m->geom_rbound[g], d->geom_xpos + 3 * g,
+          d->geom_xmat + 9 * g, m->geom_size + 3 * g, it, tol, arena);
+      bool same = ng == n;
+      for (int i = 0; same && i < n; ++i) {
+        same = std::memcmp(&got[i].dist, &mine[i].dist, sizeof(double)) == 0;
+        for (int k = 0; k < 6; ++k)
+          same = same && std::memcmp(&got[i].frame[k], &mine[i].frame[k], sizeof(double)) == 0;
+        for (int k = 0; k < 3; ++k)
+          same = same && std::memcmp(&got[i].pos[k], &mine[i].pos[k], sizeof(double)) == 0;
+      }
+      return same;
+    };
+    hfield_detail::PrismHit<double> round[32];
+    EXPECT_TRUE(by_group(constraint::SerialGroup{}, round)) << what << ": one lane";
+    EXPECT_TRUE(by_group(constraint::InterleavedGroup<32>{}, round)) << what << ": 32 lanes";
+    EXPECT_TRUE(by_group(constraint::InterleavedGroup<5>{}, round)) << what << ": 5 lanes";
+  }
   S->pairs++;
   S->contacts_mj += static_cast<int>(mj.size());
   S->contacts_mine += n;
