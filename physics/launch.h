@@ -191,12 +191,15 @@ struct CollideCcdByWarp {
   }
 };
 
-// Height-field pairs on CUDA (PairGroup kPairsHfield): a warp per (env, pair), one per 32-thread
-// block, its lanes over the pair's prisms (pipeline.h's collision_hfield_group), the EPA polytope
-// and the round of prism results in the block's shared memory. A cooperative kernel: its block
-// size is kCcdBlock.
+// Height-field pairs on CUDA (PairGroup kPairsHfield): kHfieldLanes lanes per (env, pair), 32 /
+// kHfieldLanes pairs per 32-thread block, each group's lanes over its pair's prisms (pipeline.h's
+// collision_hfield_group); the EPA polytope (taken in turn by the block's lanes) and each group's
+// round of prism results in the block's shared memory. A cooperative kernel: its block size is
+// kCcdBlock. 8 lanes: a Go1 foot over 0.1 m cells covers 2-8 prisms (1-2 cells a side), a box
+// foot more; a whole warp per pair would leave most lanes idle (unmeasured on a GPU).
+constexpr int kHfieldLanes = 8;
 template <class T>
-struct CollideHfieldByWarp {
+struct CollideHfieldByLanes {
   BatchView<T> b;
   ModelView<T> m;
   EnvParamsView<T> params;
@@ -206,15 +209,16 @@ struct CollideHfieldByWarp {
 #if defined(__CUDA_ARCH__)
     __shared__ collision::ccd::Polytope<double> polytope;
     __shared__ int taken;
-    __shared__ collision::hfield_detail::PrismHit<double> round[constraint::WarpGroup::kLanes];
+    __shared__ collision::hfield_detail::PrismHit<double> rounds[kCcdBlock];
     auto arena = collision::ccd::WarpPolytope<double>::open(&polytope, &taken);
-    const int64_t pair = t / constraint::WarpGroup::kLanes;
+    const constraint::SubWarpGroup<kHfieldLanes> group;
+    const int64_t pair = t / kHfieldLanes;
     const int64_t i = pair / count;
     if (only.skips(i)) return;
     EnvData<T> e = b.env(i);
-    collision_hfield_group(constraint::WarpGroup{}, env_model(m, params, i), e,
-                           m.candidate_grouped[first + static_cast<int>(pair % count)], round,
-                           arena);
+    collision_hfield_group(group, env_model(m, params, i), e,
+                           m.candidate_grouped[first + static_cast<int>(pair % count)],
+                           rounds + (threadIdx.x & (kCcdBlock - 1) & ~(kHfieldLanes - 1)), arena);
 #else
     (void)t;
 #endif
@@ -277,8 +281,8 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, con
                    CollideCcdByWarp<kPairsCcd, T>{b, m, params, first_ccd, ccd, only}, stream, 2,
                    kCcdBlock);
     if (hfield > 0)
-      parallel_for(dev, "physics.collision_hfield", n * hfield * constraint::WarpGroup::kLanes,
-                   CollideHfieldByWarp<T>{b, m, params, first_hfield, hfield, only}, stream, 2,
+      parallel_for(dev, "physics.collision_hfield", n * hfield * kHfieldLanes,
+                   CollideHfieldByLanes<T>{b, m, params, first_hfield, hfield, only}, stream, 2,
                    kCcdBlock);
   } else
 #endif

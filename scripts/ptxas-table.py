@@ -47,7 +47,7 @@ BUDGET = {"regs": 128, "stack": 1024, "cooperative_regs": 255}
 # have (a 256-thread block then still fits an SM's 64K registers), the rest of the budget as is.
 # kind substring: (its block size, physics/launch.h's kSolveBlock; what it is).
 COOPERATIVE = {"(warp per env)": (32, "a warp per env, one env per 32-thread block"),
-               "(warp per pair)": (32, "a warp per (env, pair), lanes over its prisms")}
+               "(lanes per pair)": (32, "8 lanes per (env, pair) over its prisms, 32-thread blocks")}
 # Other kernels launched with their own block size (kind substring: block): GJK/EPA's pairs, a
 # 32-thread block per warp sharing one EPA polytope (physics/launch.h's kCcdBlock), not
 # cooperative, so judged by the plain budget.
@@ -150,9 +150,9 @@ def label(demangled, stages):
     m = re.search(r"myriad::physics::detail::CollideCcdByWarp<(\d+), (?:float|double)>", s)
     if m:
         return f"physics.collision_{pair_groups()[int(m.group(1))]} (polytope per warp){prec}", ""
-    m = re.search(r"myriad::physics::detail::CollideHfieldByWarp<(?:float|double)>", s)
+    m = re.search(r"myriad::physics::detail::CollideHfieldByLanes<(?:float|double)>", s)
     if m:
-        return f"physics.collision_hfield (warp per pair){prec}", ""
+        return f"physics.collision_hfield (lanes per pair){prec}", ""
     m = re.search(r"myriad::physics::detail::(SolveByWarp)<(float|double)>", s)
     if m:
         return f"physics.constraint_solve (warp per env){prec}", ""

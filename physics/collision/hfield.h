@@ -224,7 +224,7 @@ MYRIAD_HD int hfield_convex(Contact<C>* con, T margin, const T* hsize, int nrow,
 }
 
 // hfield_convex by a lane group (physics/constraint/group.h: SerialGroup, InterleavedGroup, a
-// warp), for a GPU that gives a pair a warp: the prisms go in rounds of as many as the group has
+// warp or part of one), as the GPU runs a pair: the prisms go in rounds of as many as the group has
 // lanes, one prism per lane, each run as hfield_convex runs it; then every lane walks the round's
 // results in prism order and the group's leader writes the hits, so the contacts are
 // hfield_convex's (the first kMaxHFieldContacts hits in prism order) whatever the group's size.

@@ -9,6 +9,8 @@
 //                     over its own items, between barriers: what a warp computes, in an order
 //                     that exposes an item that reads another lane's item of the same phase.
 //   WarpGroup         (CUDA) the 32 lanes of a warp, __syncwarp between phases.
+//   SubWarpGroup<G>   (CUDA) G consecutive lanes of a warp (G divides 32), a warp holding 32 / G
+//                     groups that sync apart (the height field's pairs, collide.h).
 #pragma once
 
 #include "myriad/hd.h"
@@ -57,6 +59,36 @@ struct WarpGroup {
   template <class F>
   MYRIAD_HD void split(int n, F& f) const {
     for (int i = rank(); i < n; i += kLanes) f(i);
+  }
+};
+
+template <int G>
+struct SubWarpGroup {
+  static_assert(G >= 1 && G <= 32 && 32 % G == 0, "a sub-warp group divides the warp");
+  MYRIAD_HD static constexpr int size() { return G; }
+  MYRIAD_HD int rank() const {
+#if defined(__CUDA_ARCH__)
+    return static_cast<int>(threadIdx.x) & (G - 1);
+#else
+    return 0;
+#endif
+  }
+  // The group's place in its warp: the first of its lanes.
+  MYRIAD_HD int first_lane() const {
+#if defined(__CUDA_ARCH__)
+    return static_cast<int>(threadIdx.x) & 31 & ~(G - 1);
+#else
+    return 0;
+#endif
+  }
+  MYRIAD_HD void sync() const {
+#if defined(__CUDA_ARCH__)
+    __syncwarp(G == 32 ? 0xffffffffu : ((1u << G) - 1u) << first_lane());
+#endif
+  }
+  template <class F>
+  MYRIAD_HD void split(int n, F& f) const {
+    for (int i = rank(); i < n; i += G) f(i);
   }
 };
 #endif

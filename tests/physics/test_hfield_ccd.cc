@@ -166,8 +166,8 @@ void compare_pair(const mjModel* m, const mjData* d, int hf, int g, const std::s
                                       d->geom_xmat + 9 * hf, m->geom_type[g], m->geom_rbound[g],
                                       d->geom_xpos + 3 * g, d->geom_xmat + 9 * g,
                                       m->geom_size + 3 * g, it, tol);
-  // The same pair by lane groups (hfield_convex_group, the GPU's warp per pair): one lane, and
-  // 32 and 5 lanes interleaved on this thread: hfield_convex's contacts, bit for bit.
+  // The same pair by lane groups (hfield_convex_group, as the GPU runs a pair on a few lanes): one
+  // lane, and 32, 8 and 5 lanes interleaved on this thread: hfield_convex's contacts, bit for bit.
   {
     auto by_group = [&](const auto& grp, auto* round) {
       Contact<double> got[kMaxHFieldContacts];
@@ -189,6 +189,7 @@ void compare_pair(const mjModel* m, const mjData* d, int hf, int g, const std::s
     hfield_detail::PrismHit<double> round[32];
     EXPECT_TRUE(by_group(constraint::SerialGroup{}, round)) << what << ": one lane";
     EXPECT_TRUE(by_group(constraint::InterleavedGroup<32>{}, round)) << what << ": 32 lanes";
+    EXPECT_TRUE(by_group(constraint::InterleavedGroup<8>{}, round)) << what << ": 8 lanes";
     EXPECT_TRUE(by_group(constraint::InterleavedGroup<5>{}, round)) << what << ": 5 lanes";
   }
   S->pairs++;
