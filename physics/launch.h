@@ -161,15 +161,19 @@ struct CollidePairs {
 };
 
 #if defined(__CUDACC__)
-// GJK/EPA's pairs on CUDA (PairGroup kPairsCcd, kPairsHfield): as CollidePairs, a 32-thread block
-// per warp,
-// whose lanes take in turn one EPA polytope in the block's shared memory (ccd.h's WarpPolytope,
-// about 28 KB): the thread's stack keeps only GJK's state. The EPAs of one warp's lanes ran one
-// after another already (their loops diverge); the polytope, not the registers, sets the blocks
-// per SM (7 on an H100 at 228 KB).
+// GJK/EPA's pairs on CUDA (PairGroup kPairsCcd, kPairsHfield): a group of ccd_lanes(kGroup) lanes
+// per (env, pair), several pairs per 32-thread block (a cooperative kernel: its block size is
+// kCcdBlock). The height field's lanes take its pair's prisms (hfield.h's hfield_convex_group),
+// two geoms' lanes the four multi-CCD perturbations (convex.h's convex_convex_group). The block's
+// lanes take in turn one EPA polytope in its shared memory (ccd.h's WarpPolytope, about 28 KB,
+// where a thread's stack held it before), and each group has its round of results there too.
+// 8 lanes for a height field: a Go1 foot over 0.1 m cells covers 2-8 prisms (1-2 cells a side);
+// 4 for two geoms, one per perturbation. Unmeasured on a GPU.
 constexpr int kCcdBlock = 32;
+constexpr int ccd_lanes(int group) { return group == collision::kPairsHfield ? 8 : 4; }
 template <int kGroup, class T>
-struct CollideCcdByWarp {
+struct CollideCcdByLanes {
+  static constexpr int kLanes = ccd_lanes(kGroup);
   BatchView<T> b;
   ModelView<T> m;
   EnvParamsView<T> params;
@@ -179,46 +183,16 @@ struct CollideCcdByWarp {
 #if defined(__CUDA_ARCH__)
     __shared__ collision::ccd::Polytope<double> polytope;
     __shared__ int taken;
+    __shared__ collision::ContactValues<double> rounds[kCcdBlock];
     auto arena = collision::ccd::WarpPolytope<double>::open(&polytope, &taken);
-    const int64_t i = t / count;
-    if (only.skips(i)) return;
-    EnvData<T> e = b.env(i);
-    collision_pair<T, kGroup>(env_model(m, params, i), e,
-                              m.candidate_grouped[first + static_cast<int>(t % count)], arena);
-#else
-    (void)t;
-#endif
-  }
-};
-
-// Height-field pairs on CUDA (PairGroup kPairsHfield): kHfieldLanes lanes per (env, pair), 32 /
-// kHfieldLanes pairs per 32-thread block, each group's lanes over its pair's prisms (pipeline.h's
-// collision_hfield_group); the EPA polytope (taken in turn by the block's lanes) and each group's
-// round of prism results in the block's shared memory. A cooperative kernel: its block size is
-// kCcdBlock. 8 lanes: a Go1 foot over 0.1 m cells covers 2-8 prisms (1-2 cells a side), a box
-// foot more; a whole warp per pair would leave most lanes idle (unmeasured on a GPU).
-constexpr int kHfieldLanes = 8;
-template <class T>
-struct CollideHfieldByLanes {
-  BatchView<T> b;
-  ModelView<T> m;
-  EnvParamsView<T> params;
-  int first, count;
-  EnvMask only;
-  MYRIAD_HD void operator()(int64_t t) const {
-#if defined(__CUDA_ARCH__)
-    __shared__ collision::ccd::Polytope<double> polytope;
-    __shared__ int taken;
-    __shared__ collision::hfield_detail::PrismHit<double> rounds[kCcdBlock];
-    auto arena = collision::ccd::WarpPolytope<double>::open(&polytope, &taken);
-    const constraint::SubWarpGroup<kHfieldLanes> group;
-    const int64_t pair = t / kHfieldLanes;
+    const constraint::SubWarpGroup<kLanes> group;
+    const int64_t pair = t / kLanes;
     const int64_t i = pair / count;
     if (only.skips(i)) return;
     EnvData<T> e = b.env(i);
-    collision_hfield_group(group, env_model(m, params, i), e,
-                           m.candidate_grouped[first + static_cast<int>(pair % count)],
-                           rounds + (threadIdx.x & (kCcdBlock - 1) & ~(kHfieldLanes - 1)), arena);
+    collision_ccd_group<kGroup>(group, env_model(m, params, i), e,
+                                m.candidate_grouped[first + static_cast<int>(pair % count)],
+                                rounds + group.first_lane(), arena);
 #else
     (void)t;
 #endif
@@ -272,18 +246,18 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, con
   if (box_box > 0)
     parallel_for(dev, "physics.collision_box_box", n * box_box,
                  CollidePairs<kPairsBoxBox, T>{b, m, params, primitive, box_box, only}, stream, 2);
-  // GJK/EPA's groups: on CUDA with the warp's shared polytope.
+  // GJK/EPA's groups: on CUDA by lane groups (CollideCcdByLanes).
   const int first_ccd = primitive + box_box, first_hfield = first_ccd + ccd;
 #if defined(__CUDACC__)
   if constexpr (D == Device::kCuda) {
     if (ccd > 0)
-      parallel_for(dev, "physics.collision_ccd", n * ccd,
-                   CollideCcdByWarp<kPairsCcd, T>{b, m, params, first_ccd, ccd, only}, stream, 2,
+      parallel_for(dev, "physics.collision_ccd", n * ccd * ccd_lanes(kPairsCcd),
+                   CollideCcdByLanes<kPairsCcd, T>{b, m, params, first_ccd, ccd, only}, stream, 2,
                    kCcdBlock);
     if (hfield > 0)
-      parallel_for(dev, "physics.collision_hfield", n * hfield * kHfieldLanes,
-                   CollideHfieldByLanes<T>{b, m, params, first_hfield, hfield, only}, stream, 2,
-                   kCcdBlock);
+      parallel_for(dev, "physics.collision_hfield", n * hfield * ccd_lanes(kPairsHfield),
+                   CollideCcdByLanes<kPairsHfield, T>{b, m, params, first_hfield, hfield, only},
+                   stream, 2, kCcdBlock);
   } else
 #endif
   {

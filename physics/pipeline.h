@@ -488,13 +488,13 @@ MYRIAD_HD void collision_pair(const ModelView<T>& m, EnvData<T>& d, int ip,
       reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs), m.candidate_slot, ip,
       d.geom_xpos, d.geom_xmat, constraint::contacts_of(d), d.pair_ncon, arena);
 }
-// A height-field candidate pair ip by lane group grp (hfield.h's hfield_convex_group): the same
-// slot and count as collision_pair<T, kPairsHfield>. round: the group's shared room.
-template <class T, class G, class Arena>
-MYRIAD_HD void collision_hfield_group(const G& grp, const ModelView<T>& m, EnvData<T>& d, int ip,
-                                      collision::hfield_detail::PrismHit<double>* round,
-                                      Arena& arena) {
-  collision::collide_hfield_into_slot(
+// A GJK/EPA candidate pair ip (group kGroup: kPairsHfield, kPairsCcd) by lane group grp
+// (hfield.h's hfield_convex_group, convex.h's convex_convex_group): the same slot and count as
+// collision_pair<T, kGroup>. round: the group's shared room.
+template <int kGroup, class T, class G, class Arena>
+MYRIAD_HD void collision_ccd_group(const G& grp, const ModelView<T>& m, EnvData<T>& d, int ip,
+                                   collision::ContactValues<double>* round, Arena& arena) {
+  collision::collide_ccd_into_slot<kGroup>(
       grp, collision::collision_model<T>(m),
       reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs), m.candidate_slot, ip,
       d.geom_xpos, d.geom_xmat, constraint::contacts_of(d), d.pair_ncon, round, arena);

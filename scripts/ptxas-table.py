@@ -45,13 +45,9 @@ BLOCK = 256
 BUDGET = {"regs": 128, "stack": 1024, "cooperative_regs": 255}
 # Cooperative kernels, whose block size is chosen for them: registers up to the 255 a thread can
 # have (a 256-thread block then still fits an SM's 64K registers), the rest of the budget as is.
-# kind substring: (its block size, physics/launch.h's kSolveBlock; what it is).
+# kind substring: (its block size, physics/launch.h's kSolveBlock and kCcdBlock; what it is).
 COOPERATIVE = {"(warp per env)": (32, "a warp per env, one env per 32-thread block"),
-               "(lanes per pair)": (32, "8 lanes per (env, pair) over its prisms, 32-thread blocks")}
-# Other kernels launched with their own block size (kind substring: block): GJK/EPA's pairs, a
-# 32-thread block per warp sharing one EPA polytope (physics/launch.h's kCcdBlock), not
-# cooperative, so judged by the plain budget.
-OWN_BLOCK = {"(polytope per warp)": 32}
+               "(lanes per pair)": (32, "a lane group per (env, pair), 32-thread blocks")}
 BEGIN, END = "<!-- ptxas-table:begin -->", "<!-- ptxas-table:end -->"
 
 
@@ -147,12 +143,9 @@ def label(demangled, stages):
     m = re.search(r"myriad::physics::detail::CollidePairs<(\d+), (?:float|double)>", s)
     if m:
         return f"physics.collision_{pair_groups()[int(m.group(1))]}{prec}", ""
-    m = re.search(r"myriad::physics::detail::CollideCcdByWarp<(\d+), (?:float|double)>", s)
+    m = re.search(r"myriad::physics::detail::CollideCcdByLanes<(\d+), (?:float|double)>", s)
     if m:
-        return f"physics.collision_{pair_groups()[int(m.group(1))]} (polytope per warp){prec}", ""
-    m = re.search(r"myriad::physics::detail::CollideHfieldByLanes<(?:float|double)>", s)
-    if m:
-        return f"physics.collision_hfield (lanes per pair){prec}", ""
+        return f"physics.collision_{pair_groups()[int(m.group(1))]} (lanes per pair){prec}", ""
     m = re.search(r"myriad::physics::detail::(SolveByWarp)<(float|double)>", s)
     if m:
         return f"physics.constraint_solve (warp per env){prec}", ""
@@ -175,8 +168,7 @@ def label(demangled, stages):
 
 
 def block_of(kind):
-    own = next((b for k, b in OWN_BLOCK.items() if k in kind), BLOCK)
-    return next((b for k, (b, _) in COOPERATIVE.items() if k in kind), own)
+    return next((b for k, (b, _) in COOPERATIVE.items() if k in kind), BLOCK)
 
 
 def occupancy(regs, smem, block=BLOCK):

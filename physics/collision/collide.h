@@ -157,7 +157,7 @@ MYRIAD_HD int hfield_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
 
 // hfield_pair by a lane group (hfield.h's hfield_convex_group; round: the group's shared room).
 template <class T, class G, class Arena>
-MYRIAD_HD int hfield_pair_group(const G& grp, hfield_detail::PrismHit<double>* round,
+MYRIAD_HD int hfield_pair_group(const G& grp, ContactValues<double>* round,
                                 const CollisionModel<T>& m, int g1, int g2, Contact<T>* found,
                                 T margin, const T* pos1, const T* mat1, const T* pos2,
                                 const T* mat2, Arena& arena) {
@@ -335,6 +335,39 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
   return fits ? ncon : -1;
 }
 
+// convex_pair by a lane group (convex.h's convex_convex_group; round: room for 4 shared by the
+// group's lanes), in double whatever T is, as convex_pair.
+template <class T, class G, class Arena>
+MYRIAD_HD int convex_pair_group(const G& grp, ContactValues<double>* round,
+                                const CollisionModel<T>& m, int g1, int g2, Contact<T>* found,
+                                T margin, const T* pos1, const T* mat1, const T* pos2,
+                                const T* mat2, Arena& arena) {
+  const bool multiccd = !(m.disableflags & kDisableMultiCcd);
+  const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
+  if constexpr (sizeof(T) == sizeof(double)) {
+    return convex_convex_group<T>(grp, round, found, margin, type1, pos1, mat1,
+                                  m.geom_size + 3 * g1, m.geom_rbound[g1], type2, pos2, mat2,
+                                  m.geom_size + 3 * g2, m.geom_rbound[g2], m.ccd_iterations,
+                                  m.ccd_tolerance, multiccd, arena);
+  } else {
+    double p1[3], p2[3], m1[9], m2[9], s1[3], s2[3];
+    for (int i = 0; i < 3; ++i) {
+      p1[i] = pos1[i];
+      p2[i] = pos2[i];
+      s1[i] = m.geom_size[3 * g1 + i];
+      s2[i] = m.geom_size[3 * g2 + i];
+    }
+    for (int i = 0; i < 9; ++i) {
+      m1[i] = mat1[i];
+      m2[i] = mat2[i];
+    }
+    return convex_convex_group<double>(grp, round, found, double(margin), type1, p1, m1, s1,
+                                       double(m.geom_rbound[g1]), type2, p2, m2, s2,
+                                       double(m.geom_rbound[g2]), m.ccd_iterations,
+                                       double(m.ccd_tolerance), multiccd, arena);
+  }
+}
+
 // The staged collision (physics/launch.h), in two launches that together write collide()'s list
 // bit for bit. First, over (env, candidate pair of group kGroup): pair ip's contacts into its own
 // slot of the list (slot[ip], candidate_slots), their number into pair_ncon[ip]. arena: as
@@ -351,22 +384,32 @@ MYRIAD_HD void collide_into_slot(const CollisionModel<T>& m, const CollisionPair
       m, pr, mg.margin + mg.gap, geom_xpos, geom_xmat, out + slot[ip], arena));
 }
 
-// collide_into_slot for a height-field pair (PairGroup kPairsHfield) by a lane group: every lane
-// runs the bounding tests and hfield_pair_group, the leader writes the count.
-template <class T, class G, class Arena>
-MYRIAD_HD void collide_hfield_into_slot(const G& grp, const CollisionModel<T>& m,
-                                        const CollisionPair* pairs, const int32_t* slot, int ip,
-                                        const T* geom_xpos, const T* geom_xmat, Contact<T>* out,
-                                        T* pair_ncon, hfield_detail::PrismHit<double>* round,
-                                        Arena& arena) {
+// collide_into_slot for a GJK/EPA pair (PairGroup kPairsHfield or kPairsCcd) by a lane group:
+// every lane runs the bounding tests and hfield_pair_group or convex_pair_group, the leader writes
+// the count.
+template <int kGroup, class T, class G, class Arena>
+MYRIAD_HD void collide_ccd_into_slot(const G& grp, const CollisionModel<T>& m,
+                                     const CollisionPair* pairs, const int32_t* slot, int ip,
+                                     const T* geom_xpos, const T* geom_xmat, Contact<T>* out,
+                                     T* pair_ncon, ContactValues<double>* round, Arena& arena) {
   const CollisionPair& pr = pairs[ip];
   const PairMargin<T> mg = pair_margin(m, pr);
   const T detect = mg.margin + mg.gap;
   const int g1 = pr.geom1, g2 = pr.geom2;
   int num = 0;
-  if (!bounds_apart(m, pr, detect, geom_xpos, geom_xmat))
-    num = hfield_pair_group(grp, round, m, g1, g2, out + slot[ip], detect, geom_xpos + 3 * g1,
-                            geom_xmat + 9 * g1, geom_xpos + 3 * g2, geom_xmat + 9 * g2, arena);
+  static_assert(kGroup == kPairsHfield || kGroup == kPairsCcd, "a GJK/EPA pair group");
+  if (!bounds_apart(m, pr, detect, geom_xpos, geom_xmat)) {
+    const T* pos1 = geom_xpos + 3 * g1;
+    const T* mat1 = geom_xmat + 9 * g1;
+    const T* pos2 = geom_xpos + 3 * g2;
+    const T* mat2 = geom_xmat + 9 * g2;
+    if constexpr (kGroup == kPairsHfield)
+      num = hfield_pair_group(grp, round, m, g1, g2, out + slot[ip], detect, pos1, mat1, pos2, mat2,
+                              arena);
+    else
+      num = convex_pair_group(grp, round, m, g1, g2, out + slot[ip], detect, pos1, mat1, pos2, mat2,
+                              arena);
+  }
   if (constraint::group_leader(grp)) pair_ncon[ip] = T(num);
 }
 

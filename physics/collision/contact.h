@@ -163,6 +163,17 @@ struct Contact {
   int32_t exclude;       // 0: active (dist < includemargin), 1: in the gap
 };
 
+// One contact as a pair function computes it, in its arithmetic T, before it is stored as a
+// Contact: a lane's entry in a lane group's round (hfield.h's hfield_convex_group, convex.h's
+// convex_convex_group). hit 0: no contact.
+template <class T>
+struct ContactValues {
+  int hit;
+  T dist;
+  T pos[3];
+  T normal[3];
+};
+
 // mju_makeFrame: normalizes the normal (row 0); if the first tangent (row 1) is unset (squared
 // norm < 0.25) picks (0,1,0), or (0,0,1) when |normal_y| >= 0.5; makes it orthogonal to the
 // normal and unit; row 2 = row 0 x row 1.

@@ -42,6 +42,7 @@
 
 #include "physics/collision/ccd.h"
 #include "physics/collision/contact.h"
+#include "physics/constraint/group.h"
 
 namespace myriad::physics::collision {
 
@@ -110,20 +111,39 @@ MYRIAD_HD void init_obj(ccd::Obj<T>* o, int type, const T* pos, const T* mat, co
 }
 
 // One mjc_ccd call and its contact (3.11's mjc_penetration with max_contacts 1): dist + margin,
-// normal x1 - x2 normalized, position midway between the witnesses. 0 or 1 contacts.
+// normal x1 - x2 normalized, position midway between the witnesses; v.hit 0 or 1.
+template <class T, class Arena>
+MYRIAD_HD void ccd_contact_values(ContactValues<T>& v, ccd::Obj<T>& o1, ccd::Obj<T>& o2, T margin,
+                                  int ccd_iterations, T ccd_tolerance, Arena& arena) {
+  ccd::Status<T> st;
+  const T dist = ccd::ccd_distance(&st, o1, o2, ccd_tolerance, ccd_iterations, arena);
+  v.hit = dist < 0;
+  if (!v.hit) return;
+  v.dist = dist + margin;
+  for (int i = 0; i < 3; ++i) v.pos[i] = (st.x1[i] + st.x2[i]) * T(0.5);
+  sub3(v.normal, st.x1, st.x2);
+  normalize3(v.normal);
+}
+
+// Stores contact values computed in T as C (frame rows 1 and 2 zero: make_frame fills them).
+template <class T, class C>
+MYRIAD_HD void store_values(Contact<C>& c, const ContactValues<T>& v) {
+  c.dist = C(v.dist);
+  for (int i = 0; i < 3; ++i) {
+    c.pos[i] = C(v.pos[i]);
+    c.frame[i] = C(v.normal[i]);
+    c.frame[3 + i] = 0;
+  }
+}
+
+// ccd_contact_values into con[0]: 0 or 1 contacts.
 template <class T, class Arena>
 MYRIAD_HD int ccd_contact(Contact<T>* con, ccd::Obj<T>& o1, ccd::Obj<T>& o2, T margin,
                           int ccd_iterations, T ccd_tolerance, Arena& arena) {
-  ccd::Status<T> st;
-  const T dist = ccd::ccd_distance(&st, o1, o2, ccd_tolerance, ccd_iterations, arena);
-  if (!(dist < 0)) return 0;
-  Contact<T>& c = con[0];
-  c.dist = dist + margin;
-  for (int i = 0; i < 3; ++i) c.pos[i] = (st.x1[i] + st.x2[i]) * T(0.5);
-  sub3(c.frame, st.x1, st.x2);
-  normalize3(c.frame);
-  c.frame[3] = c.frame[4] = c.frame[5] = 0;
-  return 1;
+  ContactValues<T> v;
+  ccd_contact_values(v, o1, o2, margin, ccd_iterations, ccd_tolerance, arena);
+  if (v.hit) store_values(con[0], v);
+  return v.hit;
 }
 
 // A plane contact at p, dist along the plane's normal: moved halfway back into the overlap.
@@ -155,6 +175,30 @@ MYRIAD_HD void rotate_frame(ccd::Obj<T>* o, const T* origin, const T* rot) {
   ccd::mat_vec(vec, rot, rel);
   for (int i = 0; i < 3; ++i) vec[i] -= rel[i];
   for (int i = 0; i < 3; ++i) o->pos[i] -= vec[i];
+}
+
+// Multi-CCD's perturbation k (0..3: tangent k / 2 of the first contact's frame, angle -1e-3 rad
+// for k even, +1e-3 odd): o1 and o2 rotated about origin, geom 2 inversely (convex_convex).
+template <class T>
+MYRIAD_HD void perturb(ccd::Obj<T>& o1, ccd::Obj<T>& o2, const T* frame, const T* origin, int k) {
+  const T angles[2] = {T(-1e-3), T(1e-3)};
+  const T* axis = frame + 3 + 3 * (k / 2);
+  const T half = T(0.5) * angles[k % 2];
+  const T s = sin(half);
+  const T q[4] = {cos(half), s * axis[0], s * axis[1], s * axis[2]};
+  T rot[9], inv[9];
+  quat2mat(rot, q);  // mju_quat2Mat (spatial.h)
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) inv[3 * i + j] = rot[3 * j + i];
+  rotate_frame(&o1, origin, rot);
+  rotate_frame(&o2, origin, inv);
+}
+
+// Puts the object back at pose (pos, mat) after a perturbation.
+template <class T>
+MYRIAD_HD void restore_pose(ccd::Obj<T>& o, const T* pos, const T* mat) {
+  copy3(o.pos, pos);
+  for (int q = 0; q < 9; ++q) o.mat[q] = mat[q];
 }
 
 }  // namespace convex_detail
@@ -333,43 +377,100 @@ MYRIAD_HD int convex_convex(Contact<T>* con, T margin, int type1, const T* pos1,
   make_frame(frame);
   const T rmin = rbound1 <= rbound2 ? rbound1 : rbound2;
   const T tolerance = rmin * T(1e-3);
-  const T angles[2] = {T(-1e-3), T(1e-3)};
   const T origin[3] = {con[0].pos[0], con[0].pos[1], con[0].pos[2]};
-  for (int a = 0; a < 2; ++a) {
-    const T* axis = frame + 3 + 3 * a;
-    for (int b = 0; b < 2; ++b) {
-      const T half = T(0.5) * angles[b];
-      const T s = sin(half);
-      const T q[4] = {cos(half), s * axis[0], s * axis[1], s * axis[2]};
-      T rot[9], inv[9];
-      quat2mat(rot, q);  // mju_quat2Mat (spatial.h)
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) inv[3 * i + j] = rot[3 * j + i];
-      rotate_frame(&o1, origin, rot);
-      rotate_frame(&o2, origin, inv);
-      if (ccd_contact(con + n, o1, o2, margin, ccd_iterations, ccd_tolerance, arena)) {
-        bool distinct = true;
-        for (int i = 0; i < n; ++i) {
-          T d[3];
-          sub3(d, con[i].pos, con[n].pos);
-          if (sqrt(dot3(d, d)) <= tolerance) {
-            distinct = false;
-            break;
-          }
-        }
-        if (distinct) {
-          con[n].dist = con[0].dist;
-          ++n;
+  for (int k = 0; k < 4; ++k) {
+    perturb(o1, o2, frame, origin, k);
+    if (ccd_contact(con + n, o1, o2, margin, ccd_iterations, ccd_tolerance, arena)) {
+      bool distinct = true;
+      for (int i = 0; i < n; ++i) {
+        T d[3];
+        sub3(d, con[i].pos, con[n].pos);
+        if (sqrt(dot3(d, d)) <= tolerance) {
+          distinct = false;
+          break;
         }
       }
-      copy3(o1.pos, pos1);
-      copy3(o2.pos, pos2);
-      for (int k = 0; k < 9; ++k) {
-        o1.mat[k] = mat1[k];
-        o2.mat[k] = mat2[k];
+      if (distinct) {
+        con[n].dist = con[0].dist;
+        ++n;
       }
     }
+    restore_pose(o1, pos1, mat1);
+    restore_pose(o2, pos2, mat2);
   }
+  return n;
+}
+
+// convex_convex by a lane group (physics/constraint/group.h), as the GPU runs a pair: one lane
+// runs the first mjc_ccd call, then the four multi-CCD perturbations go one per lane, each from the
+// geoms' own poses as convex_convex restores them, and every lane walks their results in order
+// while the leader writes the distinct ones, so the contacts are convex_convex's whatever the
+// group's size. round: room for 4, seen by all the group's lanes. T is the arithmetic, C the
+// contacts' scalar (collide.h runs it in double for a float model, as convex_pair does). Every lane
+// returns the count.
+template <class T, class C, class G, class Arena>
+MYRIAD_HD int convex_convex_group(const G& grp, ContactValues<T>* round, Contact<C>* con, T margin,
+                                  int type1, const T* pos1, const T* mat1, const T* size1,
+                                  T rbound1, int type2, const T* pos2, const T* mat2,
+                                  const T* size2, T rbound2, int ccd_iterations, T ccd_tolerance,
+                                  bool multiccd, Arena& arena) {
+  using namespace convex_detail;
+  ccd::Obj<T> o1, o2;
+  init_obj(&o1, type1, pos1, mat1, size1, margin);
+  init_obj(&o2, type2, pos2, mat2, size2, margin);
+  // One call site for the five mjc_ccd calls (one inlined GJK/EPA on a GPU): a first round of one
+  // item, the unperturbed call, whose result every lane then reads; a second of four, the
+  // perturbations.
+  ContactValues<T> first;
+  T frame[9], tolerance = 0;
+  for (int phase = 0; phase < 2; ++phase) {
+    constraint::group_for(grp, phase == 0 ? 1 : 4, [&](int k) {
+      if (phase > 0) perturb(o1, o2, frame, first.pos, k);
+      ccd_contact_values(round[k], o1, o2, margin, ccd_iterations, ccd_tolerance, arena);
+      if (phase > 0) {
+        restore_pose(o1, pos1, mat1);  // for the lane's next perturbation, as convex_convex does
+        restore_pose(o2, pos2, mat2);
+      }
+    });
+    if (phase > 0) break;
+    first = round[0];
+    grp.sync();  // every lane has read it before the perturbations overwrite it
+    if (!first.hit) return 0;
+    if (constraint::group_leader(grp)) store_values(con[0], first);
+    if (!multiccd || type1 == kSphere || type1 == kEllipsoid || type2 == kSphere ||
+        type2 == kEllipsoid)
+      return 1;
+    copy3(frame, first.normal);
+    for (int q = 3; q < 9; ++q) frame[q] = 0;
+    make_frame(frame);
+    const T rmin = rbound1 <= rbound2 ? rbound1 : rbound2;
+    tolerance = rmin * T(1e-3);
+  }
+  // The kept contacts' positions in T, for the distinct test (convex_convex reads its list).
+  T kept[kMaxConvexContacts][3];
+  copy3(kept[0], first.pos);
+  int n = 1;
+  for (int k = 0; k < 4; ++k) {
+    const ContactValues<T>& v = round[k];
+    if (!v.hit) continue;
+    bool distinct = true;
+    for (int i = 0; i < n; ++i) {
+      T d[3];
+      sub3(d, kept[i], v.pos);
+      if (sqrt(dot3(d, d)) <= tolerance) {
+        distinct = false;
+        break;
+      }
+    }
+    if (!distinct) continue;
+    copy3(kept[n], v.pos);
+    if (constraint::group_leader(grp)) {
+      store_values(con[n], v);
+      con[n].dist = C(first.dist);
+    }
+    ++n;
+  }
+  grp.sync();  // the round is read before a later call overwrites it
   return n;
 }
 

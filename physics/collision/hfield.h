@@ -144,15 +144,6 @@ MYRIAD_HD void write_contact(Contact<C>& con, const ccd::Status<T>& st, T dist, 
   store_contact(con, dist, pos, normal);
 }
 
-// One prism's result in hfield_convex_group's round.
-template <class T>
-struct PrismHit {
-  int hit;
-  T dist;
-  T pos[3];
-  T normal[3];
-};
-
 // The geom (sphere, capsule, ellipsoid, cylinder or box) as a CCD object in the hfield frame.
 template <class T>
 MYRIAD_HD void geom_in_hfield_frame(ccd::Obj<T>* o, int type, const T* pos1, const T* mat1,
@@ -231,11 +222,11 @@ MYRIAD_HD int hfield_convex(Contact<C>* con, T margin, const T* hsize, int nrow,
 // round: room for the group's size, seen by all its lanes (shared memory on a GPU). Every lane
 // returns the count.
 template <class T, class E, class C, class G, class Arena>
-MYRIAD_HD int hfield_convex_group(const G& grp, hfield_detail::PrismHit<T>* round, Contact<C>* con,
-                                  T margin, const T* hsize, int nrow, int ncol, const E* data,
-                                  const T* pos1, const T* mat1, int type2, T rbound2, const T* pos2,
-                                  const T* mat2, const T* size2, int ccd_iterations,
-                                  T ccd_tolerance, Arena& arena) {
+MYRIAD_HD int hfield_convex_group(const G& grp, ContactValues<T>* round, Contact<C>* con, T margin,
+                                  const T* hsize, int nrow, int ncol, const E* data, const T* pos1,
+                                  const T* mat1, int type2, T rbound2, const T* pos2, const T* mat2,
+                                  const T* size2, int ccd_iterations, T ccd_tolerance,
+                                  Arena& arena) {
   using namespace hfield_detail;
   const Grid<T, E> g{hsize, nrow, ncol, data};
   ccd::Obj<T> o2;
@@ -258,7 +249,7 @@ MYRIAD_HD int hfield_convex_group(const G& grp, hfield_detail::PrismHit<T>* roun
     const int count = nprism - first < grp.size() ? nprism - first : grp.size();
     constraint::group_for(grp, count, [&](int k) {
       const int p = first + k;
-      PrismHit<T>& h = round[k];
+      ContactValues<T>& h = round[k];
       h.hit = 0;
       ccd::Obj<T> o1;  // the prism (type kHField, no margin)
       prism_at(o1, g, dx, dy, margin, sg.rmin + p / (2 * ncell), sg.cmin + 1 + (p / 2) % ncell,

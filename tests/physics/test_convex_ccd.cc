@@ -148,6 +148,33 @@ int run_pair(Contact<T>* con, const mjModel* m, const T* pos1, const T* mat1, co
                        arena);
 }
 
+// The pair by lane group grp, as the GPU runs GJK/EPA's pairs (hfield_convex_group,
+// convex_convex_group); false when the pair has no group version (the analytic pairs).
+template <class G>
+bool run_pair_group(const G& grp, int* n, Contact<double>* con, const mjModel* m,
+                    const double* pos1, const double* mat1, const double* pos2, const double* mat2,
+                    int g1, int g2, double margin) {
+  const int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+  const int it = m->opt.ccd_iterations;
+  const double tol = m->opt.ccd_tolerance;
+  ContactValues<double> round[32];
+  ccd::LocalPolytope<double> arena;
+  if (t1 == kHField) {
+    const int hid = m->geom_dataid[g1];
+    *n = hfield_convex_group<double>(
+        grp, round, con, margin, m->hfield_size + 4 * hid, m->hfield_nrow[hid], m->hfield_ncol[hid],
+        m->hfield_data + m->hfield_adr[hid], pos1, mat1, t2, m->geom_rbound[g2], pos2, mat2,
+        m->geom_size + 3 * g2, it, tol, arena);
+    return true;
+  }
+  if (!pair_uses_ccd(t1, t2)) return false;
+  const bool multiccd = !(m->opt.disableflags & mjDSBL_MULTICCD);
+  *n = convex_convex_group<double>(grp, round, con, margin, t1, pos1, mat1, m->geom_size + 3 * g1,
+                                   m->geom_rbound[g1], t2, pos2, mat2, m->geom_size + 3 * g2,
+                                   m->geom_rbound[g2], it, tol, multiccd, arena);
+  return true;
+}
+
 constexpr int kRoom = kMaxHFieldContacts;  // room for any pair function's contacts
 
 // Compares our contacts of pair (ga, gb) with libmujoco's: its narrow phase called directly
@@ -190,6 +217,27 @@ void compare_pair(const mjModel* m, mjData* d, int ga, int gb, const std::string
                bits_equal(again[i].frame[k], mine[i].frame[k]);
     }
     EXPECT_TRUE(same) << what << " " << key << ": a handed-in polytope changed the contacts";
+  }
+  {
+    // By lane groups of 1, 4 and 3 lanes (interleaved on this thread): the same contacts.
+    auto check = [&](const auto& grp, const char* lanes) {
+      Contact<double> got[kRoom];
+      int ng = 0;
+      if (!run_pair_group(grp, &ng, got, m, d->geom_xpos + 3 * g1, d->geom_xmat + 9 * g1,
+                          d->geom_xpos + 3 * g2, d->geom_xmat + 9 * g2, g1, g2, margin))
+        return;
+      bool same = ng == n;
+      for (int i = 0; same && i < n; ++i) {
+        same = bits_equal(got[i].dist, mine[i].dist);
+        for (int k = 0; k < 3; ++k)
+          same = same && bits_equal(got[i].pos[k], mine[i].pos[k]) &&
+                 bits_equal(got[i].frame[k], mine[i].frame[k]);
+      }
+      EXPECT_TRUE(same) << what << " " << key << ": " << lanes << " lanes gave other contacts";
+    };
+    check(constraint::SerialGroup{}, "1");
+    check(constraint::InterleavedGroup<4>{}, "4");
+    check(constraint::InterleavedGroup<3>{}, "3");
   }
   S.pairs++;
   S.pairs_with_contact += nn > 0;

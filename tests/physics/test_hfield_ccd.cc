@@ -186,7 +186,7 @@ void compare_pair(const mjModel* m, const mjData* d, int hf, int g, const std::s
       }
       return same;
     };
-    hfield_detail::PrismHit<double> round[32];
+    ContactValues<double> round[32];
     EXPECT_TRUE(by_group(constraint::SerialGroup{}, round)) << what << ": one lane";
     EXPECT_TRUE(by_group(constraint::InterleavedGroup<32>{}, round)) << what << ": 32 lanes";
     EXPECT_TRUE(by_group(constraint::InterleavedGroup<8>{}, round)) << what << ": 8 lanes";
