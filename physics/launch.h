@@ -171,6 +171,7 @@ struct CollidePairs {
 // 4 for two geoms, one per perturbation. Unmeasured on a GPU.
 constexpr int kCcdBlock = 32;
 constexpr int ccd_lanes(int group) { return group == collision::kPairsHfield ? 8 : 4; }
+static_assert(ccd_lanes(collision::kPairsCcd) >= 4, "convex_convex_group's round holds 4");
 template <int kGroup, class T>
 struct CollideCcdByLanes {
   static constexpr int kLanes = ccd_lanes(kGroup);
@@ -179,12 +180,15 @@ struct CollideCcdByLanes {
   EnvParamsView<T> params;
   int first, count;
   EnvMask only;
+  int64_t threads;  // of the launch: the last block's lanes past it do not run
   MYRIAD_HD void operator()(int64_t t) const {
 #if defined(__CUDA_ARCH__)
     __shared__ collision::ccd::Polytope<double> polytope;
     __shared__ int taken;
     __shared__ collision::ContactValues<double> rounds[kCcdBlock];
-    auto arena = collision::ccd::WarpPolytope<double>::open(&polytope, &taken);
+    const int64_t block_left = threads - (t - (t & (kCcdBlock - 1)));
+    const unsigned lanes = block_left >= kCcdBlock ? 0xffffffffu : (1u << block_left) - 1u;
+    auto arena = collision::ccd::WarpPolytope<double>::open(&polytope, &taken, lanes);
     const constraint::SubWarpGroup<kLanes> group;
     const int64_t pair = t / kLanes;
     const int64_t i = pair / count;
@@ -250,13 +254,16 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, con
   const int first_ccd = primitive + box_box, first_hfield = first_ccd + ccd;
 #if defined(__CUDACC__)
   if constexpr (D == Device::kCuda) {
+    const int64_t ccd_threads = n * ccd * ccd_lanes(kPairsCcd);
+    const int64_t hfield_threads = n * hfield * ccd_lanes(kPairsHfield);
     if (ccd > 0)
-      parallel_for(dev, "physics.collision_ccd", n * ccd * ccd_lanes(kPairsCcd),
-                   CollideCcdByLanes<kPairsCcd, T>{b, m, params, first_ccd, ccd, only}, stream, 2,
-                   kCcdBlock);
+      parallel_for(dev, "physics.collision_ccd", ccd_threads,
+                   CollideCcdByLanes<kPairsCcd, T>{b, m, params, first_ccd, ccd, only, ccd_threads},
+                   stream, 2, kCcdBlock);
     if (hfield > 0)
-      parallel_for(dev, "physics.collision_hfield", n * hfield * ccd_lanes(kPairsHfield),
-                   CollideCcdByLanes<kPairsHfield, T>{b, m, params, first_hfield, hfield, only},
+      parallel_for(dev, "physics.collision_hfield", hfield_threads,
+                   CollideCcdByLanes<kPairsHfield, T>{b, m, params, first_hfield, hfield, only,
+                                                      hfield_threads},
                    stream, 2, kCcdBlock);
   } else
 #endif

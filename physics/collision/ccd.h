@@ -1216,11 +1216,10 @@ struct WarpPolytope {
   Polytope<T>* pt;
   int* taken;  // 1 while a lane holds pt
 #if defined(__CUDA_ARCH__)
-  // Call with every lane of the warp that will take the polytope, converged (a kernel's entry):
-  // frees it for them.
-  __device__ static WarpPolytope open(Polytope<T>* shared_pt, int* shared_taken) {
-    const unsigned lanes = __activemask();
-    if ((threadIdx.x & 31) == __ffs(lanes) - 1) *shared_taken = 0;
+  // Frees the polytope for a one-warp block: call on each of its lanes that run (`lanes`, a bit
+  // per lane; lane 0 always runs) before any takes it.
+  __device__ static WarpPolytope open(Polytope<T>* shared_pt, int* shared_taken, unsigned lanes) {
+    if ((threadIdx.x & 31) == 0) *shared_taken = 0;
     __syncwarp(lanes);
     return {shared_pt, shared_taken};
   }

@@ -6,6 +6,9 @@
 // step's), and InterleavedGroup with 5 and 32 lanes, which run the lanes of each phase one after
 // another in reverse, so that a lane reading another lane's item of the same phase would change
 // the result.
+// Also GJK/EPA's pairs by a lane group (pipeline.h's collision_ccd_group, CUDA's collision_ccd
+// and collision_hfield kernels) against the per-pair staged function, on the shipped hfield and
+// convex models: the same counts and contacts, with 1, 4 and 8 lanes.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -17,6 +20,7 @@
 #include "myriad/physics/import.h"
 #include "physics/constraint/solve_group.h"
 #include "physics/model_view.h"
+#include "physics/pipeline.h"
 
 namespace myriad::physics {
 namespace {
@@ -123,6 +127,87 @@ INSTANTIATE_TEST_SUITE_P(Models, SolveGroup,
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return s;
                          });
+
+// GJK/EPA's pairs by a lane group, as CUDA's collision_ccd and collision_hfield kernels run them
+// (pipeline.h's collision_ccd_group: the bounding tests, the group pair function, the leader's
+// count) against the per-pair staged function (collision_pair): the same count and the same
+// contacts in the pair's slot, bit for bit, for every env and GJK/EPA candidate.
+template <int kGroup, class G, class T>
+int expect_ccd_group_matches(const Model<T>& m, const Data<T>& d, int envs, int first, int count,
+                             const std::string& what) {
+  const ModelView<T> v = view_of(m);
+  Data<T> one(m, envs), grouped(m, envs);
+  one = d;
+  grouped = d;
+  collision::ContactValues<double> round[32];
+  collision::ccd::LocalPolytope<double> arena;
+  int with_contacts = 0;
+  for (int i = 0; i < envs; ++i) {
+    EnvData<T> a = one.env(m, i), b = grouped.env(m, i);
+    for (int k = first; k < first + count; ++k) {
+      const int ip = m.candidate_grouped[k];
+      collision_pair<T, kGroup>(v, a, ip);
+      collision_ccd_group<kGroup>(G{}, v, b, ip, round, arena);
+      const int n = static_cast<int>(a.pair_ncon[ip]);
+      with_contacts += n > 0;
+      EXPECT_EQ(a.pair_ncon[ip], b.pair_ncon[ip]) << what << ", env " << i << ", pair " << ip;
+      if (a.pair_ncon[ip] != b.pair_ncon[ip]) continue;
+      const auto* ca = constraint::contacts_of(a) + m.candidate_slot[ip];
+      const auto* cb = constraint::contacts_of(b) + m.candidate_slot[ip];
+      for (int c = 0; c < n; ++c) {
+        bool same = std::memcmp(&ca[c].dist, &cb[c].dist, sizeof(T)) == 0;
+        same = same && same_bits(ca[c].pos, cb[c].pos, 3) && same_bits(ca[c].frame, cb[c].frame, 6);
+        EXPECT_TRUE(same) << what << ", env " << i << ", pair " << ip << ", contact " << c;
+      }
+    }
+  }
+  return with_contacts;
+}
+
+template <class T>
+void expect_ccd_groups_match(const std::string& path) {
+  const Model<T> m = load_mjcf(path).template cast<T>();
+  constexpr int kEnvs = 4;
+  Data<T> d(m, kEnvs);
+  reset_data(m, d);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < kEnvs; ++i) {
+    EnvData<T> e = d.env(m, i);
+    for (int k = 0; k < m.nq; ++k) e.qpos[k] += T(0.1 * u(rng));
+    for (int k = 0; k < m.nv; ++k) e.qvel[k] = T(0.5 * u(rng));
+  }
+  const int first_ccd = m.ncandidate_primitive + m.ncandidate_box_box;
+  const int ccd = m.nccd_pairs - m.ncandidate_hfield, hfield = m.ncandidate_hfield;
+  int with_contacts = 0;
+  for (int s = 0; s < 60; ++s) {
+    step(m, d, 1);
+    if (s % 6 != 5) continue;
+    forward(m, d);  // the geoms' poses at this state
+    const std::string at =
+        path + " (float" + std::to_string(8 * sizeof(T)) + ", step " + std::to_string(s) + ")";
+    using constraint::InterleavedGroup;
+    using constraint::SerialGroup;
+    with_contacts += expect_ccd_group_matches<collision::kPairsCcd, SerialGroup>(
+        m, d, kEnvs, first_ccd, ccd, at + ", 1 lane");
+    expect_ccd_group_matches<collision::kPairsCcd, InterleavedGroup<4>>(m, d, kEnvs, first_ccd, ccd,
+                                                                        at + ", 4 lanes");
+    with_contacts += expect_ccd_group_matches<collision::kPairsHfield, SerialGroup>(
+        m, d, kEnvs, first_ccd + ccd, hfield, at + ", 1 lane");
+    expect_ccd_group_matches<collision::kPairsHfield, InterleavedGroup<8>>(
+        m, d, kEnvs, first_ccd + ccd, hfield, at + ", 8 lanes");
+  }
+  EXPECT_GT(m.nccd_pairs, 0) << path << ": no GJK/EPA pair";
+  EXPECT_GT(with_contacts, 0) << path
+                              << ": no GJK/EPA pair had contacts; the test compared nothing";
+}
+
+TEST(CcdGroup, GivesTheStagedPairsBits) {
+  for (const char* name : {"hfield", "convex"}) {
+    expect_ccd_groups_match<double>(shipped_model(name));
+    expect_ccd_groups_match<float>(shipped_model(name));
+  }
+}
 
 }  // namespace
 }  // namespace myriad::physics

@@ -134,7 +134,7 @@ constexpr int kNImp = 5;
   X(actuator_biastype, nu, 1, custom)        /* BiasType */ \
   X(candidate_pairs, ncandidate, 3, custom)  /* collision::CollisionPair: geom1, geom2, pair */ \
   X(candidate_slot, ncandidate, 1, custom)   /* the staged collision's slot (candidate_slots) */ \
-  X(candidate_grouped, ncandidate, 1, custom) /* candidates by PairGroup: primitive, box-box, ccd */
+  X(candidate_grouped, ncandidate, 1, custom) /* candidates by PairGroup: primitive, box-box, ccd, hfield */
 #define MYRIAD_COLLISION_INT_ARRAYS(X)       \
   X(body_parentid, nbody, 1, copy)           \
   X(body_weldid, nbody, 1, copy)             \
