@@ -130,76 +130,22 @@ MYRIAD_HD PairParams<T> pair_params(const CollisionModel<T>& m, const CollisionP
   return o;
 }
 
-// A height field (g1) against a sphere, capsule, ellipsoid, cylinder or box (g2): hfield.h's
-// collider, in double whatever T is (see hfield_convex), its contacts written as T; the EPA's
-// polytope in arena (ccd.h's LocalPolytope<double>, WarpPolytope<double>).
-template <class T, class Arena>
-MYRIAD_HD int hfield_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>* found, T margin,
-                          const T* pos1, const T* mat1, const T* pos2, const T* mat2,
-                          Arena& arena) {
-  const int h = m.geom_dataid[g1];
-  double p1[3], p2[3], m1[9], m2[9], size2[3], hsize[4];
-  for (int i = 0; i < 3; ++i) {
-    p1[i] = pos1[i];
-    p2[i] = pos2[i];
-    size2[i] = m.geom_size[3 * g2 + i];
-  }
-  for (int i = 0; i < 9; ++i) {
-    m1[i] = mat1[i];
-    m2[i] = mat2[i];
-  }
-  for (int i = 0; i < 4; ++i) hsize[i] = m.hfield_size[4 * h + i];
-  return hfield_convex<double>(found, double(margin), hsize, m.hfield_nrow[h], m.hfield_ncol[h],
-                               m.hfield_data + m.hfield_adr[h], p1, m1, m.geom_type[g2],
-                               double(m.geom_rbound[g2]), p2, m2, size2, m.ccd_iterations,
-                               double(m.ccd_tolerance), arena);
-}
-
-// hfield_pair by a lane group (hfield.h's hfield_convex_group; round: the group's shared room).
-template <class T, class G, class Arena>
-MYRIAD_HD int hfield_pair_group(const G& grp, ContactValues<double>* round,
-                                const CollisionModel<T>& m, int g1, int g2, Contact<T>* found,
-                                T margin, const T* pos1, const T* mat1, const T* pos2,
-                                const T* mat2, Arena& arena) {
-  const int h = m.geom_dataid[g1];
-  if constexpr (sizeof(T) == sizeof(double))  // no copies: a GPU thread's stack stays small
-    return hfield_convex_group<double>(
-        grp, round, found, margin, m.hfield_size + 4 * h, m.hfield_nrow[h], m.hfield_ncol[h],
-        m.hfield_data + m.hfield_adr[h], pos1, mat1, m.geom_type[g2], m.geom_rbound[g2], pos2, mat2,
-        m.geom_size + 3 * g2, m.ccd_iterations, m.ccd_tolerance, arena);
-  double p1[3], p2[3], m1[9], m2[9], size2[3], hsize[4];
-  for (int i = 0; i < 3; ++i) {
-    p1[i] = pos1[i];
-    p2[i] = pos2[i];
-    size2[i] = m.geom_size[3 * g2 + i];
-  }
-  for (int i = 0; i < 9; ++i) {
-    m1[i] = mat1[i];
-    m2[i] = mat2[i];
-  }
-  for (int i = 0; i < 4; ++i) hsize[i] = m.hfield_size[4 * h + i];
-  return hfield_convex_group<double>(grp, round, found, double(margin), hsize, m.hfield_nrow[h],
-                                     m.hfield_ncol[h], m.hfield_data + m.hfield_adr[h], p1, m1,
-                                     m.geom_type[g2], double(m.geom_rbound[g2]), p2, m2, size2,
-                                     m.ccd_iterations, double(m.ccd_tolerance), arena);
-}
-
-// Two convex geoms through GJK/EPA (convex.h's convex_convex: pair_uses_ccd), in double whatever
-// T is, as the height field's collider: in float GJK/EPA's decisions near degenerate simplices
-// and multi-CCD's 1e-3 rad perturbations go other ways than libmujoco's. The EPA's polytope in
-// arena, as hfield_pair's.
-template <class T, class Arena>
-MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>* found, T margin,
-                          const T* pos1, const T* mat1, const T* pos2, const T* mat2,
-                          Arena& arena) {
-  const bool multiccd = !(m.disableflags & kDisableMultiCcd);
-  const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
+// GJK/EPA's pairs run in double whatever T is: in float GJK/EPA's decisions near degenerate
+// simplices and multi-CCD's 1e-3 rad perturbations go other ways than libmujoco's (a penetration
+// depth off by millimetres on Go1's feet). in_double calls f with pair (g1, g2)'s values in
+// double: (pos1, mat1, size1, rbound1, pos2, mat2, size2, rbound2, margin, ccd_tolerance, hsize:
+// geom 1's height-field size, or null when it is no height field). For a float model they are
+// copies; for a double one the model's and data's own arrays (no copies: a GPU thread's stack
+// stays small).
+template <class T, class F>
+MYRIAD_HD int in_double(const CollisionModel<T>& m, int g1, int g2, T margin, const T* pos1,
+                        const T* mat1, const T* pos2, const T* mat2, F&& f) {
+  const int h = m.geom_type[g1] == kHField ? m.geom_dataid[g1] : -1;
   if constexpr (sizeof(T) == sizeof(double)) {
-    return convex_convex<T>(found, margin, type1, pos1, mat1, m.geom_size + 3 * g1,
-                            m.geom_rbound[g1], type2, pos2, mat2, m.geom_size + 3 * g2,
-                            m.geom_rbound[g2], m.ccd_iterations, m.ccd_tolerance, multiccd, arena);
+    return f(pos1, mat1, m.geom_size + 3 * g1, m.geom_rbound[g1], pos2, mat2, m.geom_size + 3 * g2,
+             m.geom_rbound[g2], margin, m.ccd_tolerance, h >= 0 ? m.hfield_size + 4 * h : nullptr);
   } else {
-    double p1[3], p2[3], m1[9], m2[9], s1[3], s2[3];
+    double p1[3], p2[3], m1[9], m2[9], s1[3], s2[3], hsize[4];
     for (int i = 0; i < 3; ++i) {
       p1[i] = pos1[i];
       p2[i] = pos2[i];
@@ -210,17 +156,95 @@ MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
       m1[i] = mat1[i];
       m2[i] = mat2[i];
     }
-    Contact<double> c[kMaxConvexContacts];
-    const int n = convex_convex<double>(
-        c, double(margin), type1, p1, m1, s1, double(m.geom_rbound[g1]), type2, p2, m2, s2,
-        double(m.geom_rbound[g2]), m.ccd_iterations, double(m.ccd_tolerance), multiccd, arena);
-    for (int k = 0; k < n; ++k) {
-      found[k].dist = T(c[k].dist);
-      for (int i = 0; i < 3; ++i) found[k].pos[i] = T(c[k].pos[i]);
-      for (int i = 0; i < 9; ++i) found[k].frame[i] = T(c[k].frame[i]);
-    }
-    return n;
+    for (int i = 0; i < 4 && h >= 0; ++i) hsize[i] = m.hfield_size[4 * h + i];
+    return f(p1, m1, s1, double(m.geom_rbound[g1]), p2, m2, s2, double(m.geom_rbound[g2]),
+             double(margin), double(m.ccd_tolerance), h >= 0 ? hsize : nullptr);
   }
+}
+
+// A height field (g1) against a sphere, capsule, ellipsoid, cylinder or box (g2): hfield.h's
+// collider in double, its contacts written as T; the EPA's polytope in arena (ccd.h's
+// LocalPolytope<double>, WarpPolytope<double>).
+template <class T, class Arena>
+MYRIAD_HD int hfield_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>* found, T margin,
+                          const T* pos1, const T* mat1, const T* pos2, const T* mat2,
+                          Arena& arena) {
+  const int h = m.geom_dataid[g1];
+  return in_double(m, g1, g2, margin, pos1, mat1, pos2, mat2,
+                   [&](const double* p1, const double* m1, const double*, double, const double* p2,
+                       const double* m2, const double* s2, double rb2, double mg, double tol,
+                       const double* hsize) {
+                     return hfield_convex<double>(found, mg, hsize, m.hfield_nrow[h],
+                                                  m.hfield_ncol[h], m.hfield_data + m.hfield_adr[h],
+                                                  p1, m1, m.geom_type[g2], rb2, p2, m2, s2,
+                                                  m.ccd_iterations, tol, arena);
+                   });
+}
+
+// hfield_pair by a lane group (hfield.h's hfield_convex_group; round: the group's shared room).
+template <class T, class G, class Arena>
+MYRIAD_HD int hfield_pair_group(const G& grp, ContactValues<double>* round,
+                                const CollisionModel<T>& m, int g1, int g2, Contact<T>* found,
+                                T margin, const T* pos1, const T* mat1, const T* pos2,
+                                const T* mat2, Arena& arena) {
+  const int h = m.geom_dataid[g1];
+  return in_double(m, g1, g2, margin, pos1, mat1, pos2, mat2,
+                   [&](const double* p1, const double* m1, const double*, double, const double* p2,
+                       const double* m2, const double* s2, double rb2, double mg, double tol,
+                       const double* hsize) {
+                     return hfield_convex_group<double>(
+                         grp, round, found, mg, hsize, m.hfield_nrow[h], m.hfield_ncol[h],
+                         m.hfield_data + m.hfield_adr[h], p1, m1, m.geom_type[g2], rb2, p2, m2, s2,
+                         m.ccd_iterations, tol, arena);
+                   });
+}
+
+// Two convex geoms through GJK/EPA (convex.h's convex_convex: pair_uses_ccd), in double (a float
+// model's contacts computed in a double list, then written as T). The EPA's polytope in arena, as
+// hfield_pair's.
+template <class T, class Arena>
+MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>* found, T margin,
+                          const T* pos1, const T* mat1, const T* pos2, const T* mat2,
+                          Arena& arena) {
+  const bool multiccd = !(m.disableflags & kDisableMultiCcd);
+  const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
+  return in_double(
+      m, g1, g2, margin, pos1, mat1, pos2, mat2,
+      [&](const double* p1, const double* m1, const double* s1, double rb1, const double* p2,
+          const double* m2, const double* s2, double rb2, double mg, double tol, const double*) {
+        if constexpr (sizeof(T) == sizeof(double)) {
+          return convex_convex<double>(found, mg, type1, p1, m1, s1, rb1, type2, p2, m2, s2, rb2,
+                                       m.ccd_iterations, tol, multiccd, arena);
+        } else {
+          Contact<double> c[kMaxConvexContacts];
+          const int n = convex_convex<double>(c, mg, type1, p1, m1, s1, rb1, type2, p2, m2, s2, rb2,
+                                              m.ccd_iterations, tol, multiccd, arena);
+          for (int k = 0; k < n; ++k) {
+            found[k].dist = T(c[k].dist);
+            for (int i = 0; i < 3; ++i) found[k].pos[i] = T(c[k].pos[i]);
+            for (int i = 0; i < 9; ++i) found[k].frame[i] = T(c[k].frame[i]);
+          }
+          return n;
+        }
+      });
+}
+
+// convex_pair by a lane group (convex.h's convex_convex_group, which writes T contacts from its
+// double values; round: room for 4 shared by the group's lanes).
+template <class T, class G, class Arena>
+MYRIAD_HD int convex_pair_group(const G& grp, ContactValues<double>* round,
+                                const CollisionModel<T>& m, int g1, int g2, Contact<T>* found,
+                                T margin, const T* pos1, const T* mat1, const T* pos2,
+                                const T* mat2, Arena& arena) {
+  const bool multiccd = !(m.disableflags & kDisableMultiCcd);
+  const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
+  return in_double(
+      m, g1, g2, margin, pos1, mat1, pos2, mat2,
+      [&](const double* p1, const double* m1, const double* s1, double rb1, const double* p2,
+          const double* m2, const double* s2, double rb2, double mg, double tol, const double*) {
+        return convex_convex_group<double>(grp, round, found, mg, type1, p1, m1, s1, rb1, type2, p2,
+                                           m2, s2, rb2, m.ccd_iterations, tol, multiccd, arena);
+      });
 }
 
 // The bounding-sphere and plane-height tests at distance `detect` of geoms 1 and 2 (type1, world
@@ -339,39 +363,6 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
     ncon += num;
   }
   return fits ? ncon : -1;
-}
-
-// convex_pair by a lane group (convex.h's convex_convex_group; round: room for 4 shared by the
-// group's lanes), in double whatever T is, as convex_pair.
-template <class T, class G, class Arena>
-MYRIAD_HD int convex_pair_group(const G& grp, ContactValues<double>* round,
-                                const CollisionModel<T>& m, int g1, int g2, Contact<T>* found,
-                                T margin, const T* pos1, const T* mat1, const T* pos2,
-                                const T* mat2, Arena& arena) {
-  const bool multiccd = !(m.disableflags & kDisableMultiCcd);
-  const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
-  if constexpr (sizeof(T) == sizeof(double)) {
-    return convex_convex_group<T>(grp, round, found, margin, type1, pos1, mat1,
-                                  m.geom_size + 3 * g1, m.geom_rbound[g1], type2, pos2, mat2,
-                                  m.geom_size + 3 * g2, m.geom_rbound[g2], m.ccd_iterations,
-                                  m.ccd_tolerance, multiccd, arena);
-  } else {
-    double p1[3], p2[3], m1[9], m2[9], s1[3], s2[3];
-    for (int i = 0; i < 3; ++i) {
-      p1[i] = pos1[i];
-      p2[i] = pos2[i];
-      s1[i] = m.geom_size[3 * g1 + i];
-      s2[i] = m.geom_size[3 * g2 + i];
-    }
-    for (int i = 0; i < 9; ++i) {
-      m1[i] = mat1[i];
-      m2[i] = mat2[i];
-    }
-    return convex_convex_group<double>(grp, round, found, double(margin), type1, p1, m1, s1,
-                                       double(m.geom_rbound[g1]), type2, p2, m2, s2,
-                                       double(m.geom_rbound[g2]), m.ccd_iterations,
-                                       double(m.ccd_tolerance), multiccd, arena);
-  }
 }
 
 // The staged collision (physics/launch.h), in two launches that together write collide()'s list

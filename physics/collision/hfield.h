@@ -158,6 +158,34 @@ MYRIAD_HD void geom_in_hfield_frame(ccd::Obj<T>* o, int type, const T* pos1, con
   ccd::copy3(o->size, size2);
 }
 
+// What the walk over a pair's prisms starts from: the geom as a CCD object in the hfield frame
+// (margin set), the grid cells under its box, the grid's spacing and the geom's lowest point.
+template <class T>
+struct Walk {
+  ccd::Obj<T> geom;
+  SubGrid cells;
+  T dx, dy, zmin;
+};
+
+// Fills w for the geom (type2, pose, bounding radius, size) against the height field g; false when
+// the geom misses the field's box (no contact).
+template <class T, class E>
+MYRIAD_HD bool start_walk(Walk<T>& w, const Grid<T, E>& g, T margin, const T* pos1, const T* mat1,
+                          int type2, T rbound2, const T* pos2, const T* mat2, const T* size2) {
+  geom_in_hfield_frame(&w.geom, type2, pos1, mat1, pos2, mat2, size2);
+  if (sphere_outside(g.size, w.geom.pos, rbound2 + margin)) return false;
+  T lo[3], hi[3];
+  geom_aabb(w.geom, lo, hi);
+  if (aabb_outside(g.size, lo, hi, margin)) return false;
+  w.cells = sub_grid(g, lo, hi);
+  w.geom.margin = margin;
+  w.geom.vertindex = -1;
+  w.dx = (T(2) * g.size[0]) / T(g.ncol - 1);
+  w.dy = (T(2) * g.size[1]) / T(g.nrow - 1);
+  w.zmin = lo[2];
+  return true;
+}
+
 }  // namespace hfield_detail
 
 // Contacts between a height field (geom 1) and a sphere, capsule, ellipsoid, cylinder or box (geom
@@ -180,20 +208,13 @@ MYRIAD_HD int hfield_convex(Contact<C>* con, T margin, const T* hsize, int nrow,
                             T ccd_tolerance, Arena&& arena = Arena()) {
   using namespace hfield_detail;
   const Grid<T, E> g{hsize, nrow, ncol, data};
-  ccd::Obj<T> o2;
-  geom_in_hfield_frame(&o2, type2, pos1, mat1, pos2, mat2, size2);
-  if (sphere_outside(hsize, o2.pos, rbound2 + margin)) return 0;
-  T lo[3], hi[3];
-  geom_aabb(o2, lo, hi);
-  if (aabb_outside(hsize, lo, hi, margin)) return 0;
-  const SubGrid sg = sub_grid(g, lo, hi);
-  o2.margin = margin;
-  o2.vertindex = -1;
+  Walk<T> w;
+  if (!start_walk(w, g, margin, pos1, mat1, type2, rbound2, pos2, mat2, size2)) return 0;
+  ccd::Obj<T>& o2 = w.geom;
+  const SubGrid& sg = w.cells;
+  const T dx = w.dx, dy = w.dy, zmin = w.zmin;
   ccd::Obj<T> o1;  // the prism (type kHField, no margin)
   o1.prism[0][2] = o1.prism[1][2] = o1.prism[2][2] = -hsize[3];
-  const T dx = (T(2) * hsize[0]) / T(ncol - 1);
-  const T dy = (T(2) * hsize[1]) / T(nrow - 1);
-  const T zmin = lo[2];
   int n = 0;
   for (int r = sg.rmin; r < sg.rmax; ++r) {
     push_prism(o1, g, dx, dy, margin, r, sg.cmin, 0);
@@ -229,18 +250,11 @@ MYRIAD_HD int hfield_convex_group(const G& grp, ContactValues<T>* round, Contact
                                   Arena& arena) {
   using namespace hfield_detail;
   const Grid<T, E> g{hsize, nrow, ncol, data};
-  ccd::Obj<T> o2;
-  geom_in_hfield_frame(&o2, type2, pos1, mat1, pos2, mat2, size2);
-  if (sphere_outside(hsize, o2.pos, rbound2 + margin)) return 0;
-  T lo[3], hi[3];
-  geom_aabb(o2, lo, hi);
-  if (aabb_outside(hsize, lo, hi, margin)) return 0;
-  const SubGrid sg = sub_grid(g, lo, hi);
-  o2.margin = margin;
-  o2.vertindex = -1;
-  const T dx = (T(2) * hsize[0]) / T(ncol - 1);
-  const T dy = (T(2) * hsize[1]) / T(nrow - 1);
-  const T zmin = lo[2];
+  Walk<T> w;
+  if (!start_walk(w, g, margin, pos1, mat1, type2, rbound2, pos2, mat2, size2)) return 0;
+  ccd::Obj<T>& o2 = w.geom;
+  const SubGrid& sg = w.cells;
+  const T dx = w.dx, dy = w.dy, zmin = w.zmin;
   // hfield_convex's walk: rows [rmin, rmax), columns (cmin, cmax], two prisms per cell.
   const int ncell = sg.cmax - sg.cmin, nrows = sg.rmax - sg.rmin;
   const int nprism = ncell > 0 && nrows > 0 ? 2 * ncell * nrows : 0;

@@ -8,9 +8,10 @@
 //   InterleavedGroup  G lanes run one after another on one CPU thread (lane G − 1 first), each
 //                     over its own items, between barriers: what a warp computes, in an order
 //                     that exposes an item that reads another lane's item of the same phase.
-//   WarpGroup         (CUDA) the 32 lanes of a warp, __syncwarp between phases.
-//   SubWarpGroup<G>   (CUDA) G consecutive lanes of a warp (G divides 32), a warp holding 32 / G
-//                     groups that sync apart (the height field's pairs, collide.h).
+//   SubWarpGroup<G>   (CUDA) G consecutive lanes of a warp (G divides 32), __syncwarp over them
+//                     between phases; a warp holds 32 / G groups that sync apart (GJK/EPA's
+//                     pairs, physics/launch.h).
+//   WarpGroup         (CUDA) SubWarpGroup<32>: the 32 lanes of a warp.
 #pragma once
 
 #include "myriad/hd.h"
@@ -41,30 +42,10 @@ struct InterleavedGroup {
 };
 
 #if defined(__CUDACC__)
-struct WarpGroup {
-  static constexpr int kLanes = 32;
-  MYRIAD_HD static constexpr int size() { return kLanes; }
-  MYRIAD_HD int rank() const {
-#if defined(__CUDA_ARCH__)
-    return static_cast<int>(threadIdx.x) & (kLanes - 1);
-#else
-    return 0;
-#endif
-  }
-  MYRIAD_HD void sync() const {
-#if defined(__CUDA_ARCH__)
-    __syncwarp();
-#endif
-  }
-  template <class F>
-  MYRIAD_HD void split(int n, F& f) const {
-    for (int i = rank(); i < n; i += kLanes) f(i);
-  }
-};
-
 template <int G>
 struct SubWarpGroup {
   static_assert(G >= 1 && G <= 32 && 32 % G == 0, "a sub-warp group divides the warp");
+  static constexpr int kLanes = G;
   MYRIAD_HD static constexpr int size() { return G; }
   MYRIAD_HD int rank() const {
 #if defined(__CUDA_ARCH__)
@@ -91,6 +72,8 @@ struct SubWarpGroup {
     for (int i = rank(); i < n; i += G) f(i);
   }
 };
+
+using WarpGroup = SubWarpGroup<32>;
 #endif
 
 // f(i) for i in [0, n), split over g's lanes; returns after a barrier, so that every lane then

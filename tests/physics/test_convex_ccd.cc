@@ -177,6 +177,17 @@ bool run_pair_group(const G& grp, int* n, Contact<double>* con, const mjModel* m
 
 constexpr int kRoom = kMaxHFieldContacts;  // room for any pair function's contacts
 
+// Whether the first n contacts of a and b have the same dist, pos and normal, bit for bit.
+bool same_contacts(const Contact<double>* a, const Contact<double>* b, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (!bits_equal(a[i].dist, b[i].dist)) return false;
+    for (int k = 0; k < 3; ++k)
+      if (!bits_equal(a[i].pos[k], b[i].pos[k]) || !bits_equal(a[i].frame[k], b[i].frame[k]))
+        return false;
+  }
+  return true;
+}
+
 // Compares our contacts of pair (ga, gb) with libmujoco's: its narrow phase called directly
 // (mjCOLLISIONFUNC, what mj_collideGeoms calls: count, dist, pos, normal and tangent bitwise) and
 // its mj_collision (after the broad phase: the same contacts, or none where the broad phase dropped
@@ -209,14 +220,8 @@ void compare_pair(const mjModel* m, mjData* d, int ga, int gb, const std::string
     const int n2 = run_pair<double>(again, m, d->geom_xpos + 3 * g1, d->geom_xmat + 9 * g1,
                                     d->geom_xpos + 3 * g2, d->geom_xmat + 9 * g2, g1, g2, margin,
                                     ccd::WarpPolytope<double>{&given, nullptr});
-    bool same = n2 == n;
-    for (int i = 0; same && i < n; ++i) {
-      same = bits_equal(again[i].dist, mine[i].dist);
-      for (int k = 0; k < 3; ++k)
-        same = same && bits_equal(again[i].pos[k], mine[i].pos[k]) &&
-               bits_equal(again[i].frame[k], mine[i].frame[k]);
-    }
-    EXPECT_TRUE(same) << what << " " << key << ": a handed-in polytope changed the contacts";
+    EXPECT_TRUE(n2 == n && same_contacts(again, mine, n))
+        << what << " " << key << ": a handed-in polytope changed the contacts";
   }
   {
     // By lane groups of 1, 4 and 3 lanes (interleaved on this thread): the same contacts.
@@ -226,14 +231,8 @@ void compare_pair(const mjModel* m, mjData* d, int ga, int gb, const std::string
       if (!run_pair_group(grp, &ng, got, m, d->geom_xpos + 3 * g1, d->geom_xmat + 9 * g1,
                           d->geom_xpos + 3 * g2, d->geom_xmat + 9 * g2, g1, g2, margin))
         return;
-      bool same = ng == n;
-      for (int i = 0; same && i < n; ++i) {
-        same = bits_equal(got[i].dist, mine[i].dist);
-        for (int k = 0; k < 3; ++k)
-          same = same && bits_equal(got[i].pos[k], mine[i].pos[k]) &&
-                 bits_equal(got[i].frame[k], mine[i].frame[k]);
-      }
-      EXPECT_TRUE(same) << what << " " << key << ": " << lanes << " lanes gave other contacts";
+      EXPECT_TRUE(ng == n && same_contacts(got, mine, n))
+          << what << " " << key << ": " << lanes << " lanes gave other contacts";
     };
     check(constraint::SerialGroup{}, "1");
     check(constraint::InterleavedGroup<4>{}, "4");

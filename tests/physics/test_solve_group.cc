@@ -47,6 +47,18 @@ bool same_bits(const T* a, const T* b, int64_t n) {
 
 // Every env of d solved by the one-thread solve and by group G, from the same inputs. Returns
 // how many of the envs had constraint rows.
+// d reset, then each env's qpos moved by up to 0.1 and its qvel set within 0.5 at random.
+template <class T>
+void reset_noisy(const Model<T>& m, Data<T>& d, int envs, std::mt19937& rng) {
+  reset_data(m, d);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < envs; ++i) {
+    EnvData<T> e = d.env(m, i);
+    for (int k = 0; k < m.nq; ++k) e.qpos[k] += T(0.1 * u(rng));
+    for (int k = 0; k < m.nv; ++k) e.qvel[k] = T(0.5 * u(rng));
+  }
+}
+
 template <class G, class T>
 int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
                                const std::string& what) {
@@ -76,14 +88,9 @@ void expect_groups_match(const std::string& path) {
   const Model<T> m = load_mjcf(path).template cast<T>();
   constexpr int kEnvs = 4;
   Data<T> d(m, kEnvs);
-  reset_data(m, d);
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1, 1);
-  for (int i = 0; i < kEnvs; ++i) {
-    EnvData<T> e = d.env(m, i);
-    for (int k = 0; k < m.nq; ++k) e.qpos[k] += T(0.1 * u(rng));
-    for (int k = 0; k < m.nv; ++k) e.qvel[k] = T(0.5 * u(rng));
-  }
+  reset_noisy(m, d, kEnvs, rng);
   int with_rows = 0;
   for (int s = 0; s < 40; ++s) {
     if (s % 10 == 0)
@@ -169,14 +176,8 @@ void expect_ccd_groups_match(const std::string& path) {
   const Model<T> m = load_mjcf(path).template cast<T>();
   constexpr int kEnvs = 4;
   Data<T> d(m, kEnvs);
-  reset_data(m, d);
   std::mt19937 rng(5);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int i = 0; i < kEnvs; ++i) {
-    EnvData<T> e = d.env(m, i);
-    for (int k = 0; k < m.nq; ++k) e.qpos[k] += T(0.1 * u(rng));
-    for (int k = 0; k < m.nv; ++k) e.qvel[k] = T(0.5 * u(rng));
-  }
+  reset_noisy(m, d, kEnvs, rng);
   const int first_ccd = m.ncandidate_primitive + m.ncandidate_box_box;
   const int ccd = m.nccd_pairs - m.ncandidate_hfield, hfield = m.ncandidate_hfield;
   int with_contacts = 0;
