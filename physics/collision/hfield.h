@@ -252,10 +252,8 @@ MYRIAD_HD int hfield_convex_group(const G& grp, ContactValues<T>* round, Contact
   const Grid<T, E> g{hsize, nrow, ncol, data};
   Walk<T> w;
   if (!start_walk(w, g, margin, pos1, mat1, type2, rbound2, pos2, mat2, size2)) return 0;
-  ccd::Obj<T>& o2 = w.geom;
-  const SubGrid& sg = w.cells;
-  const T dx = w.dx, dy = w.dy, zmin = w.zmin;
   // hfield_convex's walk: rows [rmin, rmax), columns (cmin, cmax], two prisms per cell.
+  const SubGrid& sg = w.cells;
   const int ncell = sg.cmax - sg.cmin, nrows = sg.rmax - sg.rmin;
   const int nprism = ncell > 0 && nrows > 0 ? 2 * ncell * nrows : 0;
   int n = 0;
@@ -266,12 +264,12 @@ MYRIAD_HD int hfield_convex_group(const G& grp, ContactValues<T>* round, Contact
       ContactValues<T>& h = round[k];
       h.hit = 0;
       ccd::Obj<T> o1;  // the prism (type kHField, no margin)
-      prism_at(o1, g, dx, dy, margin, sg.rmin + p / (2 * ncell), sg.cmin + 1 + (p / 2) % ncell,
+      prism_at(o1, g, w.dx, w.dy, margin, sg.rmin + p / (2 * ncell), sg.cmin + 1 + (p / 2) % ncell,
                p % 2);
       const T(*q)[3] = o1.prism;
-      if (q[3][2] < zmin && q[4][2] < zmin && q[5][2] < zmin) return;
+      if (q[3][2] < w.zmin && q[4][2] < w.zmin && q[5][2] < w.zmin) return;
       ccd::Status<T> st;
-      const T dist = ccd::distance(&st, o1, o2, ccd_tolerance, ccd_iterations, arena);
+      const T dist = ccd::distance(&st, o1, w.geom, ccd_tolerance, ccd_iterations, arena);
       if (!(dist < 0)) return;
       h.hit = 1;
       h.dist = dist;
