@@ -181,8 +181,10 @@ def occupancy(regs, smem, block=BLOCK):
     return blocks * warps_per_block / SM["warps"]
 
 
-def verdict(name, p):
-    if "Fused" in name:
+def verdict(name, p, unit):
+    # A fused kernel, or a device function ptxas kept out of line in a unit of fused launches
+    # (only they call it).
+    if "Fused" in name or "fused launches" in unit[2]:
         return "option (not judged)"
     cooperative = next((why for kind, (_, why) in COOPERATIVE.items() if kind in name), None)
     over = []
@@ -228,7 +230,7 @@ def main():
             if not p["kernel"]:
                 kind += " (device function)"
             rows.append((unit[0], kind, env, p, occupancy(p["regs"], p["smem"], block_of(kind)),
-                         verdict(kind, p)))
+                         verdict(kind, p, unit)))
     # One line per (unit, kind): the worst env's numbers, and how many envs share the kind.
     groups = {}
     for src, kind, env, p, occ, v in rows:
