@@ -172,6 +172,7 @@ struct CollidePairs {
 constexpr int kCcdBlock = 32;
 constexpr int ccd_lanes(int group) { return group == collision::kPairsHfield ? 8 : 4; }
 static_assert(ccd_lanes(collision::kPairsCcd) >= 4, "convex_convex_group's round holds 4");
+static_assert(kCcdBlock == 32, "CollideCcdByLanes' lane mask and shared rounds are one warp's");
 template <int kGroup, class T>
 struct CollideCcdByLanes {
   static constexpr int kLanes = ccd_lanes(kGroup);
