@@ -194,6 +194,36 @@ MYRIAD_HD void perturb(ccd::Obj<T>& o1, ccd::Obj<T>& o2, const T* frame, const T
   rotate_frame(&o2, origin, inv);
 }
 
+// Whether multi-CCD's perturbations run for the pair: on, and neither geom a sphere or an
+// ellipsoid.
+MYRIAD_HD bool multiccd_runs(bool multiccd, int type1, int type2) {
+  return multiccd && type1 != kSphere && type1 != kEllipsoid && type2 != kSphere &&
+         type2 != kEllipsoid;
+}
+
+// The perturbations' frame (rows 1 and 2: the tangents they turn about) from the first contact's
+// normal, and their distinct-contact tolerance, 1e-3 of the smaller bounding radius.
+template <class T>
+MYRIAD_HD T perturbation_frame(T* frame, const T* normal, T rbound1, T rbound2) {
+  copy3(frame, normal);
+  for (int k = 3; k < 9; ++k) frame[k] = 0;
+  make_frame(frame);
+  const T rmin = rbound1 <= rbound2 ? rbound1 : rbound2;
+  return rmin * T(1e-3);
+}
+
+// Whether point p lies farther than tolerance from each of the n points pos(i): a perturbation's
+// contact is kept only then.
+template <class T, class Pos>
+MYRIAD_HD bool distinct_point(const T* p, int n, Pos pos, T tolerance) {
+  for (int i = 0; i < n; ++i) {
+    T d[3];
+    sub3(d, pos(i), p);
+    if (sqrt(dot3(d, d)) <= tolerance) return false;
+  }
+  return true;
+}
+
 // Puts the object back at pose (pos, mat) after a perturbation.
 template <class T>
 MYRIAD_HD void restore_pose(ccd::Obj<T>& o, const T* pos, const T* mat) {
@@ -367,33 +397,18 @@ MYRIAD_HD int convex_convex(Contact<T>* con, T margin, int type1, const T* pos1,
   init_obj(&o1, type1, pos1, mat1, size1, margin);
   init_obj(&o2, type2, pos2, mat2, size2, margin);
   int n = ccd_contact(con, o1, o2, margin, ccd_iterations, ccd_tolerance, arena);
-  if (n != 1 || !multiccd || type1 == kSphere || type1 == kEllipsoid || type2 == kSphere ||
-      type2 == kEllipsoid)
-    return n;
+  if (n != 1 || !multiccd_runs(multiccd, type1, type2)) return n;
 
   T frame[9];
-  copy3(frame, con[0].frame);
-  for (int k = 3; k < 9; ++k) frame[k] = 0;
-  make_frame(frame);
-  const T rmin = rbound1 <= rbound2 ? rbound1 : rbound2;
-  const T tolerance = rmin * T(1e-3);
+  const T tolerance = perturbation_frame(frame, con[0].frame, rbound1, rbound2);
   const T origin[3] = {con[0].pos[0], con[0].pos[1], con[0].pos[2]};
   for (int k = 0; k < 4; ++k) {
     perturb(o1, o2, frame, origin, k);
-    if (ccd_contact(con + n, o1, o2, margin, ccd_iterations, ccd_tolerance, arena)) {
-      bool distinct = true;
-      for (int i = 0; i < n; ++i) {
-        T d[3];
-        sub3(d, con[i].pos, con[n].pos);
-        if (sqrt(dot3(d, d)) <= tolerance) {
-          distinct = false;
-          break;
-        }
-      }
-      if (distinct) {
-        con[n].dist = con[0].dist;
-        ++n;
-      }
+    if (ccd_contact(con + n, o1, o2, margin, ccd_iterations, ccd_tolerance, arena) &&
+        distinct_point(
+            con[n].pos, n, [&](int i) { return con[i].pos; }, tolerance)) {
+      con[n].dist = con[0].dist;
+      ++n;
     }
     restore_pose(o1, pos1, mat1);
     restore_pose(o2, pos2, mat2);
@@ -437,14 +452,8 @@ MYRIAD_HD int convex_convex_group(const G& grp, ContactValues<T>* round, Contact
     grp.sync();  // every lane has read it before the perturbations overwrite it
     if (!first.hit) return 0;
     if (constraint::group_leader(grp)) store_values(con[0], first);
-    if (!multiccd || type1 == kSphere || type1 == kEllipsoid || type2 == kSphere ||
-        type2 == kEllipsoid)
-      return 1;
-    copy3(frame, first.normal);
-    for (int q = 3; q < 9; ++q) frame[q] = 0;
-    make_frame(frame);
-    const T rmin = rbound1 <= rbound2 ? rbound1 : rbound2;
-    tolerance = rmin * T(1e-3);
+    if (!multiccd_runs(multiccd, type1, type2)) return 1;
+    tolerance = perturbation_frame(frame, first.normal, rbound1, rbound2);
   }
   // The kept contacts' positions in T, for the distinct test (convex_convex reads its list).
   T kept[kMaxConvexContacts][3];
@@ -452,17 +461,9 @@ MYRIAD_HD int convex_convex_group(const G& grp, ContactValues<T>* round, Contact
   int n = 1;
   for (int k = 0; k < 4; ++k) {
     const ContactValues<T>& v = round[k];
-    if (!v.hit) continue;
-    bool distinct = true;
-    for (int i = 0; i < n; ++i) {
-      T d[3];
-      sub3(d, kept[i], v.pos);
-      if (sqrt(dot3(d, d)) <= tolerance) {
-        distinct = false;
-        break;
-      }
-    }
-    if (!distinct) continue;
+    if (!v.hit || !distinct_point(
+                      v.pos, n, [&](int i) { return kept[i]; }, tolerance))
+      continue;
     copy3(kept[n], v.pos);
     if (constraint::group_leader(grp)) {
       store_values(con[n], v);
