@@ -548,6 +548,16 @@ MYRIAD_HD T signed_distance(T* n, const Vertex<T>& v1, const Vertex<T>& v2, cons
   return max_limit<T>();
 }
 
+// Unit outward normal and signed distance of face f of the GJK tetrahedron whose vertices are
+// v[s[0..3]]: the face opposite v[s[f]], in gjkIntersect's vertex order.
+template <class T>
+MYRIAD_HD T face_distance(T* n, const Vertex<T>* v, const int* s, int f) {
+  if (f == 0) return signed_distance(n, v[s[2]], v[s[1]], v[s[3]]);
+  if (f == 1) return signed_distance(n, v[s[0]], v[s[2]], v[s[3]]);
+  if (f == 2) return signed_distance(n, v[s[1]], v[s[0]], v[s[3]]);
+  return signed_distance(n, v[s[0]], v[s[1]], v[s[2]]);
+}
+
 // Refines a GJK tetrahedron until it encloses the origin or a separating face is found
 // (gjkIntersect): 1 enclosed (status.simplex = the tetrahedron), 0 separated, -1 undecided (GJK
 // continues from status.gjk_iterations).
@@ -558,22 +568,22 @@ MYRIAD_HD int gjk_intersect(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
   int s[4] = {0, 1, 2, 3};
   int k = st->gjk_iterations;
   for (; k < st->max_iterations; ++k) {
-    T dist[4], normals[4][3];
-    dist[0] = signed_distance(normals[0], simplex[s[2]], simplex[s[1]], simplex[s[3]]);
-    dist[1] = signed_distance(normals[1], simplex[s[0]], simplex[s[2]], simplex[s[3]]);
-    dist[2] = signed_distance(normals[2], simplex[s[1]], simplex[s[0]], simplex[s[3]]);
-    dist[3] = signed_distance(normals[3], simplex[s[0]], simplex[s[1]], simplex[s[2]]);
-    if (dist[3] == 0 || dist[2] == 0 || dist[1] == 0 || dist[0] == 0) break;
-    const int i = dist[0] < dist[1] ? 0 : 1;
-    const int j = dist[2] < dist[3] ? 2 : 3;
-    const int index = dist[i] < dist[j] ? i : j;
-    if (dist[index] > 0) {
+    T nrm[3];
+    const T d0 = face_distance(nrm, simplex, s, 0), d1 = face_distance(nrm, simplex, s, 1);
+    const T d2 = face_distance(nrm, simplex, s, 2), d3 = face_distance(nrm, simplex, s, 3);
+    if (d3 == 0 || d2 == 0 || d1 == 0 || d0 == 0) break;
+    const int i = d0 < d1 ? 0 : 1;
+    const int j = d2 < d3 ? 2 : 3;
+    const T di = i == 0 ? d0 : d1, dj = j == 2 ? d2 : d3;
+    const int index = di < dj ? i : j;
+    if ((di < dj ? di : dj) > 0) {
       st->nsimplex = 4;
       for (int q = 0; q < 4; ++q) st->simplex[q] = simplex[s[q]];
       st->gjk_iterations = k;
       return 1;
     }
-    const T* nrm = normals[index];
+    // The nearest face's normal, computed again rather than kept for all four (a GPU lane's stack).
+    face_distance(nrm, simplex, s, index);
     const T nneg[3] = {-nrm[0], -nrm[1], -nrm[2]};
     support(&simplex[s[index]], o1, o2, nrm, nneg);
     if (dot3(nrm, simplex[s[index]].vert) < 0) {
