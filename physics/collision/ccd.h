@@ -548,29 +548,43 @@ MYRIAD_HD T signed_distance(T* n, const Vertex<T>& v1, const Vertex<T>& v2, cons
   return max_limit<T>();
 }
 
-// Unit outward normal and signed distance of face f of the GJK tetrahedron whose vertices are
-// v[s[0..3]]: the face opposite v[s[f]], in gjkIntersect's vertex order.
+// Unit outward normal and signed distance of face f of the GJK tetrahedron v[0..3]: the face
+// opposite v[f], in gjkIntersect's vertex order.
 template <class T>
-MYRIAD_HD T face_distance(T* n, const Vertex<T>* v, const int* s, int f) {
-  if (f == 0) return signed_distance(n, v[s[2]], v[s[1]], v[s[3]]);
-  if (f == 1) return signed_distance(n, v[s[0]], v[s[2]], v[s[3]]);
-  if (f == 2) return signed_distance(n, v[s[1]], v[s[0]], v[s[3]]);
-  return signed_distance(n, v[s[0]], v[s[1]], v[s[2]]);
+MYRIAD_HD T face_distance(T* n, const Vertex<T>* v, int f) {
+  if (f == 0) return signed_distance(n, v[2], v[1], v[3]);
+  if (f == 1) return signed_distance(n, v[0], v[2], v[3]);
+  if (f == 2) return signed_distance(n, v[1], v[0], v[3]);
+  return signed_distance(n, v[0], v[1], v[2]);
 }
 
-// Refines a GJK tetrahedron until it encloses the origin or a separating face is found
-// (gjkIntersect): 1 enclosed (status.simplex = the tetrahedron), 0 separated, -1 undecided (GJK
-// continues from status.gjk_iterations).
+// Exchanges two vertices field by field (no whole-vertex temporary on a GPU lane's stack).
+template <class T>
+MYRIAD_HD void swap_vertices(Vertex<T>& a, Vertex<T>& b) {
+  for (int c = 0; c < 3; ++c) {
+    const T v = a.vert[c], v1 = a.vert1[c], v2 = a.vert2[c];
+    a.vert[c] = b.vert[c], a.vert1[c] = b.vert1[c], a.vert2[c] = b.vert2[c];
+    b.vert[c] = v, b.vert1[c] = v1, b.vert2[c] = v2;
+  }
+  const int i1 = a.index1, i2 = a.index2;
+  a.index1 = b.index1, a.index2 = b.index2;
+  b.index1 = i1, b.index2 = i2;
+}
+
+// Refines the GJK tetrahedron in st->simplex until it encloses the origin or a separating face is
+// found (gjkIntersect): 1 enclosed (st->simplex is the tetrahedron), 0 separated, -1 undecided (a
+// face through the origin, or the iterations ran out; GJK goes on from st->gjk_iterations). MuJoCo
+// refines a copy, so that on -1 its GJK goes on from the tetrahedron it had; this one refines
+// st->simplex in place (the copy would be 320 bytes of a GPU lane's stack) and on -1 the GJK
+// replays itself to get it back (gjk).
 template <class T>
 MYRIAD_HD int gjk_intersect(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
-  Vertex<T> simplex[4];
-  for (int i = 0; i < 4; ++i) simplex[i] = st->simplex[i];
-  int s[4] = {0, 1, 2, 3};
+  Vertex<T>* v = st->simplex;
   int k = st->gjk_iterations;
   for (; k < st->max_iterations; ++k) {
     T nrm[3];
-    const T d0 = face_distance(nrm, simplex, s, 0), d1 = face_distance(nrm, simplex, s, 1);
-    const T d2 = face_distance(nrm, simplex, s, 2), d3 = face_distance(nrm, simplex, s, 3);
+    const T d0 = face_distance(nrm, v, 0), d1 = face_distance(nrm, v, 1);
+    const T d2 = face_distance(nrm, v, 2), d3 = face_distance(nrm, v, 3);
     if (d3 == 0 || d2 == 0 || d1 == 0 || d0 == 0) break;
     const int i = d0 < d1 ? 0 : 1;
     const int j = d2 < d3 ? 2 : 3;
@@ -578,35 +592,32 @@ MYRIAD_HD int gjk_intersect(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
     const int index = di < dj ? i : j;
     if ((di < dj ? di : dj) > 0) {
       st->nsimplex = 4;
-      for (int q = 0; q < 4; ++q) st->simplex[q] = simplex[s[q]];
       st->gjk_iterations = k;
       return 1;
     }
     // The nearest face's normal, computed again rather than kept for all four (a GPU lane's stack).
-    face_distance(nrm, simplex, s, index);
+    face_distance(nrm, v, index);
     const T nneg[3] = {-nrm[0], -nrm[1], -nrm[2]};
-    support(&simplex[s[index]], o1, o2, nrm, nneg);
-    if (dot3(nrm, simplex[s[index]].vert) < 0) {
+    support(&v[index], o1, o2, nrm, nneg);
+    if (dot3(nrm, v[index].vert) < 0) {
       st->nsimplex = 0;
       st->gjk_iterations = k;
       return 0;
     }
     // Swap two vertices to keep the tetrahedron's orientation.
-    const int a = (index + 1) & 3, b = (index + 2) & 3;
-    const int t = s[a];
-    s[a] = s[b];
-    s[b] = t;
+    swap_vertices(v[(index + 1) & 3], v[(index + 2) & 3]);
   }
   st->gjk_iterations = k;
   return -1;
 }
 
-// GJK gave up: no contact (dist = DBL_MAX, empty simplex).
+// GJK gave up: no contact (dist = DBL_MAX, empty simplex); true (gjk_pass is done).
 template <class T>
-MYRIAD_HD void gjk_separated(Status<T>* st, int k) {
+MYRIAD_HD bool gjk_separated(Status<T>* st, int k) {
   st->gjk_iterations = k;
   st->nsimplex = 0;
   st->dist = max_limit<T>();
+  return true;
 }
 
 // GJK distance between the objects (gjk) as 3.11 computes it: with dist_cutoff > 0 the distance
@@ -614,9 +625,11 @@ MYRIAD_HD void gjk_separated(Status<T>* st, int k) {
 // tetrahedron to gjkIntersect. Leaves the simplex, witnesses x1, x2 and dist in st: the squared
 // norm after the early stop |x|^2 < tol^2, 0 when the four-point simplex encloses the origin (3.11
 // writes 0, not |x_k|: with S3D's kept lam[3] the last iterate need not be near 0), else |x_k| from
-// the top of the last iteration.
+// the top of the last iteration. One pass of it (gjk_pass): replay, the second pass after
+// gjkIntersect ran out of iterations, takes gjkIntersect's -1 without running it; false when the
+// pass ended in that -1 and has to be replayed.
 template <class T>
-MYRIAD_HD void gjk(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
+MYRIAD_HD bool gjk_pass(Status<T>* st, Obj<T>& o1, Obj<T>& o2, bool replay) {
   const bool get_dist = st->dist_cutoff > 0;
   bool backup_gjk = !get_dist;
   Vertex<T>* simplex = st->simplex;
@@ -653,13 +666,14 @@ MYRIAD_HD void gjk(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
       if (vs > 0 && (vs * vs / vv) >= cutoff2) return gjk_separated(st, k);
     }
     if (n == 3 && backup_gjk) {
-      st->gjk_iterations = k;
-      const int ret = gjk_intersect(st, o1, o2);
-      if (ret != -1) {
+      if (!replay) {
+        st->gjk_iterations = k;
+        const int ret = gjk_intersect(st, o1, o2);
+        if (ret == -1) return false;  // st->simplex is gjkIntersect's now: replay
         st->dist = ret > 0 ? T(0) : max_limit<T>();
-        return;
+        return true;
       }
-      k = st->gjk_iterations;
+      k = st->gjk_iterations;  // where gjkIntersect's -1 left it (the first pass wrote it)
       backup_gjk = false;
     }
     subdistance(lam, n + 1, simplex);
@@ -691,6 +705,23 @@ MYRIAD_HD void gjk(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
   st->gjk_iterations = k;
   st->nsimplex = n;
   st->dist = early ? x_norm : (enclosed ? T(0) : x_norm);
+  return true;
+}
+
+// Hook for tests: counts the GJK replays (defined empty unless a test defines it).
+#ifndef MYRIAD_CCD_NOTE_REPLAY
+#define MYRIAD_CCD_NOTE_REPLAY()
+#endif
+
+// gjk_pass, replayed when gjkIntersect runs out of iterations. A pass reads from st only what it
+// does not write before then (x1, x2, the settings), so the replay repeats the first pass's
+// iterations bit for bit up to where it called gjkIntersect.
+template <class T>
+MYRIAD_HD void gjk(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
+  for (int pass = 0; pass < 2; ++pass) {  // one call site: one inlined GJK on a GPU
+    if (gjk_pass(st, o1, o2, pass == 1)) return;
+    MYRIAD_CCD_NOTE_REPLAY();
+  }
 }
 
 // ------------------------------------------------------------------------- EPA polytope

@@ -31,6 +31,9 @@
 // The most faces any EPA call used (ccd.h's test hook).
 static int g_peak_faces = 0;
 #define MYRIAD_CCD_NOTE_FACES(n) (g_peak_faces = (n) > g_peak_faces ? (n) : g_peak_faces)
+// GJK passes replayed because gjkIntersect returned -1 (ccd.h's test hook).
+static int g_replays = 0;
+#define MYRIAD_CCD_NOTE_REPLAY() (++g_replays)
 
 #include "physics/collision/convex.h"
 #include "physics/collision/hfield.h"
@@ -558,7 +561,7 @@ TEST(ConvexCcd, PairsAgreeWithMujoco) {
   const char* seed = std::getenv("MYRIAD_CONVEX_CCD_SEED");
   std::mt19937_64 rng(seed ? std::strtoull(seed, nullptr, 10) : 20261204);
   all_stats().clear();
-  g_peak_faces = 0;
+  g_peak_faces = g_replays = 0;
   run_plane_pair(kEllipsoid, rng);
   run_plane_pair(kCylinder, rng);
   const int pairs[9][2] = {{kSphere, kCylinder},  {kSphere, kEllipsoid},    {kCapsule, kEllipsoid},
@@ -586,7 +589,9 @@ TEST(ConvexCcd, PairsAgreeWithMujoco) {
     EXPECT_LE(S.presence_mismatch_f32, S.pairs / 20 + 1) << key;
     EXPECT_GT(S.pairs_with_contact, S.pairs / 5) << key << ": too few scenes with contacts";
   }
-  std::printf("peak EPA faces=%d (kEpaMaxFaces=%d)\n", g_peak_faces, ccd::kEpaMaxFaces);
+  std::printf("peak EPA faces=%d (kEpaMaxFaces=%d); GJK replays=%d\n", g_peak_faces,
+              ccd::kEpaMaxFaces, g_replays);
+  EXPECT_GT(g_replays, 0) << "no scene reaches the GJK's replay (gjkIntersect's -1) any more";
   EXPECT_EQ(all_stats().size(), 13u);
 }
 

@@ -22,6 +22,9 @@
 // The most faces any EPA call used (ccd.h's test hook).
 static int g_peak_faces = 0;
 #define MYRIAD_CCD_NOTE_FACES(n) (g_peak_faces = (n) > g_peak_faces ? (n) : g_peak_faces)
+// GJK passes replayed because gjkIntersect returned -1 (ccd.h's test hook).
+static int g_replays = 0;
+#define MYRIAD_CCD_NOTE_REPLAY() (++g_replays)
 
 #include "physics/collision/hfield.h"
 #include "tests/physics/mj_from_string.h"
@@ -47,7 +50,7 @@ struct Stats {
   int nonfinite_f32 = 0;
   int unmatched_f32 = 0;  // float contacts with no double contact within kMatchPos
   double dist_f32 = 0;    // max |dist_f32 - dist_f64| over matched contacts
-  Stats() { g_peak_faces = 0; }
+  Stats() { g_peak_faces = g_replays = 0; }
 };
 
 // A float contact matches the double contact nearest to it when their positions are this close.
@@ -267,10 +270,11 @@ void print(const char* title, const Stats& S) {
   std::printf(
       "%-11s pairs=%d contacts mj=%d mine=%d count_mismatch=%d not_bitwise=%d capped_pairs=%d "
       "max|ddist|=%.3g max|dpos|=%.3g max|dframe|=%.3g\n  f32: contacts=%d pairs_count_differs=%d "
-      "nonfinite=%d unmatched=%d max|ddist f32-f64| matched=%.3g; peak EPA faces=%d\n",
+      "nonfinite=%d unmatched=%d max|ddist f32-f64| matched=%.3g; peak EPA faces=%d; GJK "
+      "replays=%d\n",
       title, S.pairs, S.contacts_mj, S.contacts_mine, S.count_mismatch, S.not_bitwise, S.capped,
       S.dist, S.pos, S.frame, S.contacts_f32, S.count_mismatch_f32, S.nonfinite_f32,
-      S.unmatched_f32, S.dist_f32, g_peak_faces);
+      S.unmatched_f32, S.dist_f32, g_peak_faces, g_replays);
 }
 
 // Double agrees bitwise; float runs, finite, and nearly the same contacts.
@@ -384,6 +388,8 @@ TEST(HFieldCcd, DegeneratePosesAgreeWithMujoco) {
   }
   print("degenerate", S);
   expect_agreement(S);
+  // Faces through the origin: gjkIntersect's -1, after which ccd.h's GJK replays its pass.
+  EXPECT_GT(g_replays, 0) << "no scene reaches the GJK's replay any more";
 }
 
 // A fine grid under large deep geoms: more than 50 prisms collide, the first 50 are kept.
