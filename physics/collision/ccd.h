@@ -913,6 +913,7 @@ enum EpaStatus : int {
   kP3MissingOrigin = 6,
   kP3OriginOnFace = 7,
   kP4MissingOrigin = 8,
+  kRestartFromFace = 9,  // polytope2 or polytope4 found the origin on a face: polytope3 from it
 };
 
 // Hexahedron around triangle v1 v2 v3 of the simplex, with the supports along its normal
@@ -952,16 +953,15 @@ MYRIAD_HD int polytope3(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) 
   return kEpaOk;
 }
 
-// The origin lies on face (a, b, c): restart from that triangle (polytope3).
+// The origin lies on face (a, b, c) of the polytope being built: the face becomes the simplex, and
+// penetration restarts from it with polytope3 (its one call site: one inlined copy on a GPU).
 template <class T>
-MYRIAD_HD int restart_polytope3(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2, int a,
-                                int b, int c) {
+MYRIAD_HD int restart_from_face(Polytope<T>* pt, Status<T>* st, int a, int b, int c) {
   st->nsimplex = 3;
   st->simplex[0] = pt->verts[a];
   st->simplex[1] = pt->verts[b];
   st->simplex[2] = pt->verts[c];
-  polytope_clear(pt);
-  return polytope3(pt, st, o1, o2);
+  return kRestartFromFace;
 }
 
 // Double triangular pyramid around segment v1 v2 of the simplex, with supports along three
@@ -996,7 +996,7 @@ MYRIAD_HD int polytope2(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) 
                            {{i2, i3, i5}, {3, 1, 5}}, {{i2, i5, i4}, {4, 2, 3}}};
   for (const FaceDef& f : defs) {
     if (attach_face(pt, f.v[0], f.v[1], f.v[2], f.a[0], f.a[1], f.a[2]) < min_val2<T>())
-      return restart_polytope3(pt, st, o1, o2, f.v[0], f.v[1], f.v[2]);
+      return restart_from_face(pt, st, f.v[0], f.v[1], f.v[2]);
   }
   const Vertex<T>* v = pt->verts;
   if (!ray_triangle(v[i1].vert, v[i2].vert, v[i3].vert, v[i4].vert, v[i5].vert))
@@ -1020,7 +1020,7 @@ MYRIAD_HD int polytope4(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) 
                            {{i4, i3, i2}, {2, 0, 1}}};
   for (const FaceDef& f : defs) {
     if (attach_face(pt, f.v[0], f.v[1], f.v[2], f.a[0], f.a[1], f.a[2]) < min_val2<T>())
-      return restart_polytope3(pt, st, o1, o2, f.v[0], f.v[1], f.v[2]);
+      return restart_from_face(pt, st, f.v[0], f.v[1], f.v[2]);
   }
   if (!test_tetra(p[0], p[1], p[2], p[3])) return kP4MissingOrigin;
   populate_map(pt, 4);
@@ -1307,13 +1307,15 @@ MYRIAD_HD void penetration(Status<T>* st, Obj<T>& o1, Obj<T>& o2, Arena& arena) 
     if (!arena.try_take()) continue;
     Polytope<T>* pt = arena.polytope();
     polytope_clear(pt);
-    int ret;
+    int ret = kRestartFromFace;
     if (st->nsimplex == 2) {
       ret = polytope2(pt, st, o1, o2);
-    } else if (st->nsimplex == 3) {
-      ret = polytope3(pt, st, o1, o2);
-    } else {
+    } else if (st->nsimplex == 4) {
       ret = polytope4(pt, st, o1, o2);
+    }
+    if (ret == kRestartFromFace) {  // a triangle, or a face of the polytope begun
+      polytope_clear(pt);
+      ret = polytope3(pt, st, o1, o2);
     }
     if (ret == kEpaOk) epa(st, pt, o1, o2);
     arena.give_back();
