@@ -611,6 +611,18 @@ MYRIAD_HD int gjk_intersect(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
   return -1;
 }
 
+// lincomb over one point of each of the simplex's first n vertices (vert, vert1 or vert2), without
+// an array of pointers to them (which a GPU lane would keep on its stack).
+template <class T>
+MYRIAD_HD void simplex_lincomb(T* r, const T* coef, int n, const Vertex<T>* s,
+                               T (Vertex<T>::*point)[3]) {
+  for (int c = 0; c < 3; ++c) {
+    T acc = coef[0] * (s[0].*point)[c];
+    for (int q = 1; q < n; ++q) acc = acc + coef[q] * (s[q].*point)[c];
+    r[c] = acc;
+  }
+}
+
 // GJK gave up: no contact (dist = DBL_MAX, empty simplex); true (gjk_pass is done).
 template <class T>
 MYRIAD_HD bool gjk_separated(Status<T>* st, int k) {
@@ -686,8 +698,7 @@ MYRIAD_HD bool gjk_pass(Status<T>* st, Obj<T>& o1, Obj<T>& o2, bool replay) {
     }
     if (n < 1) return gjk_separated(st, k);
     T x_next[3];
-    const T* vs[4] = {simplex[0].vert, simplex[1].vert, simplex[2].vert, simplex[3].vert};
-    lincomb(x_next, lam, n, vs);
+    simplex_lincomb(x_next, lam, n, simplex, &Vertex<T>::vert);
     if (equal3(x_next, x_k)) break;
     copy3(x_k, x_next);
     if (n == 4) {
@@ -697,10 +708,8 @@ MYRIAD_HD bool gjk_pass(Status<T>* st, Obj<T>& o1, Obj<T>& o2, bool replay) {
     ++k;
   }
   if (n > 0) {
-    const T* v1[4] = {simplex[0].vert1, simplex[1].vert1, simplex[2].vert1, simplex[3].vert1};
-    const T* v2[4] = {simplex[0].vert2, simplex[1].vert2, simplex[2].vert2, simplex[3].vert2};
-    lincomb(st->x1, lam, n, v1);
-    lincomb(st->x2, lam, n, v2);
+    simplex_lincomb(st->x1, lam, n, simplex, &Vertex<T>::vert1);
+    simplex_lincomb(st->x2, lam, n, simplex, &Vertex<T>::vert2);
   }
   st->gjk_iterations = k;
   st->nsimplex = n;
