@@ -2,11 +2,15 @@
 // MYRIAD_HD_LAMBDA does the same for a lambda passed to parallel_for. MYRIAD_NO_UNROLL keeps a
 // loop rolled on the GPU, where unrolling it would hold several iterations' values in registers
 // at once (a loop whose body is most of a kernel's registers); the CPU compiler decides there.
+// MYRIAD_HD_OUTLINE is MYRIAD_HD kept out of line on the GPU: a call with its own frame, for a
+// large function inlined into a kernel that has no room for its registers and stack besides its
+// own (GJK/EPA); inlined on the CPU as MYRIAD_HD.
 #pragma once
 
 #if defined(__CUDACC__)
 #define MYRIAD_HD __host__ __device__ __forceinline__
 #define MYRIAD_HD_LAMBDA __host__ __device__
+#define MYRIAD_HD_OUTLINE __host__ __device__ __noinline__
 #define MYRIAD_UNROLL _Pragma("unroll")
 #if defined(__CUDA_ARCH__)
 #define MYRIAD_NO_UNROLL _Pragma("unroll 1")
@@ -15,6 +19,7 @@
 #endif
 #else
 #define MYRIAD_HD inline __attribute__((always_inline))
+#define MYRIAD_HD_OUTLINE MYRIAD_HD
 #define MYRIAD_HD_LAMBDA
 // Fully unrolls a short fixed loop before GCC's vectorizer sees the loop over envs around it.
 #define MYRIAD_UNROLL _Pragma("GCC unroll 16")

@@ -726,7 +726,7 @@ MYRIAD_HD bool gjk_pass(Status<T>* st, Obj<T>& o1, Obj<T>& o2, bool replay) {
 // does not write before then (x1, x2, the settings), so the replay repeats the first pass's
 // iterations bit for bit up to where it called gjkIntersect.
 template <class T>
-MYRIAD_HD void gjk(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
+MYRIAD_HD_OUTLINE void gjk(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
   for (int pass = 0; pass < 2; ++pass) {  // one call site: one inlined GJK on a GPU
     if (gjk_pass(st, o1, o2, pass == 1)) return;
     MYRIAD_CCD_NOTE_REPLAY();
@@ -928,7 +928,7 @@ enum EpaStatus : int {
 // Hexahedron around triangle v1 v2 v3 of the simplex, with the supports along its normal
 // (polytope3).
 template <class T>
-MYRIAD_HD int polytope3(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
+MYRIAD_HD_OUTLINE int polytope3(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
   const T* v1 = st->simplex[0].vert;
   const T* v2 = st->simplex[1].vert;
   const T* v3 = st->simplex[2].vert;
@@ -976,7 +976,7 @@ MYRIAD_HD int restart_from_face(Polytope<T>* pt, Status<T>* st, int a, int b, in
 // Double triangular pyramid around segment v1 v2 of the simplex, with supports along three
 // directions 120 degrees apart (polytope2).
 template <class T>
-MYRIAD_HD int polytope2(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
+MYRIAD_HD_OUTLINE int polytope2(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
   for (int c = 0; c < 3; ++c)
     pt->center[c] = (st->simplex[0].vert[c] + st->simplex[1].vert[c]) * T(0.5);
   T diff[3];
@@ -1016,7 +1016,7 @@ MYRIAD_HD int polytope2(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) 
 
 // The GJK tetrahedron as the initial polytope (polytope4).
 template <class T>
-MYRIAD_HD int polytope4(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
+MYRIAD_HD_OUTLINE int polytope4(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
   const int i1 = insert_vertex(pt, st->simplex[0]);
   const int i2 = insert_vertex(pt, st->simplex[1]);
   const int i3 = insert_vertex(pt, st->simplex[2]);
