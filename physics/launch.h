@@ -171,7 +171,11 @@ struct CollidePairs {
 // 4 for two geoms, one per perturbation. Unmeasured on a GPU.
 constexpr int kCcdBlock = 32;
 constexpr int ccd_lanes(int group) { return group == collision::kPairsHfield ? 8 : 4; }
-static_assert(ccd_lanes(collision::kPairsCcd) >= 4, "convex_convex_group's round holds 4");
+// Each group's room in the block's shared round: a result per lane for a height field, the five
+// of convex_convex_group for two geoms.
+constexpr int ccd_round(int group) {
+  return group == collision::kPairsHfield ? ccd_lanes(group) : collision::kConvexRound;
+}
 static_assert(kCcdBlock == 32, "CollideCcdByLanes' lane mask and shared rounds are one warp's");
 template <int kGroup, class T>
 struct CollideCcdByLanes {
@@ -186,7 +190,8 @@ struct CollideCcdByLanes {
 #if defined(__CUDA_ARCH__)
     __shared__ collision::ccd::Polytope<double> polytope;
     __shared__ int taken;
-    __shared__ collision::ContactValues<double> rounds[kCcdBlock];
+    constexpr int kRound = ccd_round(kGroup);
+    __shared__ collision::ContactValues<double> rounds[kCcdBlock / kLanes * kRound];
     const int64_t block_left = threads - (t - (t & (kCcdBlock - 1)));
     const unsigned lanes = block_left >= kCcdBlock ? 0xffffffffu : (1u << block_left) - 1u;
     auto arena = collision::ccd::WarpPolytope<double>::open(&polytope, &taken, lanes);
@@ -197,7 +202,7 @@ struct CollideCcdByLanes {
     EnvData<T> e = b.env(i);
     collision_ccd_group<kGroup>(group, env_model(m, params, i), e,
                                 m.candidate_grouped[first + static_cast<int>(pair % count)],
-                                rounds + group.first_lane(), arena);
+                                rounds + group.first_lane() / kLanes * kRound, arena);
 #else
     (void)t;
 #endif

@@ -128,12 +128,15 @@ MYRIAD_HD int same_sign2(T a, T b) {
 // 3..5 on the surface) or a sphere, capsule, ellipsoid, cylinder or box (pos, mat: its pose; size:
 // MuJoCo's geom size); in the sphere/capsule core pass of mjc_ccd a point or a segment. A prism
 // needs no mat or size and a geom no vertices, so they share their storage (a GPU lane holds two
-// objects through GJK/EPA: 192 bytes each in double instead of 288). Zeroed, as the prism's walk
+// objects through GJK/EPA: 184 bytes each in double instead of 288). Zeroed, as the prism's walk
 // expects; a geom's pose and size are set by whoever makes it (init_obj, geom_in_hfield_frame).
 template <class T>
 struct Obj {
-  int type = kHField;
-  int mode = kFull;
+  // Small numbers, a byte each (the object is on a GPU lane's stack): the geom type (mjtGeom), the
+  // ObjMode, the box corner of the last support (mjCCDObj.vertindex; -1 none).
+  signed char type = kHField;
+  signed char mode = kFull;
+  signed char vertindex = -1;
   T pos[3] = {0, 0, 0};
   union {
     struct {  // a geom's
@@ -143,7 +146,6 @@ struct Obj {
     T prism[6][3];  // a prism's
   };
   T margin = 0;
-  int vertindex = -1;  // box corner of the last support (mjCCDObj.vertindex)
   MYRIAD_HD Obj() {
     for (int i = 0; i < 6; ++i) prism[i][0] = prism[i][1] = prism[i][2] = T(0);
   }

@@ -230,7 +230,7 @@ MYRIAD_HD int convex_pair(const CollisionModel<T>& m, int g1, int g2, Contact<T>
 }
 
 // convex_pair by a lane group (convex.h's convex_convex_group, which writes T contacts from its
-// double values; round: room for 4 shared by the group's lanes).
+// double values; round: room for kConvexRound shared by the group's lanes).
 template <class T, class G, class Arena>
 MYRIAD_HD int convex_pair_group(const G& grp, ContactValues<double>* round,
                                 const CollisionModel<T>& m, int g1, int g2, Contact<T>* found,

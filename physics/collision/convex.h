@@ -224,6 +224,13 @@ MYRIAD_HD bool distinct_point(const T* p, int n, Pos pos, T tolerance) {
   return true;
 }
 
+// Position of the i-th set bit of bits (counting from 0; i below the number of set bits).
+MYRIAD_HD int nth_bit(unsigned bits, int i) {
+  int k = 0;
+  for (;; ++k)
+    if ((bits >> k & 1u) && i-- == 0) return k;
+}
+
 // Puts the object back at pose (pos, mat) after a perturbation.
 template <class T>
 MYRIAD_HD void restore_pose(ccd::Obj<T>& o, const T* pos, const T* mat) {
@@ -416,13 +423,18 @@ MYRIAD_HD int convex_convex(Contact<T>* con, T margin, int type1, const T* pos1,
   return n;
 }
 
+// Room convex_convex_group's round needs: the first mjc_ccd call's result and the four
+// perturbations'.
+constexpr int kConvexRound = 5;
+
 // convex_convex by a lane group (physics/constraint/group.h), as the GPU runs a pair: one lane
 // runs the first mjc_ccd call, then the four multi-CCD perturbations go one per lane, each from the
 // geoms' own poses as convex_convex restores them, and every lane walks their results in order
 // while the leader writes the distinct ones, so the contacts are convex_convex's whatever the
-// group's size. round: room for 4, seen by all the group's lanes. T is the arithmetic, C the
-// contacts' scalar (collide.h runs it in double for a float model, as convex_pair does). Every lane
-// returns the count.
+// group's size. round: room for kConvexRound, seen by all the group's lanes (the first call's
+// result in round[0], perturbation k's in round[1 + k]; a lane keeps no copy of them, its stack
+// on a GPU being the scarce room). T is the arithmetic, C the contacts' scalar (collide.h runs it
+// in double for a float model, as convex_pair does). Every lane returns the count.
 template <class T, class C, class G, class Arena>
 MYRIAD_HD int convex_convex_group(const G& grp, ContactValues<T>* round, Contact<C>* con, T margin,
                                   int type1, const T* pos1, const T* mat1, const T* size1,
@@ -436,35 +448,32 @@ MYRIAD_HD int convex_convex_group(const G& grp, ContactValues<T>* round, Contact
   // One call site for the five mjc_ccd calls (one inlined GJK/EPA on a GPU): a first round of one
   // item, the unperturbed call, whose result every lane then reads; a second of four, the
   // perturbations.
-  ContactValues<T> first;
+  const ContactValues<T>& first = round[0];
   T frame[9], tolerance = 0;
   for (int phase = 0; phase < 2; ++phase) {
     constraint::group_for(grp, phase == 0 ? 1 : 4, [&](int k) {
       if (phase > 0) perturb(o1, o2, frame, first.pos, k);
-      ccd_contact_values(round[k], o1, o2, margin, ccd_iterations, ccd_tolerance, arena);
+      ccd_contact_values(round[phase + k], o1, o2, margin, ccd_iterations, ccd_tolerance, arena);
       if (phase > 0) {
         restore_pose(o1, pos1, mat1);  // for the lane's next perturbation, as convex_convex does
         restore_pose(o2, pos2, mat2);
       }
     });
     if (phase > 0) break;
-    first = round[0];
-    grp.sync();  // every lane has read it before the perturbations overwrite it
     if (!first.hit) return 0;
     if (constraint::group_leader(grp)) store_values(con[0], first);
     if (!multiccd_runs(multiccd, type1, type2)) return 1;
     tolerance = perturbation_frame(frame, first.normal, rbound1, rbound2);
   }
-  // The kept contacts' positions in T, for the distinct test (convex_convex reads its list).
-  T kept[kMaxConvexContacts][3];
-  copy3(kept[0], first.pos);
+  // The kept contacts: round entries, a bit each (bit 0 the first call's).
+  unsigned kept = 1;
   int n = 1;
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 1; k < kConvexRound; ++k) {
     const ContactValues<T>& v = round[k];
     if (!v.hit || !distinct_point(
-                      v.pos, n, [&](int i) { return kept[i]; }, tolerance))
+                      v.pos, n, [&](int i) { return round[nth_bit(kept, i)].pos; }, tolerance))
       continue;
-    copy3(kept[n], v.pos);
+    kept |= 1u << k;
     if (constraint::group_leader(grp)) {
       store_values(con[n], v);
       con[n].dist = C(first.dist);
