@@ -40,15 +40,17 @@ enum DataField : int {
 // the entries they never write (the world body's cfrc, qM off the tree) are zero on both sides.
 // qM's upper triangle is scratch (the solver mirrors the lower one into it, constraint/solve.h;
 // implicitfast writes its free bodies' unsymmetric matrices there): not scattered. The outputs that
-// the constraint stages and the integrators read are scattered after every forward; the rest (what
-// envs and users read) after the step's last forward only, which is the forward whose values
-// mj_step leaves in mjData.
+// the constraint stages and the integrators read are scattered after every forward (implicitfast's
+// own only for a model that integrates with it); the rest (what envs and users read, and what the
+// sensors read: a forward before the step's last computes sensors that the step then discards)
+// after the step's last forward only, which is the forward whose values mj_step leaves in mjData.
 // clang-format off
 #define MYRIAD_TILE_INPUTS(X) X(qpos) X(qvel) X(ctrl)
 #define MYRIAD_TILE_CONSTRAINT_INPUTS(X)                                          \
   X(qpos) X(geom_xpos) X(geom_xmat) X(cdof) X(subtree_com) X(ten_length) X(ten_J) \
-  X(qM) X(qfrc_smooth) X(qacc_smooth)                                             \
-  X(actuator_force) X(xpos) X(xmat) X(xipos) X(ximat)  /* implicitfast's */
+  X(qM) X(qfrc_smooth) X(qacc_smooth)
+#define MYRIAD_TILE_IMPLICITFAST_INPUTS(X) \
+  X(actuator_force) X(xpos) X(xmat) X(xipos) X(ximat)
 #define MYRIAD_TILE_OUTPUTS(X)                                                         \
   X(qpos) X(xpos) X(xquat) X(xmat) X(xipos) X(ximat) X(xanchor) X(xaxis)               \
   X(geom_xpos) X(geom_xmat) X(subtree_com) X(cinert) X(crb) X(cdof) X(cdof_dot)        \
@@ -188,6 +190,9 @@ void forward_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, i
     MYRIAD_TILE_OUTPUTS(MYRIAD_X)
   } else {
     MYRIAD_TILE_CONSTRAINT_INPUTS(MYRIAD_X)
+    if (m.integrator == kImplicitFast) {
+      MYRIAD_TILE_IMPLICITFAST_INPUTS(MYRIAD_X)
+    }
   }
 #undef MYRIAD_X
   // Constraint stages: (poses, qvel, qacc_smooth) => (contacts, rows, qacc, efc_force,
