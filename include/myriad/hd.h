@@ -2,9 +2,9 @@
 // MYRIAD_HD_LAMBDA does the same for a lambda passed to parallel_for. MYRIAD_NO_UNROLL keeps a
 // loop rolled on the GPU, where unrolling it would hold several iterations' values in registers
 // at once (a loop whose body is most of a kernel's registers); the CPU compiler decides there.
-// MYRIAD_HD_OUTLINE is MYRIAD_HD kept out of line on the GPU: a call with its own frame, for a
+// MYRIAD_HD_OUTLINE is MYRIAD_HD kept out of line under nvcc: a call with its own frame, for a
 // large function inlined into a kernel that has no room for its registers and stack besides its
-// own (GJK/EPA); inlined on the CPU as MYRIAD_HD.
+// own (GJK/EPA); in the CPU build (g++, the engine's .cc files) it is MYRIAD_HD, inlined.
 #pragma once
 
 #if defined(__CUDACC__)

@@ -640,8 +640,9 @@ MYRIAD_HD bool gjk_separated(Status<T>* st, int k) {
 // norm after the early stop |x|^2 < tol^2, 0 when the four-point simplex encloses the origin (3.11
 // writes 0, not |x_k|: with S3D's kept lam[3] the last iterate need not be near 0), else |x_k| from
 // the top of the last iteration. One pass of it (gjk_pass): replay, the second pass after
-// gjkIntersect ran out of iterations, takes gjkIntersect's -1 without running it; false when the
-// pass ended in that -1 and has to be replayed.
+// gjkIntersect returned -1 (a face through the origin, or out of iterations), takes that -1
+// without running it, at the iteration count the first pass left; false when the pass ended in
+// that -1 and has to be replayed.
 template <class T>
 MYRIAD_HD bool gjk_pass(Status<T>* st, Obj<T>& o1, Obj<T>& o2, bool replay) {
   const bool get_dist = st->dist_cutoff > 0;
@@ -724,12 +725,13 @@ MYRIAD_HD bool gjk_pass(Status<T>* st, Obj<T>& o1, Obj<T>& o2, bool replay) {
 #define MYRIAD_CCD_NOTE_REPLAY()
 #endif
 
-// gjk_pass, replayed when gjkIntersect runs out of iterations. A pass reads from st only what it
-// does not write before then (x1, x2, the settings), so the replay repeats the first pass's
+// gjk_pass, replayed when gjkIntersect returns -1. A pass reads from st only what it does not
+// write before then (x1, x2, the settings) and the objects' supports depend only on the direction
+// (a box's corner is written before it is read), so the replay repeats the first pass's
 // iterations bit for bit up to where it called gjkIntersect.
 template <class T>
 MYRIAD_HD_OUTLINE void gjk(Status<T>* st, Obj<T>& o1, Obj<T>& o2) {
-  for (int pass = 0; pass < 2; ++pass) {  // one call site: one inlined GJK on a GPU
+  for (int pass = 0; pass < 2; ++pass) {  // one call site: one copy of the pass
     if (gjk_pass(st, o1, o2, pass == 1)) return;
     MYRIAD_CCD_NOTE_REPLAY();
   }
@@ -965,7 +967,8 @@ MYRIAD_HD_OUTLINE int polytope3(Polytope<T>* pt, Status<T>* st, Obj<T>& o1, Obj<
 }
 
 // The origin lies on face (a, b, c) of the polytope being built: the face becomes the simplex, and
-// penetration restarts from it with polytope3 (its one call site: one inlined copy on a GPU).
+// penetration restarts from it with polytope3 (its one call site, which was three when polytope2
+// and polytope4 called it).
 template <class T>
 MYRIAD_HD int restart_from_face(Polytope<T>* pt, Status<T>* st, int a, int b, int c) {
   st->nsimplex = 3;

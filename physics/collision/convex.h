@@ -445,7 +445,7 @@ MYRIAD_HD int convex_convex_group(const G& grp, ContactValues<T>* round, Contact
   ccd::Obj<T> o1, o2;
   init_obj(&o1, type1, pos1, mat1, size1, margin);
   init_obj(&o2, type2, pos2, mat2, size2, margin);
-  // One call site for the five mjc_ccd calls (one inlined GJK/EPA on a GPU): a first round of one
+  // One call site for the five mjc_ccd calls (one copy of GJK/EPA on a GPU): a first round of one
   // item, the unperturbed call, whose result every lane then reads; a second of four, the
   // perturbations.
   const ContactValues<T>& first = round[0];
@@ -460,9 +460,15 @@ MYRIAD_HD int convex_convex_group(const G& grp, ContactValues<T>* round, Contact
       }
     });
     if (phase > 0) break;
-    if (!first.hit) return 0;
+    if (!first.hit) {
+      grp.sync();  // every lane has read round[0] before a later call may overwrite it
+      return 0;
+    }
     if (constraint::group_leader(grp)) store_values(con[0], first);
-    if (!multiccd_runs(multiccd, type1, type2)) return 1;
+    if (!multiccd_runs(multiccd, type1, type2)) {
+      grp.sync();  // as above
+      return 1;
+    }
     tolerance = perturbation_frame(frame, first.normal, rbound1, rbound2);
   }
   // The kept contacts: round entries, a bit each (bit 0 the first call's).
