@@ -34,4 +34,19 @@ mkdir -p "$root/.whl/native"
 "$py" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
   --python-version 3.12 --platform manylinux_2_28_x86_64 -d "$root/.whl/native" \
   "mujoco==$mujoco_version"
-ls -l "$root/.whl" "$root/.whl/native"
+# The Go1 and G1 robot models ("mjlab:" paths in envs/robots/models), from the mjlab package
+# install-deps.sh put in the venv: only their xmls/ folders (8 MB packed; the wheel is 30 MB).
+# gpu-check.sh unpacks them and points MYRIAD_MJLAB_DIR there.
+mkdir -p "$root/.whl/assets"
+"$py" - "$root/.whl/assets/mjlab-robots.tar.xz" << 'PY'
+import importlib.util, os, sys, tarfile
+spec = importlib.util.find_spec("mjlab")  # found, not imported (its imports need more than it)
+if spec is None:
+    sys.exit("fetch-gpu-wheels: mjlab is not installed (bash scripts/install-deps.sh installs it)")
+base = os.path.dirname(spec.origin)
+with tarfile.open(sys.argv[1], "w:xz") as tar:
+    for robot in ("unitree_go1", "unitree_g1"):
+        tar.add(os.path.join(base, "asset_zoo/robots", robot, "xmls"),
+                arcname=f"asset_zoo/robots/{robot}/xmls")
+PY
+ls -l "$root/.whl" "$root/.whl/native" "$root/.whl/assets"

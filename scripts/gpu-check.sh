@@ -27,7 +27,12 @@
 # The GPU host has CMake, nvcc and PyTorch but no network: first, here,
 #   bash scripts/fetch-gpu-debs.sh     # .debs/: C++ libraries the host lacks
 #   bash scripts/fetch-gpu-wheels.sh   # .whl/: Python wheels (gymnasium) and the mujoco wheel
-# then (device tool): carry [".debs", ".whl"], command "bash scripts/gpu-check.sh", timeout_s 540.
+#   bash scripts/gpu-prebuild.sh       # .gpu-prebuilt/: step 1's binaries, built here for sm_90
+# then (device tool): carry [".debs", ".whl", ".gpu-prebuilt"], command "bash scripts/gpu-check.sh",
+# timeout_s 540. A pack built from these sources against the host's PyTorch (scripts/
+# gpu_prebuilt.py) replaces step 1's compile: its binaries run steps 2-4 at once, and what it
+# left out (the Python extension always: the host's Python is not this machine's) is built
+# after step 4. Without a usable pack, step 1 compiles as before.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -114,6 +119,11 @@ for f in .whl/native/mujoco-*.whl; do
   [ -f "$f" ] && "$py" -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" \
     "$f" "$mujoco_dir"
 done
+# The Go1 and G1 models' mjlab folders (scripts/fetch-gpu-wheels.sh), for the robot tasks.
+if [ -f .whl/assets/mjlab-robots.tar.xz ]; then
+  mkdir -p /tmp/myriad-mjlab && tar -xJf .whl/assets/mjlab-robots.tar.xz -C /tmp/myriad-mjlab &&
+    export MYRIAD_MJLAB_DIR=/tmp/myriad-mjlab
+fi
 # zlib1g-dev's libz.so points at Debian's /lib/.../libz.so.1.2.13; use the host's libz.so.1.
 libz_dev="$prefix/usr/lib/x86_64-linux-gnu/libz.so"
 if [ -L "$libz_dev" ] && [ ! -e "$libz_dev" ]; then
@@ -140,10 +150,11 @@ torch_prefix=$("$py" -c "import torch; print(torch.utils.cmake_prefix_path)")
 section "1 build"
 # Without the fused CUDA launches (-DMYRIAD_CUDA_FUSED=OFF): an option no step here runs, and
 # their translation units were the slowest nvcc compiles of the build.
-if [ ! -f "$build/build.ninja" ]; then
+configure_build() {
+  [ -f "$build/build.ninja" ] && return 0
   if [ "$mode" = dry ]; then
     record 1_build "\"dry run: no build at $build (MYRIAD_GPU_BUILD)\""
-    exit 1
+    return 1
   fi
   run_logged 180 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES="${MYRIAD_CUDA_ARCHS:-90}" \
@@ -152,62 +163,114 @@ if [ ! -f "$build/build.ninja" ]; then
     -DMYRIAD_VENV_PYTHON="$(command -v "$py")" -DMYRIAD_PYTHON=ON -DMYRIAD_CUDA_FUSED=OFF \
     -DMYRIAD_MUJOCO_DIR="$mujoco_dir/mujoco" || {
     record 1_build.configure "\"failed: $(grep -m1 -A3 'CMake Error' "$log" | tr '\n"' ' \x27')\""
-    exit 1
+    return 1
   }
-fi
-bin="$build/tools/myriad"
-# The `myriad` binary first (every step needs it; its limit is what the budget leaves after 90 s
-# of checks), then the rest in one ninja run (-k 0: a target that fails costs only its own
-# checks), so their compiles overlap. A timed-out build records how far ninja got.
-# (2026-12-04: the 300 s per target this had was too short: physics/engine.cc alone, then one
-# file, compiled for over 5 minutes there.)
+}
+# A timed-out build records how far ninja got.
 build_failed() {
   local why=$1
   { [ "$why" = 124 ] || [ "$why" = 137 ]; } && why="timed out at $(grep -E '^\[[0-9]+/[0-9]+\]' "$log" | tail -n 1 | cut -d' ' -f1)"
   [ "$why" -lt 124 ] 2> /dev/null && why="failed: $(grep -m1 -E 'error' "$log" | cut -c1-300 | tr '"' "'")"
   echo "$why"
 }
-t0=$(date +%s)
-run_logged $(($(left) - 90)) cmake --build "$build" -j "$jobs" --target myriad
-rc=$?
-if [ $rc = 0 ]; then
-  record 1_build.myriad "{\"seconds\": $(($(date +%s) - t0))}"
-else
-  record 1_build.myriad "\"$(build_failed $rc)\""
-  exit 1
+# The pack (scripts/gpu-prebuild.sh): used when built from these sources against this PyTorch
+# and every library it needs resolves here; its binaries sit in $pre, the host's in $build.
+pre=/tmp/myriad-gpu-prebuilt
+rm -rf "$pre"
+if [ -f .gpu-prebuilt/manifest.json ]; then
+  verdict=$("$py" scripts/gpu_prebuilt.py check --pack .gpu-prebuilt --root "$root" --build "$pre" \
+    2>> "$log" | tail -n 1)
+  record 1_build.prebuilt "${verdict:-\"check failed (see the log)\"}"
+  if grep -q '"use": true' <<< "$verdict"; then
+    # What the binaries were linked against, where the host has it: PyTorch's libraries and the
+    # CUDA ones its wheels bring, the CUDA toolkit's, libmujoco from the carried wheel.
+    libs=$("$py" -c "import glob, os, torch; t = os.path.dirname(torch.__file__); \
+print(':'.join([os.path.join(t, 'lib')] + sorted(glob.glob(os.path.join(t, '..', 'nvidia', '*', 'lib')))))")
+    export LD_LIBRARY_PATH="$libs:$mujoco_dir/mujoco:/usr/local/cuda/lib64:/usr/local/cuda/lib:$LD_LIBRARY_PATH"
+    unresolved=$(ldd "$pre/tools/myriad" 2>&1 | grep 'not found' | tr -s ' \t\n' ' ' | tr -d '"')
+    if [ -z "$unresolved" ] && run_logged 30 "$pre/tools/myriad" --version; then
+      bin="$pre/tools/myriad"
+      record 1_build.myriad '"from the pack"'
+    else
+      record 1_build.prebuilt_rejected "\"${unresolved:-myriad --version failed (see the log)}\""
+      rm -rf "$pre"
+    fi
+  else
+    rm -rf "$pre"  # whatever a refused check unpacked
+  fi
 fi
+# binpath REL: REL from the pack where it has it, else from the host's build.
+binpath() { if [ -f "$pre/$1" ]; then echo "$pre/$1"; else echo "$build/$1"; fi; }
 rest=(myriad_python test_cuda_envs test_staged_randomized test_physics test_learner test_devices)
-t0=$(date +%s)
-run_logged $(($(left) - 60 > 300 ? 300 : $(left) - 60)) cmake --build "$build" -j "$jobs" \
-  --target "${rest[@]}" -- -k 0
-rc=$?
-record 1_build.rest "{\"seconds\": $(($(date +%s) - t0)), \"rc\": $rc}"
-for file in 'python/myriad/_core*.so' tests/envs/test_cuda_envs tests/envs/test_staged_randomized \
-  tests/physics/test_physics tests/learner/test_learner tests/envs/test_devices; do
-  compgen -G "$build/$file" > /dev/null ||
-    record "1_build.missing.${file##*/}" "\"$(build_failed $rc)\""
-done
+rest_files=('python/myriad/_core*.so' tests/envs/test_cuda_envs tests/envs/test_staged_randomized
+  tests/physics/test_physics tests/learner/test_learner tests/envs/test_devices)
+# build_rest KEY: compiles what steps 2-7 need and neither the pack nor an earlier build has
+# (-k 0: a target that fails costs only its own checks), within 300 s or the budget.
+build_rest() {
+  local targets=() i rc t0
+  for i in "${!rest[@]}"; do
+    compgen -G "$pre/${rest_files[$i]}" > /dev/null || targets+=("${rest[$i]}")
+  done
+  [ ${#targets[@]} = 0 ] && return 0
+  configure_build || return 1
+  t0=$(date +%s)
+  run_logged $(($(left) - 60 > 300 ? 300 : $(left) - 60)) cmake --build "$build" -j "$jobs" \
+    --target "${targets[@]}" -- -k 0
+  rc=$?
+  record "$1" "{\"seconds\": $(($(date +%s) - t0)), \"rc\": $rc, \"targets\": \"${targets[*]}\"}"
+  for i in "${!rest[@]}"; do
+    compgen -G "$pre/${rest_files[$i]}" > /dev/null || compgen -G "$build/${rest_files[$i]}" \
+      > /dev/null || record "$1.missing.${rest_files[$i]##*/}" "\"$(build_failed $rc)\""
+  done
+}
+if [ ! -d "$pre" ]; then
+  # No pack: the `myriad` binary first (every step needs it; its limit is what the budget leaves
+  # after 90 s of checks), then the rest in one ninja run, so their compiles overlap.
+  # (2026-12-04: the 300 s per target this had was too short: physics/engine.cc alone, then one
+  # file, compiled for over 5 minutes there.)
+  configure_build || exit 1
+  bin="$build/tools/myriad"
+  t0=$(date +%s)
+  run_logged $(($(left) - 90)) cmake --build "$build" -j "$jobs" --target myriad
+  rc=$?
+  if [ $rc = 0 ]; then
+    record 1_build.myriad "{\"seconds\": $(($(date +%s) - t0))}"
+  else
+    record 1_build.myriad "\"$(build_failed $rc)\""
+    exit 1
+  fi
+  build_rest 1_build.rest
+fi
 
 section "2 agreement"
 export MYRIAD_SOURCE_DIR="$root"
-# MYRIAD_CUDA_CHECK=1: a faulting kernel names its stage (include/myriad/parallel_for.h).
-export MYRIAD_CUDA_CHECK=1
-for spec in "test_cuda_envs envs *" "test_staged_randomized envs *Cuda*" \
-  "test_physics physics *Cuda*" "test_devices envs *"; do
-  read -r name dir filter <<< "$spec"
-  budget_for "2_agreement.$name" 60 || continue
-  run_to "$runs/$name.log" 240 "$build/tests/$dir/$name" --gtest_filter="$filter" \
-    --gtest_output="json:$runs/$name.json"
-  record "2_agreement.$name" --gtest "$runs/$name.json"
-done
-unset MYRIAD_CUDA_CHECK
-# The same envs' step replayed as one CUDA graph against plain launches (the check above turns
-# graphs off), through a task's Params changing (its command curriculum).
-if budget_for 2_agreement.cuda_graph 40; then
-  run_to "$runs/graph.log" 120 "$build/tests/envs/test_staged_randomized" --gtest_filter='*Graph*' \
-    --gtest_output="json:$runs/graph.json"
-  record 2_agreement.cuda_graph --gtest "$runs/graph.json"
-fi
+# agreement SPEC...: each "KEY BINARY DIR FILTER CHECK" whose binary is at hand (the pack's or the
+# build's) runs now; the others wait in `deferred` for the rest of the build (after step 4).
+# CHECK=1: MYRIAD_CUDA_CHECK=1, a faulting kernel names its stage (include/myriad/parallel_for.h);
+# it launches plainly, so the CUDA graph's own check runs without it.
+deferred=()
+agreement() {
+  local spec key name dir filter check exe
+  for spec in "$@"; do
+    read -r key name dir filter check <<< "$spec"
+    exe=$(binpath "tests/$dir/$name")
+    if [ ! -x "$exe" ]; then
+      deferred+=("$spec")
+      continue
+    fi
+    budget_for "2_agreement.$key" 60 || continue
+    if [ "$check" = 1 ]; then export MYRIAD_CUDA_CHECK=1; else unset MYRIAD_CUDA_CHECK; fi
+    run_to "$runs/$key.log" 240 "$exe" --gtest_filter="$filter" --gtest_output="json:$runs/$key.json"
+    record "2_agreement.$key" --gtest "$runs/$key.json"
+  done
+  unset MYRIAD_CUDA_CHECK
+}
+# The last: the same envs' step replayed as one CUDA graph against plain launches, through a
+# task's Params changing (its command curriculum).
+agreement "test_cuda_envs test_cuda_envs envs * 1" \
+  "test_staged_randomized test_staged_randomized envs *Cuda* 1" \
+  "test_physics test_physics physics *Cuda* 1" "test_devices test_devices envs * 1" \
+  "cuda_graph test_staged_randomized envs *Graph* 0"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # synccheck: the constraint solve's warps (__syncwarp between phases) reach every barrier whole.
 for tool in memcheck initcheck synccheck; do
@@ -253,20 +316,15 @@ print(json.dumps({'env_steps': s['env_steps'], 'wall_seconds': s['wall_seconds']
 'env_steps_per_second': s['env_steps'] / s['wall_seconds']}))" 2> /dev/null ||
     echo "\"failed: $(grep -v '^\s*$' "$runs/train.log" | tail -n 1 | tr '"' "'")\"")"
 }
-ppo_steps=$("$py" -c "import yaml; print(yaml.safe_load(open('configs/ant_ppo.yaml'))['ppo']['num_steps'])")
-for n in "${sizes[@]}"; do
-  key="4_ppo.Ant-v5.n$n"
-  budget_for "$key" 60 || continue
-  dir="$runs/ppo-$n"
-  rm -rf "$dir"  # a run folder is never overwritten
-  run_to "$runs/train.log" 150 "$bin" train configs/ant_ppo.yaml --out "$dir" "env.device=$dev" \
-    "env.num_envs=$n" "run.total_env_steps=$((n * ppo_steps * 4))" run.checkpoint_every=0 \
-    run.eval_episodes=0 eval.record=false
-  record_training "$key" "$dir"
-done
-# Host syncs per update: LibTorch warns at every synchronising CUDA call (sync debug mode); the
+# measure_syncs: LibTorch warns at every synchronising CUDA call (sync debug mode); the
 # difference between a 6- and a 2-update run, over 4, is the loop's syncs per update.
-if [ "$mode" = gpu ] && budget_for 4_ppo.syncs_per_update 60; then
+measure_syncs() {
+  if [ "$mode" != gpu ]; then
+    record 4_ppo.syncs_per_update '"not on the CPU"'
+    return
+  fi
+  budget_for 4_ppo.syncs_per_update 60 || return
+  local updates a b
   for updates in 2 6; do
     rm -rf "$runs/syncs-$updates"
     PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" timeout 120 "$py" -c "
@@ -281,8 +339,23 @@ myriad.train('configs/ant_ppo.yaml', out='$runs/syncs-$updates', env__device='cu
   a=$(grep -c 'synchroniz' "$runs/syncs-2.log") b=$(grep -c 'synchroniz' "$runs/syncs-6.log")
   record 4_ppo.syncs_per_update "{\"warnings_2_updates\": $a, \"warnings_6_updates\": $b, \
 \"per_update\": $(((b - a) / 4))}"
-elif [ "$mode" != gpu ]; then
-  record 4_ppo.syncs_per_update '"not on the CPU"'
+}
+ppo_steps=$("$py" -c "import yaml; print(yaml.safe_load(open('configs/ant_ppo.yaml'))['ppo']['num_steps'])")
+for n in "${sizes[@]}"; do
+  key="4_ppo.Ant-v5.n$n"
+  budget_for "$key" 60 || continue
+  dir="$runs/ppo-$n"
+  rm -rf "$dir"  # a run folder is never overwritten
+  run_to "$runs/train.log" 150 "$bin" train configs/ant_ppo.yaml --out "$dir" "env.device=$dev" \
+    "env.num_envs=$n" "run.total_env_steps=$((n * ppo_steps * 4))" run.checkpoint_every=0 \
+    run.eval_episodes=0 eval.record=false
+  record_training "$key" "$dir"
+done
+# Host syncs per update (needs the Python extension: with a pack, after the rest of the build).
+if compgen -G "$build/python/myriad/_core*.so" > /dev/null; then
+  measure_syncs
+else
+  record 4_ppo.syncs_per_update '"after the rest of the build (step 4b)"'
 fi
 # Go1-Velocity-Flat-v0 (issue 35): the task env's staged step on CUDA (the robot's randomization,
 # pushes, noise) in env steps/s, then PPO with its shipped recipe at mjlab's sizes.
@@ -303,9 +376,18 @@ for n in "${go1_sizes[@]}"; do
   record_training "$key.train" "$dir"
 done
 
+if [ -d "$pre" ]; then
+  section "4b the rest of the build (what the pack left out), then its agreement checks"
+  build_rest 4b_build_rest
+  waiting=("${deferred[@]}")
+  deferred=()
+  [ ${#waiting[@]} -gt 0 ] && agreement "${waiting[@]}"
+  compgen -G "$build/python/myriad/_core*.so" > /dev/null && measure_syncs
+fi
+
 section "5 NCCL, Tag-v0, Python API"
 if budget_for 5_nccl_tag_python.nccl 30; then
-  run_to "$runs/test_learner.log" 120 "$build/tests/learner/test_learner" \
+  run_to "$runs/test_learner.log" 120 "$(binpath tests/learner/test_learner)" \
     --gtest_filter='OneRankGroup.*:RankDevice.*' --gtest_output="json:$runs/test_learner.json"
   record 5_nccl_tag_python.nccl --gtest "$runs/test_learner.json"
 fi

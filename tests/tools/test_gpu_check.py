@@ -67,3 +67,70 @@ def test_recorder_summarises_a_gtest_report_and_a_json_line(tmp_path):
     assert doc["t"] == {"tests": 3, "passed": 1, "failed": 1, "skipped": 1, "failed_names": ["S.b"]}
     assert doc["b"] == {"steps_per_second": 42.0}
     assert doc["missing"]["status"] == "no report"
+
+
+PREBUILT = SRC / "scripts/gpu_prebuilt.py"
+
+
+def prebuilt(*args):
+    r = subprocess.run([sys.executable, str(PREBUILT), *map(str, args)], capture_output=True,
+                       text=True, check=True)
+    return r.stdout.strip()
+
+
+def make_tree(root):
+    for rel, text in {"physics/a.h": "int a;", "envs/b.cc": "int b;", "CMakeLists.txt": "x",
+                      "docs/c.md": "doc", "scripts/d.sh": "echo", "configs/e.yaml": "k: 1",
+                      "tests/python/t.py": "pass", "tests/envs/t.cc": "int t;",
+                      "build-gpu/x.o": "obj", ".whl/w.whl": "w", ".gitignore": "/build/"}.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_prebuilt_hash_follows_compiled_sources_only(tmp_path):
+    make_tree(tmp_path)
+    base = prebuilt("hash", tmp_path)
+    for rel in ["docs/c.md", "scripts/d.sh", "configs/e.yaml", "tests/python/t.py",
+                "build-gpu/x.o", ".whl/w.whl", ".gitignore"]:
+        (tmp_path / rel).write_text("changed")
+    assert prebuilt("hash", tmp_path) == base
+    (tmp_path / "tests/envs/t.cc").write_text("int t2;")
+    changed = prebuilt("hash", tmp_path)
+    assert changed != base
+    (tmp_path / "physics/new.cuh").write_text("")
+    assert prebuilt("hash", tmp_path) != changed
+
+
+def test_prebuilt_pack_unpacks_only_for_its_sources(tmp_path):
+    src, build, pack, host = (tmp_path / d for d in ("src", "build", "pack", "host"))
+    make_tree(src)
+    (build / "tools").mkdir(parents=True)
+    (build / "tools/myriad").write_bytes(os.urandom(2000))
+    (build / "tests").mkdir()
+    (build / "tests/big").write_bytes(os.urandom(300_000))  # random: packs to its own size
+    (build / "tests/after").write_bytes(b"small")
+    prebuilt("pack", "--build", build, "--out", pack, "--hash", prebuilt("hash", src),
+             "--limit-mib", 0.1, "tools/myriad", "tests/big", "tests/after")
+    manifest = json.loads((pack / "manifest.json").read_text())
+    assert [f["path"] for f in manifest["files"]] == ["tools/myriad"]
+    assert [f["path"] for f in manifest["left_out"]] == ["tests/big", "tests/after"]
+
+    verdict = json.loads(prebuilt("check", "--pack", pack, "--root", src, "--build", host))
+    assert verdict["use"] is True and verdict["files"] == ["tools/myriad"]
+    assert (host / "tools/myriad").read_bytes() == (build / "tools/myriad").read_bytes()
+    assert os.access(host / "tools/myriad", os.X_OK)
+
+    (src / "physics/a.h").write_text("int a2;")  # edited since the pack was built
+    verdict = json.loads(prebuilt("check", "--pack", pack, "--root", src, "--build", tmp_path / "h2"))
+    assert verdict["use"] is False and verdict["why"].startswith("stale")
+    assert not (tmp_path / "h2").exists()
+
+    (src / "physics/a.h").write_text("int a;")
+    manifest["torch"] = "0.0.1"
+    (pack / "manifest.json").write_text(json.dumps(manifest))
+    verdict = json.loads(prebuilt("check", "--pack", pack, "--root", src, "--build", tmp_path / "h3"))
+    assert verdict["use"] is False and "torch 0.0.1" in verdict["why"]
+    verdict = json.loads(prebuilt("check", "--pack", tmp_path / "none", "--root", src, "--build",
+                                  tmp_path / "h4"))
+    assert verdict["use"] is False and verdict["why"].startswith("no pack")
