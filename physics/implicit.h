@@ -23,8 +23,8 @@
 namespace myriad::physics {
 
 // qH (in place of qM's tree entries) -= h * s * a a' over the tree sparsity, for a dense row a.
-template <class T>
-MYRIAD_HD void implicit_add_outer(const ModelView<T>& m, T* qH, const T* a, T s) {
+template <class T, class H, class A>
+MYRIAD_HD void implicit_add_outer(const ModelView<T>& m, H qH, A a, T s) {
   for (int i = 0; i < m.nv; ++i) {
     if (a[i] == T(0)) continue;
     for (int j = i; j >= 0; j = m.dof_parentid[j]) mat(qH, m.nv, i, j) -= s * a[i] * a[j];
@@ -103,16 +103,17 @@ MYRIAD_HD bool solve_lu6(T* A, const T* b, T* x) {
 // implicit_free_matrix: (qH's free-body rows, which hold M alone; damping, poses, qvel) => the
 // matrix, written over the body's 6x6 block of qH, both triangles (qM's storage: the next
 // forward rebuilds it).
-template <class T>
-MYRIAD_HD void implicit_free_matrix(const ModelView<T>& m, EnvData<T>& d, int b, T h) {
+template <class T, int Block>
+MYRIAD_HD void implicit_free_matrix(const ModelView<T>& m, EnvData<T, Block>& d, int b, T h) {
   const int nv = m.nv, a = m.jnt_dofadr[m.body_jntadr[b]];
-  T* A = d.qM + a * nv + a;  // A[r * nv + c]: row a + r, column a + c
+  auto A = d.qM + a * nv + a;  // A[r * nv + c]: row a + r, column a + c
   for (int r = 0; r < 6; ++r)
     for (int c = r + 1; c < 6; ++c) A[r * nv + c] = A[c * nv + r];
   if (m.damper_enabled)
     for (int r = 0; r < 6; ++r) A[r * nv + r] += h * m.dof_damping[a + r];
-  const T* R = d.xmat + 9 * b;
-  const T* Xi = d.ximat + 9 * b;
+  T R_buf[9], Xi_buf[9];
+  const T* R = readable(d.xmat + 9 * b, R_buf);
+  const T* Xi = readable(d.ximat + 9 * b, Xi_buf);
   const T mass = m.body_mass[b];
   // Iw = Xi diag(inertia) Xi', s = xipos - xpos, w = R qvel_rot (world angular velocity).
   T Iw[9];
@@ -152,8 +153,8 @@ MYRIAD_HD void implicit_free_matrix(const ModelView<T>& m, EnvData<T>& d, int b,
 
 // implicit_free_solve: (the matrix, qfrc_smooth + qfrc_constraint) => the body's qacc_int, by LU
 // with partial pivoting (left as the tree solve gave it when a pivot is below kMinVal).
-template <class T>
-MYRIAD_HD void implicit_free_solve(const ModelView<T>& m, EnvData<T>& d, int b) {
+template <class T, int Block>
+MYRIAD_HD void implicit_free_solve(const ModelView<T>& m, EnvData<T, Block>& d, int b) {
   const int nv = m.nv, a = m.jnt_dofadr[m.body_jntadr[b]];
   T A[36], qfrc[6], x[6];
   for (int r = 0; r < 6; ++r)
@@ -173,12 +174,12 @@ MYRIAD_HD void implicit_free_solve(const ModelView<T>& m, EnvData<T>& d, int b) 
 // implicit_free_bodies: each free body solved alone, its matrix (implicit_free_matrix);
 // implicit_fast_finish: their LU solves (implicit_free_solve), then (qacc_int, qvel) => (qvel,
 //   qpos, time, qacc_warmstart).
-template <class T>
-MYRIAD_HD void implicit_fast_solve(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void implicit_fast_solve(const ModelView<T>& m, EnvData<T, Block>& d) {
   const T h = m.timestep;
   const int nv = m.nv;
   // qH = M - h qDeriv, in qM's storage (the next forward rebuilds qM).
-  T* qH = d.qM;
+  auto qH = d.qM;
   if (m.damper_enabled) {
     for (int i = 0; i < nv; ++i)
       if (!m.body_implicit_free[m.dof_bodyid[i]]) mat(qH, nv, i, i) += h * m.dof_damping[i];
@@ -210,14 +211,14 @@ MYRIAD_HD void implicit_fast_solve(const ModelView<T>& m, EnvData<T>& d) {
   solve(m, d.qLD, d.qLDiagInv, d.qacc_int);
 }
 
-template <class T>
-MYRIAD_HD void implicit_free_bodies(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void implicit_free_bodies(const ModelView<T>& m, EnvData<T, Block>& d) {
   for (int b = 1; b < m.nbody; ++b)
     if (m.body_implicit_free[b]) implicit_free_matrix(m, d, b, m.timestep);
 }
 
-template <class T>
-MYRIAD_HD void implicit_fast_finish(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void implicit_fast_finish(const ModelView<T>& m, EnvData<T, Block>& d) {
   const T h = m.timestep;
   for (int b = 1; b < m.nbody; ++b)
     if (m.body_implicit_free[b]) implicit_free_solve(m, d, b);
@@ -227,8 +228,8 @@ MYRIAD_HD void implicit_fast_finish(const ModelView<T>& m, EnvData<T>& d) {
   for (int i = 0; i < m.nv; ++i) d.qacc_warmstart[i] = d.qacc[i];
 }
 
-template <class T>
-MYRIAD_HD void implicit_fast(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void implicit_fast(const ModelView<T>& m, EnvData<T, Block>& d) {
   implicit_fast_solve(m, d);
   implicit_free_bodies(m, d);
   implicit_fast_finish(m, d);

@@ -25,9 +25,9 @@ namespace myriad::physics {
 constexpr double kMinVal = 1e-15;
 
 // Position of a frame given in body coordinates (pos, quat) in world coordinates.
-template <class T, class S>
-MYRIAD_HD void local_to_global(const EnvData<T>& d, int body, const S* pos, const S* quat, T* xpos,
-                               T* xmat) {
+template <class T, class S, int Block, class X>
+MYRIAD_HD void local_to_global(const EnvData<T, Block>& d, int body, const S* pos, const S* quat,
+                               X xpos, X xmat) {
   mul_mat_vec3(xpos, d.xmat + 9 * body, pos);
   for (int k = 0; k < 3; ++k) xpos[k] += d.xpos[3 * body + k];
   T q[4];
@@ -36,8 +36,8 @@ MYRIAD_HD void local_to_global(const EnvData<T>& d, int body, const S* pos, cons
 }
 
 // mj_kinematics: body, inertial-frame and geom poses; joint anchors and axes.
-template <class T>
-MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   for (int k = 0; k < 3; ++k) d.xpos[k] = d.xipos[k] = 0;
   d.xquat[0] = 1;
   d.xquat[1] = d.xquat[2] = d.xquat[3] = 0;
@@ -47,7 +47,7 @@ MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
     T pos[3], quat[4];
     const int jadr = m.body_jntadr[i];
     if (m.body_jntnum[i] > 0 && m.jnt_type[jadr] == kFree) {
-      const T* q = d.qpos + m.jnt_qposadr[jadr];
+      const auto q = d.qpos + m.jnt_qposadr[jadr];
       for (int k = 0; k < 3; ++k) pos[k] = q[k];
       for (int k = 0; k < 4; ++k) quat[k] = q[3 + k];
       normalize4(quat);
@@ -63,8 +63,8 @@ MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
       for (int jj = 0; jj < m.body_jntnum[i]; ++jj) {
         const int j = jadr + jj;
         const int qadr = m.jnt_qposadr[j];
-        T* xaxis = d.xaxis + 3 * j;
-        T* xanchor = d.xanchor + 3 * j;
+        auto xaxis = d.xaxis + 3 * j;
+        auto xanchor = d.xanchor + 3 * j;
         rot_vec_quat(xaxis, m.jnt_axis + 3 * j, quat);
         rot_vec_quat(xanchor, m.jnt_pos + 3 * j, quat);
         for (int k = 0; k < 3; ++k) xanchor[k] += pos[k];
@@ -103,15 +103,15 @@ MYRIAD_HD void kinematics(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
 }
 
 // Motion subspace of a dof about `origin`: [axis; axis x (origin - anchor)].
-template <class T, class A>
-MYRIAD_HD void dof_com(T* res, const A* axis, const T* offset) {
+template <class R, class A, class O>
+MYRIAD_HD void dof_com(R res, A axis, O offset) {
   for (int k = 0; k < 3; ++k) res[k] = axis[k];
   cross3(res + 3, axis, offset);
 }
 
 // mj_comPos: subtree centers of mass, com-based inertias (cinert) and motion subspaces (cdof).
-template <class T>
-MYRIAD_HD void com_pos(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void com_pos(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   using S = scalar_of<T>;
   for (int i = 0; i < m.nbody; ++i)
     for (int k = 0; k < 3; ++k) d.subtree_com[3 * i + k] = d.xipos[3 * i + k] * m.body_mass[i];
@@ -129,14 +129,14 @@ MYRIAD_HD void com_pos(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   }
   for (int k = 0; k < 10; ++k) d.cinert[k] = 0;
   for (int i = 1; i < m.nbody; ++i) {
-    const T* origin = d.subtree_com + 3 * m.body_rootid[i];
+    const auto origin = d.subtree_com + 3 * m.body_rootid[i];
     T dif[3];
     for (int k = 0; k < 3; ++k) dif[k] = d.xipos[3 * i + k] - origin[k];
     // R diag(I) R' plus the parallel-axis term (mju_inertCom).
-    const T* R = d.ximat + 9 * i;
+    const auto R = d.ximat + 9 * i;
     const S* I = m.body_inertia + 3 * i;
     const S mass = m.body_mass[i];
-    T* res = d.cinert + 10 * i;
+    auto res = d.cinert + 10 * i;
     T full[9];
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c)
@@ -154,18 +154,18 @@ MYRIAD_HD void com_pos(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
   for (int j = 0; j < m.njnt; ++j) {
     const int b = m.jnt_bodyid[j];
     int da = m.jnt_dofadr[j];
-    const T* origin = d.subtree_com + 3 * m.body_rootid[b];
+    const auto origin = d.subtree_com + 3 * m.body_rootid[b];
     T offset[3];
     switch (m.jnt_type[j]) {
       case kFree: {
         for (int r = 0; r < 3; ++r) {
-          T* c = d.cdof + 6 * (da + r);
+          auto c = d.cdof + 6 * (da + r);
           for (int k = 0; k < 6; ++k) c[k] = 0;
           c[3 + r] = 1;
         }
         for (int k = 0; k < 3; ++k) offset[k] = origin[k] - d.xpos[3 * b + k];
         da += 3;
-        const T* R = d.xmat + 9 * b;
+        const auto R = d.xmat + 9 * b;
         for (int r = 0; r < 3; ++r) {
           const T axis[3] = {R[r], R[3 + r], R[6 + r]};
           dof_com(d.cdof + 6 * (da + r), axis, offset);
@@ -174,7 +174,7 @@ MYRIAD_HD void com_pos(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
       }
       case kBall: {
         for (int k = 0; k < 3; ++k) offset[k] = origin[k] - d.xanchor[3 * j + k];
-        const T* R = d.xmat + 9 * b;
+        const auto R = d.xmat + 9 * b;
         for (int r = 0; r < 3; ++r) {
           const T axis[3] = {R[r], R[3 + r], R[6 + r]};
           dof_com(d.cdof + 6 * (da + r), axis, offset);
@@ -182,7 +182,7 @@ MYRIAD_HD void com_pos(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
         break;
       }
       case kSlide: {
-        T* c = d.cdof + 6 * da;
+        auto c = d.cdof + 6 * da;
         for (int k = 0; k < 3; ++k) {
           c[k] = 0;
           c[3 + k] = d.xaxis[3 * j + k];
@@ -199,10 +199,10 @@ MYRIAD_HD void com_pos(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
 
 // mj_tendon for fixed tendons: (qpos) => (ten_length, ten_J), a linear combination of joint
 // positions with the tendon's coefficients.
-template <class T>
-MYRIAD_HD void tendon(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void tendon(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   for (int t = 0; t < m.ntendon; ++t) {
-    T* J = d.ten_J + t * m.nv;
+    auto J = d.ten_J + t * m.nv;
     for (int i = 0; i < m.nv; ++i) J[i] = 0;
     T length = 0;
     for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) {
@@ -216,8 +216,8 @@ MYRIAD_HD void tendon(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
 }
 
 // Tendon velocities: (ten_J, qvel) => (ten_velocity).
-template <class T>
-MYRIAD_HD void tendon_velocity(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void tendon_velocity(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   for (int t = 0; t < m.ntendon; ++t) {
     T v = 0;
     for (int i = 0; i < m.nv; ++i) v += d.ten_J[t * m.nv + i] * d.qvel[i];
@@ -226,14 +226,14 @@ MYRIAD_HD void tendon_velocity(const ModelView<scalar_of<T>>& m, EnvData<T>& d) 
 }
 
 // Dense storage of the tree-sparse mass matrix: entry (i, j) with j an ancestor dof of i.
-template <class T>
-MYRIAD_HD T& mat(T* M, int nv, int i, int j) {
+template <class P>
+MYRIAD_HD decltype(auto) mat(P M, int nv, int i, int j) {
   return M[i * nv + j];
 }
 
 // mj_crb: composite rigid-body inertias and the mass matrix (lower triangle on the tree).
-template <class T>
-MYRIAD_HD void crb(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void crb(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   for (int k = 0; k < 10 * m.nbody; ++k) d.crb[k] = d.cinert[k];
   for (int i = m.nbody - 1; i > 0; --i) {
     const int p = m.body_parentid[i];
@@ -251,8 +251,9 @@ MYRIAD_HD void crb(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
 }
 
 // mj_factorI: in-place L'DL of the tree-sparse matrix M (dense storage) into LD, DiagInv.
-template <class T>
-MYRIAD_HD void factor(const ModelView<scalar_of<T>>& m, const T* M, T* LD, T* diag_inv) {
+template <class PM, class PL, class PD>
+MYRIAD_HD void factor(const ModelView<scalar_of<element_of<PL>>>& m, PM M, PL LD, PD diag_inv) {
+  using T = element_of<PL>;
   const int nv = m.nv;
   for (int i = 0; i < nv; ++i)
     for (int j = i; j >= 0; j = m.dof_parentid[j]) mat(LD, nv, i, j) = M[i * nv + j];
@@ -272,8 +273,9 @@ MYRIAD_HD void factor(const ModelView<scalar_of<T>>& m, const T* M, T* LD, T* di
 }
 
 // mj_solveLD: x <- inv(L'DL) x.
-template <class T>
-MYRIAD_HD void solve(const ModelView<scalar_of<T>>& m, const T* LD, const T* diag_inv, T* x) {
+template <class PL, class PD, class PX>
+MYRIAD_HD void solve(const ModelView<scalar_of<element_of<PX>>>& m, PL LD, PD diag_inv, PX x) {
+  using T = element_of<PX>;
   const int nv = m.nv;
   for (int i = nv - 1; i >= 0; --i) {
     const T xi = x[i];
@@ -312,8 +314,8 @@ MYRIAD_HD void solve(const ModelView<scalar_of<T>>& m, const T* LD, const T* dia
 }
 
 // mj_comVel: body velocities (cvel) and the time derivatives of the motion subspaces.
-template <class T>
-MYRIAD_HD void com_vel(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void com_vel(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   for (int k = 0; k < 6; ++k) d.cvel[k] = 0;
   for (int i = 1; i < m.nbody; ++i) {
     T cvel[6];
@@ -348,8 +350,8 @@ MYRIAD_HD void com_vel(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
 }
 
 // mj_passive: joint springs (toward qpos_spring) and dampers.
-template <class T>
-MYRIAD_HD void passive(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void passive(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   using S = scalar_of<T>;
   for (int i = 0; i < m.nv; ++i) d.qfrc_passive[i] = 0;
   for (int j = 0; j < m.njnt && m.spring_enabled; ++j) {
@@ -386,13 +388,13 @@ MYRIAD_HD void passive(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
 }
 
 // mj_rne without accelerations: qfrc_bias = Coriolis, centrifugal and gravity forces.
-template <class T>
-MYRIAD_HD void rne(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void rne(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   for (int k = 0; k < 6; ++k) d.cacc[k] = 0;
   if (m.gravity_enabled)
     for (int k = 0; k < 3; ++k) d.cacc[3 + k] = -m.gravity[k];
   for (int i = 1; i < m.nbody; ++i) {
-    T* cacc = d.cacc + 6 * i;
+    auto cacc = d.cacc + 6 * i;
     for (int k = 0; k < 6; ++k) cacc[k] = d.cacc[6 * m.body_parentid[i] + k];
     for (int r = 0; r < m.body_dofnum[i]; ++r) {
       const int dof = m.body_dofadr[i] + r;
@@ -414,8 +416,8 @@ MYRIAD_HD void rne(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
 }
 
 // mj_fwdActuation for joint and fixed-tendon transmissions without activation dynamics.
-template <class T>
-MYRIAD_HD void actuation(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void actuation(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   using S = scalar_of<T>;
   for (int i = 0; i < m.nv; ++i) d.qfrc_actuator[i] = 0;
   if (m.nu == 0 || !m.actuation_enabled) return;
@@ -468,8 +470,8 @@ MYRIAD_HD void actuation(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
 // mj_collision: (geom_xpos, geom_xmat) => (contact, ncon) over the model's candidate pairs. The
 // contact list has the model's bound (ncon_max) plus the pair functions' room (ncon_scratch), so
 // no contact is ever dropped.
-template <class T>
-MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T, Block>& d) {
   const collision::CollisionModel<T> cm = collision::collision_model<T>(m);
   const auto* pairs = reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs);
   d.ncon[0] = T(collision::collide(cm, pairs, m.ncandidate, d.geom_xpos, d.geom_xmat,
@@ -480,8 +482,8 @@ MYRIAD_HD void collision_stage(const ModelView<T>& m, EnvData<T>& d) {
 // gather_contacts): candidate pair ip, of group kGroup, for one env: (geom_xpos, geom_xmat) =>
 // (its contacts in its slot of the list, pair_ncon[ip]); then per env (pair_ncon, the slots) =>
 // (contact, ncon), collision_stage's bits.
-template <class T, int kGroup, class Arena = collision::ccd::LocalPolytope<double>>
-MYRIAD_HD void collision_pair(const ModelView<T>& m, EnvData<T>& d, int ip,
+template <class T, int kGroup, class Arena = collision::ccd::LocalPolytope<double>, int Block>
+MYRIAD_HD void collision_pair(const ModelView<T>& m, EnvData<T, Block>& d, int ip,
                               Arena&& arena = Arena()) {
   collision::collide_into_slot<T, kGroup>(
       collision::collision_model<T>(m),
@@ -491,16 +493,16 @@ MYRIAD_HD void collision_pair(const ModelView<T>& m, EnvData<T>& d, int ip,
 // A GJK/EPA candidate pair ip (group kGroup: kPairsHfield, kPairsCcd) by lane group grp
 // (hfield.h's hfield_convex_group, convex.h's convex_convex_group): the same slot and count as
 // collision_pair<T, kGroup>. round: the group's shared room.
-template <int kGroup, class T, class G, class Arena>
-MYRIAD_HD void collision_ccd_group(const G& grp, const ModelView<T>& m, EnvData<T>& d, int ip,
+template <int kGroup, class T, class G, class Arena, int Block>
+MYRIAD_HD void collision_ccd_group(const G& grp, const ModelView<T>& m, EnvData<T, Block>& d, int ip,
                                    collision::ContactValues<double>* round, Arena& arena) {
   collision::collide_ccd_into_slot<kGroup>(
       grp, collision::collision_model<T>(m),
       reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs), m.candidate_slot, ip,
       d.geom_xpos, d.geom_xmat, constraint::contacts_of(d), d.pair_ncon, round, arena);
 }
-template <class T>
-MYRIAD_HD void collision_gather(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void collision_gather(const ModelView<T>& m, EnvData<T, Block>& d) {
   const auto* pairs = reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs);
   d.ncon[0] =
       T(collision::gather_contacts(collision::collision_model<T>(m), pairs, m.candidate_slot,
@@ -511,8 +513,8 @@ MYRIAD_HD void collision_gather(const ModelView<T>& m, EnvData<T>& d) {
 // one env; physics/launch.h's staged launch runs each over the whole batch, one kernel per stage.
 
 // Position: (qpos) => (poses, com quantities, tendon lengths and Jacobians, qM and its factor).
-template <class T>
-MYRIAD_HD void forward_position(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void forward_position(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   kinematics(m, d);
   com_pos(m, d);
   tendon(m, d);
@@ -522,16 +524,16 @@ MYRIAD_HD void forward_position(const ModelView<scalar_of<T>>& m, EnvData<T>& d)
 
 // Constraint rows: (contacts, poses, qLD) => (efc rows: J, pos, margin, type and their impedance
 // D, R, K, B).
-template <class T>
-MYRIAD_HD void forward_constraint_rows(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void forward_constraint_rows(const ModelView<T>& m, EnvData<T, Block>& d) {
   constraint::make_rows(m, d);
   constraint::make_impedance(m, d);
 }
 
 // Velocity without the constraint rows: (qvel) => (ten_velocity, cvel, cdof_dot, qfrc_passive,
 // qfrc_bias).
-template <class T>
-MYRIAD_HD void forward_velocity_smooth(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void forward_velocity_smooth(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   tendon_velocity(m, d);
   com_vel(m, d);
   passive(m, d);
@@ -541,15 +543,15 @@ MYRIAD_HD void forward_velocity_smooth(const ModelView<scalar_of<T>>& m, EnvData
 // Velocity: (qvel) => (ten_velocity, cvel, cdof_dot, qfrc_passive, qfrc_bias, efc_aref). The rows'
 // reference accelerations read none of the smooth outputs, so they can come last (MuJoCo computes
 // them between passive and rne).
-template <class T>
-MYRIAD_HD void forward_velocity(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void forward_velocity(const ModelView<T>& m, EnvData<T, Block>& d) {
   forward_velocity_smooth(m, d);
   constraint::reference(m, d);
 }
 
 // Acceleration: (qfrc_passive, qfrc_bias, qfrc_actuator, qLD) => (qfrc_smooth, qacc_smooth).
-template <class T>
-MYRIAD_HD void forward_acceleration(const ModelView<scalar_of<T>>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void forward_acceleration(const ModelView<scalar_of<T>>& m, EnvData<T, Block>& d) {
   for (int i = 0; i < m.nv; ++i) {
     d.qfrc_smooth[i] = (d.qfrc_passive[i] - d.qfrc_bias[i]) + d.qfrc_actuator[i];
     d.qacc_smooth[i] = d.qfrc_smooth[i];
@@ -558,16 +560,16 @@ MYRIAD_HD void forward_acceleration(const ModelView<scalar_of<T>>& m, EnvData<T>
 }
 
 // After the solve: (contacts, efc_force) => (cfrc_ext), then the sensors (physics/sensor.h).
-template <class T>
-MYRIAD_HD void post_constraint(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void post_constraint(const ModelView<T>& m, EnvData<T, Block>& d) {
   constraint::body_forces(m, d);
   sensors(m, d);
 }
 
 // mj_forward: every stage above, then the constraint solve, (qacc_smooth, rows) => (qacc,
 // efc_force, qfrc_constraint), the constraint force per body (cfrc_ext) and the sensors.
-template <class T>
-MYRIAD_HD void forward(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void forward(const ModelView<T>& m, EnvData<T, Block>& d) {
   forward_position(m, d);
   collision_stage(m, d);
   forward_constraint_rows(m, d);
@@ -579,8 +581,8 @@ MYRIAD_HD void forward(const ModelView<T>& m, EnvData<T>& d) {
 }
 
 // mj_integratePos: qpos <- qpos (+) h * qvel on the joint manifolds.
-template <class T>
-MYRIAD_HD void integrate_pos(const ModelView<T>& m, T* qpos, const T* qvel, T h) {
+template <class T, class Q, class V>
+MYRIAD_HD void integrate_pos(const ModelView<T>& m, Q qpos, V qvel, T h) {
   for (int j = 0; j < m.njnt; ++j) {
     int pa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
     switch (m.jnt_type[j]) {
@@ -605,10 +607,10 @@ namespace myriad::physics {
 
 // mj_Euler: semi-implicit Euler; with joint damping, the damping is implicit
 // (qacc from (M + h diag(damping)) a = qfrc_smooth + qfrc_constraint, as MuJoCo 2.2 does).
-template <class T>
-MYRIAD_HD void euler_semi_implicit(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void euler_semi_implicit(const ModelView<T>& m, EnvData<T, Block>& d) {
   const T h = m.timestep;
-  const T* acc = d.qacc;
+  auto acc = d.qacc;
   if (m.any_damping) {
     // qM is rebuilt by the next forward, so it can hold M + h B here.
     for (int i = 0; i < m.nv; ++i) mat(d.qM, m.nv, i, i) += h * m.dof_damping[i];
@@ -627,8 +629,8 @@ MYRIAD_HD void euler_semi_implicit(const ModelView<T>& m, EnvData<T>& d) {
 // The integrator of an Euler-family model: implicitfast (implicit.h) or semi-implicit Euler.
 // The staged launch runs them as two kernels, so that the Euler models' kernel does not carry
 // implicitfast's registers.
-template <class T>
-MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T, Block>& d) {
   if (m.integrator == kImplicitFast) return implicit_fast(m, d);
   euler_semi_implicit(m, d);
 }
@@ -637,8 +639,8 @@ MYRIAD_HD void euler(const ModelView<T>& m, EnvData<T>& d) {
 // In four parts so that a staged launch can run forward's stages between them: rk4_begin, then
 // for s = 1, 2, 3 rk4_stage_begin(s), forward, rk4_stage_end(s), then rk4_finish. Nothing in
 // forward reads time, so it moves once, at the end (mj_RungeKutta sets it per stage).
-template <class T>
-MYRIAD_HD void rk4_begin(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void rk4_begin(const ModelView<T>& m, EnvData<T, Block>& d) {
   // The step's sensors are the first forward's (mj_RungeKutta's stages skip them).
   for (int k = 0; k < m.nsensordata; ++k) d.rk_sensordata[k] = d.sensordata[k];
   for (int k = 0; k < m.nq; ++k) d.rk_qpos0[k] = d.qpos[k];
@@ -650,8 +652,8 @@ MYRIAD_HD void rk4_begin(const ModelView<T>& m, EnvData<T>& d) {
 }
 
 // Stage s starts from x0 + h A[s-1] * (stage s-1's derivative), A = (1/2, 1/2, 1).
-template <class T>
-MYRIAD_HD void rk4_stage_begin(const ModelView<T>& m, EnvData<T>& d, int s) {
+template <class T, int Block>
+MYRIAD_HD void rk4_stage_begin(const ModelView<T>& m, EnvData<T, Block>& d, int s) {
   const T h = m.timestep;
   const T a = s == 3 ? T(1) : T(0.5);
   const int nv = m.nv;
@@ -662,8 +664,8 @@ MYRIAD_HD void rk4_stage_begin(const ModelView<T>& m, EnvData<T>& d, int s) {
   for (int k = 0; k < nv; ++k) d.qvel[k] = d.rk_qvel0[k] + h * (a * d.rk_qacc[(s - 1) * nv + k]);
 }
 
-template <class T>
-MYRIAD_HD void rk4_stage_end(const ModelView<T>& m, EnvData<T>& d, int s) {
+template <class T, int Block>
+MYRIAD_HD void rk4_stage_end(const ModelView<T>& m, EnvData<T, Block>& d, int s) {
   for (int k = 0; k < m.nv; ++k) {
     d.rk_qvel[s * m.nv + k] = d.qvel[k];
     d.rk_qacc[s * m.nv + k] = d.qacc[k];
@@ -671,8 +673,8 @@ MYRIAD_HD void rk4_stage_end(const ModelView<T>& m, EnvData<T>& d, int s) {
 }
 
 // (rk_qvel, rk_qacc of the four stages) => (qpos, qvel, time at the end of the step).
-template <class T>
-MYRIAD_HD void rk4_finish(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void rk4_finish(const ModelView<T>& m, EnvData<T, Block>& d) {
   const T h = m.timestep;
   const T B[4] = {T(1.0 / 6), T(1.0 / 3), T(1.0 / 3), T(1.0 / 6)};
   const int nv = m.nv;
@@ -696,8 +698,8 @@ MYRIAD_HD void rk4_finish(const ModelView<T>& m, EnvData<T>& d) {
   for (int k = 0; k < nv; ++k) d.qacc_warmstart[k] = d.qacc[k];
 }
 
-template <class T>
-MYRIAD_HD void rk4(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void rk4(const ModelView<T>& m, EnvData<T, Block>& d) {
   rk4_begin(m, d);
   for (int s = 1; s < 4; ++s) {
     rk4_stage_begin(m, d, s);
@@ -708,8 +710,8 @@ MYRIAD_HD void rk4(const ModelView<T>& m, EnvData<T>& d) {
 }
 
 // mj_step: forward, then the model's integrator.
-template <class T>
-MYRIAD_HD void step(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void step(const ModelView<T>& m, EnvData<T, Block>& d) {
   forward(m, d);
   if (m.integrator == kRK4) {
     rk4(m, d);

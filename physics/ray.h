@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "myriad/hd.h"
+#include "physics/value.h"
 #include "physics/collision/contact.h"
 #include "physics/spatial.h"
 
@@ -386,16 +387,17 @@ MYRIAD_HD bool sees(const M& m, int g, const RayFilter& filter) {
 // mj_ray over one env's geoms: the nearest hit and its geom (geom_id, -1 for none). M: a model
 // view with the geom, body and hfield fields; geom_xpos [ngeom, 3], geom_xmat [ngeom, 9]: the
 // env's geom poses.
-template <class T, class M>
-MYRIAD_HD T scene(const M& m, const T* geom_xpos, const T* geom_xmat, const T* pnt, const T* vec,
+template <class T, class M, class P>
+MYRIAD_HD T scene(const M& m, P geom_xpos, P geom_xmat, const T* pnt, const T* vec,
                   const RayFilter& filter, int* geom_id = nullptr) {
   T dist = T(-1);
   if (geom_id) *geom_id = -1;
   for (int g = 0; g < m.ngeom; ++g) {
     if (!sees(m, g, filter)) continue;
     const int type = m.geom_type[g];
-    const T* pos = geom_xpos + 3 * g;
-    const T* mat = geom_xmat + 9 * g;
+    T pos_buf[3], mat_buf[9];  // used for a blocked batch's env only
+    const T* pos = readable(geom_xpos + 3 * g, pos_buf);
+    const T* mat = readable(geom_xmat + 9 * g, mat_buf);
     T x;
     if (type == collision::kHField) {
       const int h = m.geom_dataid[g];

@@ -80,9 +80,8 @@ using collision::detail::mul_mat_t_vec3;  // res = mat' v: a world vector in a f
 
 // mju_transformSpatial: a spatial motion (force = false) or force vector [rot; lin] given about
 // `from` moved to `to`, then rotated into the frame `rot` (world orientation when null).
-template <class T>
-MYRIAD_HD void transform_spatial(T* res, const T* vec, bool force, const T* to, const T* from,
-                                 const T* rot) {
+template <class T, class V, class F>
+MYRIAD_HD void transform_spatial(T* res, V vec, bool force, const T* to, F from, const T* rot) {
   const T dif[3] = {to[0] - from[0], to[1] - from[1], to[2] - from[2]};
   T tran[6], c[3];
   for (int k = 0; k < 6; ++k) tran[k] = vec[k];
@@ -112,20 +111,20 @@ struct Frame {
   T pos_buf[3], mat_buf[9];
 };
 
-template <class T>
-MYRIAD_HD void frame_of(const ModelView<T>& m, const EnvData<T>& d, int type, int id, Frame<T>& f) {
+template <class T, int Block>
+MYRIAD_HD void frame_of(const ModelView<T>& m, const EnvData<T, Block>& d, int type, int id, Frame<T>& f) {
   if (type == kObjBody) {
     f.body = id;
-    f.pos = d.xipos + 3 * id;
-    f.mat = d.ximat + 9 * id;
+    f.pos = readable(d.xipos + 3 * id, f.pos_buf);
+    f.mat = readable(d.ximat + 9 * id, f.mat_buf);
   } else if (type == kObjXBody) {
     f.body = id;
-    f.pos = d.xpos + 3 * id;
-    f.mat = d.xmat + 9 * id;
+    f.pos = readable(d.xpos + 3 * id, f.pos_buf);
+    f.mat = readable(d.xmat + 9 * id, f.mat_buf);
   } else if (type == kObjGeom) {
     f.body = m.geom_bodyid[id];
-    f.pos = d.geom_xpos + 3 * id;
-    f.mat = d.geom_xmat + 9 * id;
+    f.pos = readable(d.geom_xpos + 3 * id, f.pos_buf);
+    f.mat = readable(d.geom_xmat + 9 * id, f.mat_buf);
   } else {  // site
     const int b = m.site_bodyid[id];
     f.body = b;
@@ -140,8 +139,8 @@ MYRIAD_HD void frame_of(const ModelView<T>& m, const EnvData<T>& d, int type, in
 }
 
 // The object's orientation as a quaternion (get_xquat in engine_sensor.c).
-template <class T>
-MYRIAD_HD void quat_of(const ModelView<T>& m, const EnvData<T>& d, int type, int id, T* q) {
+template <class T, int Block>
+MYRIAD_HD void quat_of(const ModelView<T>& m, const EnvData<T, Block>& d, int type, int id, T* q) {
   if (type == kObjXBody) {
     for (int k = 0; k < 4; ++k) q[k] = d.xquat[4 * id + k];
   } else if (type == kObjBody) {
@@ -155,17 +154,17 @@ MYRIAD_HD void quat_of(const ModelView<T>& m, const EnvData<T>& d, int type, int
 
 // mj_objectVelocity / mj_objectAcceleration: [rot; lin] at the frame's origin, in world
 // orientation (local = false) or the frame's.
-template <class T>
-MYRIAD_HD void object_velocity(const ModelView<T>& m, const EnvData<T>& d, const Frame<T>& f,
+template <class T, int Block>
+MYRIAD_HD void object_velocity(const ModelView<T>& m, const EnvData<T, Block>& d, const Frame<T>& f,
                                bool local, T* res) {
   transform_spatial(res, d.cvel + 6 * f.body, false, f.pos,
                     d.subtree_com + 3 * m.body_rootid[f.body], local ? f.mat : nullptr);
 }
 
-template <class T>
-MYRIAD_HD void object_acceleration(const ModelView<T>& m, const EnvData<T>& d, const Frame<T>& f,
+template <class T, int Block>
+MYRIAD_HD void object_acceleration(const ModelView<T>& m, const EnvData<T, Block>& d, const Frame<T>& f,
                                    bool local, T* res) {
-  const T* com = d.subtree_com + 3 * m.body_rootid[f.body];
+  const auto com = d.subtree_com + 3 * m.body_rootid[f.body];
   const T* rot = local ? f.mat : nullptr;
   T vel[6], c[3];
   transform_spatial(vel, d.cvel + 6 * f.body, false, f.pos, com, rot);
@@ -177,13 +176,13 @@ MYRIAD_HD void object_acceleration(const ModelView<T>& m, const EnvData<T>& d, c
 // mj_rnePostConstraint's body pass: (qvel, qacc, cdof, cdof_dot, cinert, cvel, cfrc_ext) =>
 // (cacc with the constraint forces' accelerations, cfrc_int: the force each body's parent
 // exerts on it, about the root's subtree com).
-template <class T>
-MYRIAD_HD void rne_post_constraint(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void rne_post_constraint(const ModelView<T>& m, EnvData<T, Block>& d) {
   for (int k = 0; k < 6; ++k) d.cacc[k] = d.cfrc_int[k] = 0;
   if (m.gravity_enabled)
     for (int k = 0; k < 3; ++k) d.cacc[3 + k] = -m.gravity[k];
   for (int j = 1; j < m.nbody; ++j) {
-    T* cacc = d.cacc + 6 * j;
+    auto cacc = d.cacc + 6 * j;
     T vq[6] = {0, 0, 0, 0, 0, 0}, aq[6] = {0, 0, 0, 0, 0, 0};
     for (int r = 0; r < m.body_dofnum[j]; ++r) {
       const int dof = m.body_dofadr[j] + r;
@@ -205,10 +204,10 @@ MYRIAD_HD void rne_post_constraint(const ModelView<T>& m, EnvData<T>& d) {
 
 // mj_subtreeVel: (cvel, xipos, ximat, subtree_com) => (subtree_linvel [nbody, 3], subtree_angmom
 // [nbody, 3]: about each subtree's com).
-template <class T>
-MYRIAD_HD void subtree_velocity(const ModelView<T>& m, EnvData<T>& d) {
-  T* linvel = d.subtree_linvel;
-  T* angmom = d.subtree_angmom;
+template <class T, int Block>
+MYRIAD_HD void subtree_velocity(const ModelView<T>& m, EnvData<T, Block>& d) {
+  auto linvel = d.subtree_linvel;
+  auto angmom = d.subtree_angmom;
   for (int i = 0; i < m.nbody; ++i) {
     Frame<T> f;
     frame_of(m, d, kObjBody, i, f);
@@ -253,8 +252,8 @@ MYRIAD_HD void subtree_velocity(const ModelView<T>& m, EnvData<T>& d) {
 // force's direction into the body, meets the site's zone (a ray cast against the site's shape;
 // always true from inside it), summed in contact order. Contacts in the gap have no rows and
 // count nothing.
-template <class T>
-MYRIAD_HD T touch(const ModelView<T>& m, const EnvData<T>& d, const Frame<T>& site, int site_id) {
+template <class T, int Block>
+MYRIAD_HD T touch(const ModelView<T>& m, const EnvData<T, Block>& d, const Frame<T>& site, int site_id) {
   const collision::Contact<T>* con = constraint::contacts_of(d);
   const int nefc = static_cast<int>(d.nefc[0]);
   T sum = 0;
@@ -286,8 +285,8 @@ MYRIAD_HD T touch(const ModelView<T>& m, const EnvData<T>& d, const Frame<T>& si
 
 // Sensor s of the plain part: positions, velocities, forces read from forward's outputs, the
 // clock.
-template <class T>
-MYRIAD_HD void plain_sensor(const ModelView<T>& m, const EnvData<T>& d, int s, T* out) {
+template <class T, int Block>
+MYRIAD_HD void plain_sensor(const ModelView<T>& m, const EnvData<T, Block>& d, int s, T* out) {
   const int type = m.sensor_type[s], obj = m.sensor_objid[s], objtype = m.sensor_objtype[s];
   const int ref = m.sensor_refid[s], reftype = m.sensor_reftype[s];
   switch (type) {
@@ -407,8 +406,8 @@ MYRIAD_HD void plain_sensor(const ModelView<T>& m, const EnvData<T>& d, int s, T
 }
 
 // Sensor s of the acceleration part: from mj_rnePostConstraint's cacc and cfrc_int.
-template <class T>
-MYRIAD_HD void acc_sensor(const ModelView<T>& m, const EnvData<T>& d, int s, T* out) {
+template <class T, int Block>
+MYRIAD_HD void acc_sensor(const ModelView<T>& m, const EnvData<T, Block>& d, int s, T* out) {
   const int type = m.sensor_type[s], obj = m.sensor_objid[s], objtype = m.sensor_objtype[s];
   switch (type) {
     case kSensAccelerometer:
@@ -439,8 +438,8 @@ MYRIAD_HD void acc_sensor(const ModelView<T>& m, const EnvData<T>& d, int s, T* 
 
 // Rangefinder s: along the site's z axis, every geom group, static geoms included, not the
 // site's body.
-template <class T>
-MYRIAD_HD void rangefinder(const ModelView<T>& m, const EnvData<T>& d, int s, T* out) {
+template <class T, int Block>
+MYRIAD_HD void rangefinder(const ModelView<T>& m, const EnvData<T, Block>& d, int s, T* out) {
   Frame<T> f;
   frame_of(m, d, kObjSite, m.sensor_objid[s], f);
   const T dir[3] = {f.mat[2], f.mat[5], f.mat[8]};
@@ -450,8 +449,8 @@ MYRIAD_HD void rangefinder(const ModelView<T>& m, const EnvData<T>& d, int s, T*
 }
 
 // Touch sensor s (touch() above).
-template <class T>
-MYRIAD_HD void touch_sensor(const ModelView<T>& m, const EnvData<T>& d, int s, T* out) {
+template <class T, int Block>
+MYRIAD_HD void touch_sensor(const ModelView<T>& m, const EnvData<T, Block>& d, int s, T* out) {
   Frame<T> f;
   frame_of(m, d, kObjSite, m.sensor_objid[s], f);
   out[0] = touch(m, d, f, m.sensor_objid[s]);
@@ -475,8 +474,8 @@ MYRIAD_HD void sensor_cutoff(const ModelView<T>& m, int s, T* out) {
 
 // Every sensor of the model, or one part of them: (forward's outputs) => sensordata. A no-op
 // without sensors. Each sensor writes only its own values, so the parts may run in any order.
-template <class T, SensorPart P = SensorPart::kAll>
-MYRIAD_HD void sensors(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, SensorPart P = SensorPart::kAll, int Block>
+MYRIAD_HD void sensors(const ModelView<T>& m, EnvData<T, Block>& d) {
   using namespace sensor_detail;
   if (m.nsensor == 0) return;
   constexpr bool kPlain = P == SensorPart::kAll || P == SensorPart::kPlain;
@@ -493,7 +492,13 @@ MYRIAD_HD void sensors(const ModelView<T>& m, EnvData<T>& d) {
   if (kPlain && need_subtree) subtree_velocity(m, d);
   for (int s = 0; s < m.nsensor; ++s) {
     const SensorPart part = sensor_part(m.sensor_type[s]);
-    T* out = d.sensordata + m.sensor_adr[s];
+    // A blocked batch's env: into buf, then copied (the supported sensors have at most 4 values).
+    T buf[4];
+    T* out = nullptr;
+    if constexpr (Block == 1)
+      out = d.sensordata + m.sensor_adr[s];
+    else
+      out = buf;
     if (kPlain && part == SensorPart::kPlain)
       plain_sensor(m, d, s, out);
     else if (kAcc && part == SensorPart::kAcc)
@@ -505,6 +510,8 @@ MYRIAD_HD void sensors(const ModelView<T>& m, EnvData<T>& d) {
     else
       continue;
     sensor_cutoff(m, s, out);
+    if constexpr (Block > 1)
+      for (int k = 0; k < m.sensor_dim[s]; ++k) d.sensordata[m.sensor_adr[s] + k] = buf[k];
   }
 }
 

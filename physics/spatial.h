@@ -27,12 +27,13 @@ MYRIAD_HD void sin_cos(T x, T* s, T* c) {
 }
 
 template <class A, class B>
-MYRIAD_HD auto dot3(const A* a, const B* b) {
+MYRIAD_HD auto dot3(A a, B b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-template <class T, class A, class B>
-MYRIAD_HD void cross3(T* res, const A* a, const B* b) {
+template <class R, class A, class B>
+MYRIAD_HD void cross3(R res, A a, B b) {
+  using T = element_of<R>;
   const T r0 = a[1] * b[2] - a[2] * b[1];
   const T r1 = a[2] * b[0] - a[0] * b[2];
   const T r2 = a[0] * b[1] - a[1] * b[0];
@@ -43,7 +44,7 @@ MYRIAD_HD void cross3(T* res, const A* a, const B* b) {
 
 // MuJoCo's mju_dot for 6-vectors: ((p0 + p2) + (p1 + p3)) + (p4 + p5).
 template <class A, class B>
-MYRIAD_HD auto dot6(const A* a, const B* b) {
+MYRIAD_HD auto dot6(A a, B b) {
   return ((a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5]);
 }
 
@@ -91,8 +92,9 @@ MYRIAD_HD T normalize3(T* v) {
   return norm;
 }
 
-template <class T, class A, class B>
-MYRIAD_HD void mul_quat(T* res, const A* a, const B* b) {
+template <class R, class A, class B>
+MYRIAD_HD void mul_quat(R res, A a, B b) {
+  using T = element_of<R>;
   const T r0 = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
   const T r1 = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
   const T r2 = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
@@ -105,8 +107,9 @@ MYRIAD_HD void mul_quat(T* res, const A* a, const B* b) {
 
 // Rotates v by quaternion q (cross-product form, as MuJoCo 2.2.1+). T: the type of q's values
 // (v may be the model's constants).
-template <class T, class V>
-MYRIAD_HD void rot_vec_quat(T* res, const V* v, const T* q) {
+template <class R, class V, class Q>
+MYRIAD_HD void rot_vec_quat(R res, V v, Q q) {
+  using T = element_of<R>;
   if constexpr (std::is_floating_point_v<T>) {
     if (q[0] == T(1) && q[1] == T(0) && q[2] == T(0) && q[3] == T(0)) {
       res[0] = v[0];
@@ -128,8 +131,9 @@ MYRIAD_HD void rot_vec_quat(T* res, const V* v, const T* q) {
   }
 }
 
-template <class T>
-MYRIAD_HD void quat2mat(T* res, const T* q) {
+template <class R, class Q>
+MYRIAD_HD void quat2mat(R res, Q q) {
+  using T = element_of<R>;
   if constexpr (std::is_floating_point_v<T>) {
     if (q[0] == T(1) && q[1] == T(0) && q[2] == T(0) && q[3] == T(0)) {
       for (int k = 0; k < 9; ++k) res[k] = (k % 4 == 0) ? T(1) : T(0);
@@ -155,8 +159,9 @@ MYRIAD_HD void quat2mat(T* res, const T* q) {
 }
 
 // res = mat * v (mat row-major 3x3).
-template <class T, class A, class B>
-MYRIAD_HD void mul_mat_vec3(T* res, const A* mat, const B* v) {
+template <class R, class A, class B>
+MYRIAD_HD void mul_mat_vec3(R res, A mat, B v) {
+  using T = element_of<R>;
   const T r0 = mat[0] * v[0] + mat[1] * v[1] + mat[2] * v[2];
   const T r1 = mat[3] * v[0] + mat[4] * v[1] + mat[5] * v[2];
   const T r2 = mat[6] * v[0] + mat[7] * v[1] + mat[8] * v[2];
@@ -166,7 +171,7 @@ MYRIAD_HD void mul_mat_vec3(T* res, const A* mat, const B* v) {
 }
 
 template <class T, class A>
-MYRIAD_HD void axis_angle2quat(T* res, const A* axis, T angle) {
+MYRIAD_HD void axis_angle2quat(T* res, A axis, T angle) {
   T s;
   sin_cos(angle * T(0.5), &s, &res[0]);
   res[1] = axis[0] * s;
@@ -175,8 +180,8 @@ MYRIAD_HD void axis_angle2quat(T* res, const A* axis, T angle) {
 }
 
 // q <- normalize(q * quat(axis = w/|w|, angle = scale*|w|)): MuJoCo's mju_quatIntegrate.
-template <class T>
-MYRIAD_HD void quat_integrate(T* q, const T* w, T scale) {
+template <class T, class Q, class V>
+MYRIAD_HD void quat_integrate(Q q, V w, T scale) {
   T axis[3] = {w[0], w[1], w[2]};
   const T angle = normalize3(axis) * scale;
   T qrot[4], res[4];
@@ -188,9 +193,9 @@ MYRIAD_HD void quat_integrate(T* q, const T* w, T scale) {
 
 // Rotation vector of conj(qb) * qa (MuJoCo's mju_subQuat), angle wrapped to [-pi, pi]. T: the
 // type of qa's values (qb may be the model's constants).
-template <class T, class B>
-MYRIAD_HD void sub_quat(T* res, const T* qa, const B* qb) {
-  const B qneg[4] = {qb[0], -qb[1], -qb[2], -qb[3]};
+template <class T, class A, class B>
+MYRIAD_HD void sub_quat(T* res, A qa, B qb) {
+  const element_of<B> qneg[4] = {qb[0], -qb[1], -qb[2], -qb[3]};
   T dif[4];
   mul_quat(dif, qneg, qa);
   T axis[3] = {dif[1], dif[2], dif[3]};
@@ -201,8 +206,9 @@ MYRIAD_HD void sub_quat(T* res, const T* qa, const B* qb) {
 }
 
 // Spatial inertia [Ixx Iyy Izz Ixy Ixz Iyz | h (= m d) | m] times a motion [w; v].
-template <class T, class I, class V>
-MYRIAD_HD void mul_inert_vec(T* res, const I* i, const V* v) {
+template <class R, class I, class V>
+MYRIAD_HD void mul_inert_vec(R res, I i, V v) {
+  using T = element_of<R>;
   res[0] = i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5];
   res[1] = i[3] * v[0] + i[1] * v[1] + i[5] * v[2] + i[8] * v[3] - i[6] * v[5];
   res[2] = i[4] * v[0] + i[5] * v[1] + i[2] * v[2] - i[7] * v[3] + i[6] * v[4];
@@ -212,8 +218,9 @@ MYRIAD_HD void mul_inert_vec(T* res, const I* i, const V* v) {
 }
 
 // Motion cross motion: [w x u_a; w x u_l + v_l x u_a].
-template <class T, class V, class U>
-MYRIAD_HD void cross_motion(T* res, const V* v, const U* u) {
+template <class R, class V, class U>
+MYRIAD_HD void cross_motion(R res, V v, U u) {
+  using T = element_of<R>;
   T a[3], b[3];
   cross3(res, v, u);
   cross3(a, v, u + 3);
@@ -222,8 +229,9 @@ MYRIAD_HD void cross_motion(T* res, const V* v, const U* u) {
 }
 
 // Motion cross force: [w x f_a + v_l x f_l; w x f_l].
-template <class T, class V, class F>
-MYRIAD_HD void cross_force(T* res, const V* v, const F* f) {
+template <class R, class V, class F>
+MYRIAD_HD void cross_force(R res, V v, F f) {
+  using T = element_of<R>;
   T a[3], b[3];
   cross3(a, v, f);
   cross3(b, v + 3, f + 3);

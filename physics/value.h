@@ -5,6 +5,9 @@
 // scalar is the plain conditional and for lanes keeps each lane's side.
 #pragma once
 
+#include <type_traits>
+#include <utility>
+
 #include "myriad/hd.h"
 
 namespace myriad::physics {
@@ -15,6 +18,22 @@ struct ScalarOf {
 };
 template <class T>
 using scalar_of = typename ScalarOf<T>::type;
+
+// The value type that a pointer-like P reads (T*, const T*, or a blocked batch's Strided field).
+template <class P>
+using element_of = std::remove_cv_t<std::remove_reference_t<decltype(std::declval<P>()[0])>>;
+
+// p's first N values where a plain pointer reads them: p itself, or, for a blocked batch's field,
+// copied into buf (unused, and so free, for a pointer).
+template <int N, class T, class P>
+MYRIAD_HD const T* readable(P p, T (&buf)[N]) {
+  if constexpr (std::is_pointer_v<P>) {
+    return p;
+  } else {
+    for (int k = 0; k < N; ++k) buf[k] = p[k];
+    return buf;
+  }
+}
 
 template <class T>
 MYRIAD_HD T select(bool c, const T& a, const T& b) {

@@ -33,8 +33,8 @@ MYRIAD_HD void axis_of(T* res, const T* mat, int k) {
 }
 
 // res = mat^T * v: world vector into the frame's coordinates.
-template <class T>
-MYRIAD_HD void mul_mat_t_vec3(T* res, const T* mat, const T* v) {
+template <class T, class M, class V>
+MYRIAD_HD void mul_mat_t_vec3(T* res, M mat, V v) {
   const T r0 = mat[0] * v[0] + mat[3] * v[1] + mat[6] * v[2];
   const T r1 = mat[1] * v[0] + mat[4] * v[1] + mat[7] * v[2];
   const T r2 = mat[2] * v[0] + mat[5] * v[1] + mat[8] * v[2];

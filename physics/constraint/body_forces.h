@@ -28,8 +28,8 @@ MYRIAD_HD void contact_force(const collision::Contact<T>& con, const T* force, T
 }
 
 // (contact, efc_force, subtree_com) => (cfrc_ext [nbody, 6]: torque, force).
-template <class T>
-MYRIAD_HD void body_forces(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void body_forces(const ModelView<T>& m, EnvData<T, Block>& d) {
   for (int k = 0; k < 6 * m.nbody; ++k) d.cfrc_ext[k] = 0;
   const collision::Contact<T>* con = contacts_of(d);
   const int nefc = static_cast<int>(d.nefc[0]);
@@ -55,12 +55,12 @@ MYRIAD_HD void body_forces(const ModelView<T>& m, EnvData<T>& d) {
       const int b = bodies[side];
       if (b == 0) continue;
       // The torque about the root's subtree com: spin - (com - pos) x force.
-      const T* com = d.subtree_com + 3 * m.body_rootid[b];
+      const auto com = d.subtree_com + 3 * m.body_rootid[b];
       const T arm[3] = {com[0] - c.pos[0], com[1] - c.pos[1], com[2] - c.pos[2]};
       T torque[3];
       cross3(torque, arm, world);
       const T sign = side == 0 ? T(-1) : T(1);
-      T* out = d.cfrc_ext + 6 * b;
+      auto out = d.cfrc_ext + 6 * b;
       for (int k = 0; k < 3; ++k) {
         out[k] += sign * (spin[k] - torque[k]);
         out[3 + k] += sign * world[k];

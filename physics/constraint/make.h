@@ -41,23 +41,23 @@ MYRIAD_HD int contact_rows(int condim, bool elliptic = false) {
   return condim == 1 ? 1 : (elliptic ? condim : 2 * (condim - 1));
 }
 
-template <class T>
-MYRIAD_HD collision::Contact<T>* contacts_of(const EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD collision::Contact<T>* contacts_of(const EnvData<T, Block>& d) {
   return reinterpret_cast<collision::Contact<T>*>(d.contact);
 }
 
 // Adds frame rows 0..nrow-1 times the translational Jacobian difference at `point` between body2
 // and body1 (mj_jacDifPair projected on the contact frame): out[r * nv + i] += sign * frame_r .
 // (cdof_lin_i + cdof_ang_i x (point - subtree_com[root])) over the dofs i of body's chain.
-template <class T>
-MYRIAD_HD void add_frame_jacobian(const ModelView<T>& m, const EnvData<T>& d, int body,
+template <class T, int Block>
+MYRIAD_HD void add_frame_jacobian(const ModelView<T>& m, const EnvData<T, Block>& d, int body,
                                   const T* point, const T* frame, int nrow, T sign, T* out) {
   while (body > 0 && m.body_dofnum[body] == 0) body = m.body_parentid[body];
   if (body == 0) return;
-  const T* com = d.subtree_com + 3 * m.body_rootid[body];
+  const auto com = d.subtree_com + 3 * m.body_rootid[body];
   const T offset[3] = {point[0] - com[0], point[1] - com[1], point[2] - com[2]};
   for (int i = m.body_dofadr[body] + m.body_dofnum[body] - 1; i >= 0; i = m.dof_parentid[i]) {
-    const T* cdof = d.cdof + 6 * i;
+    const auto cdof = d.cdof + 6 * i;
     T jp[3];
     cross3(jp, cdof, offset);
     for (int k = 0; k < 3; ++k) jp[k] += cdof[3 + k];
@@ -69,8 +69,8 @@ MYRIAD_HD void add_frame_jacobian(const ModelView<T>& m, const EnvData<T>& d, in
 // (mj_jacDifPair's jacr projected on the contact frame): out[r * nv + i] += sign * frame_r .
 // cdof_ang_i over the dofs i of body's chain. Torsion is about frame row 0 (the normal), rolling
 // about rows 1 and 2.
-template <class T>
-MYRIAD_HD void add_frame_angular(const ModelView<T>& m, const EnvData<T>& d, int body,
+template <class T, int Block>
+MYRIAD_HD void add_frame_angular(const ModelView<T>& m, const EnvData<T, Block>& d, int body,
                                  const T* frame, int nrow, T sign, T* out) {
   while (body > 0 && m.body_dofnum[body] == 0) body = m.body_parentid[body];
   if (body == 0) return;
@@ -86,8 +86,8 @@ MYRIAD_HD bool has_dofs(const ModelView<T>& m, int body) {
 }
 
 // Appends one row; returns its index.
-template <class T>
-MYRIAD_HD int add_row(const ModelView<T>& m, EnvData<T>& d, int& nefc, RowType type, int id, T pos,
+template <class T, int Block>
+MYRIAD_HD int add_row(const ModelView<T>& m, EnvData<T, Block>& d, int& nefc, RowType type, int id, T pos,
                       T margin, T frictionloss) {
   const int r = nefc++;
   d.efc_type[r] = T(type);
@@ -101,8 +101,8 @@ MYRIAD_HD int add_row(const ModelView<T>& m, EnvData<T>& d, int& nefc, RowType t
 
 // mj_makeConstraint (position stage): (qpos-derived kinematics, contact) => (efc_type, efc_id,
 // efc_J, efc_pos, efc_margin, efc_frictionloss, nefc).
-template <class T>
-MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T, Block>& d) {
   int nefc = 0;
   const int flags = m.disableflags;
   if (!(flags & kDisableConstraint)) {
@@ -257,8 +257,8 @@ MYRIAD_HD void impedance(const T* solimp, T violation, T* imp, T* imp_prime) {
 
 // mj_makeImpedance (position stage): (rows, contact, model parameters) => (efc_KBIP, efc_R,
 // efc_D).
-template <class T>
-MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T, Block>& d) {
   const int nefc = static_cast<int>(d.nefc[0]);
   const collision::Contact<T>* con = contacts_of(d);
   for (int r = 0; r < nefc; ++r) {
@@ -349,8 +349,8 @@ MYRIAD_HD void make_impedance(const ModelView<T>& m, EnvData<T>& d) {
 
 // mj_referenceConstraint (velocity stage): (efc_J, qvel, efc_KBIP, efc_pos, efc_margin) =>
 // (efc_aref) = -B J qvel - K imp (pos - margin).
-template <class T>
-MYRIAD_HD void reference(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void reference(const ModelView<T>& m, EnvData<T, Block>& d) {
   const int nefc = static_cast<int>(d.nefc[0]);
   for (int r = 0; r < nefc; ++r) {
     const T* J = d.efc_J + r * m.nv;

@@ -15,9 +15,12 @@ constexpr int32_t kDisableWarmstart = 1 << 9;
 constexpr int32_t kDisableIsland = 1 << 18;
 
 // Scratch per env for solve(): the Newton solver's, then the row types and the elliptic
-// contacts' dims as int32 (one T each) and the rows' cone scales (Rows::cone_dim, Rows::cone).
+// contacts' dims as int32 (one T each) and the rows' cone scales (Rows::cone_dim, Rows::cone),
+// then, for an env of a blocked batch (EnvData<T, Block> with Block > 1), contiguous copies of
+// what the solver reads and writes: M [nv, nv], qfrc_smooth, qacc_smooth, qacc and
+// qfrc_constraint [nv] each (solve_copies).
 MYRIAD_HD int64_t solver_scratch_size(int nv, int nefc_max) {
-  return newton_scratch_size(nv, nefc_max) + 3 * int64_t{nefc_max};
+  return newton_scratch_size(nv, nefc_max) + 3 * int64_t{nefc_max} + int64_t{nv} * nv + 4 * nv;
 }
 
 // (qM [nv, nv], J [nefc, nv]) => (Σ qM_kk over the dofs of every kinematic tree that a row's J
@@ -52,8 +55,13 @@ struct SolveRowsScratch {
   int32_t* cone_dim;
   T* cone;
 };
-template <class T>
-MYRIAD_HD SolveRowsScratch<T> solve_rows_scratch(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD T* solve_copies(const ModelView<T>& m, EnvData<T, Block>& d) {
+  return d.solver_scratch + newton_scratch_size(m.nv, m.nefc_max) + 3 * int64_t{m.nefc_max};
+}
+
+template <class T, int Block>
+MYRIAD_HD SolveRowsScratch<T> solve_rows_scratch(const ModelView<T>& m, EnvData<T, Block>& d) {
   T* extra = d.solver_scratch + newton_scratch_size(m.nv, m.nefc_max);
   return {reinterpret_cast<int32_t*>(extra), reinterpret_cast<int32_t*>(extra + m.nefc_max),
           extra + 2 * m.nefc_max};
@@ -63,8 +71,8 @@ MYRIAD_HD SolveRowsScratch<T> solve_rows_scratch(const ModelView<T>& m, EnvData<
 // whether a row is elliptic. qM holds the tree entries below the diagonal; they are mirrored into
 // its upper triangle (scratch: implicitfast's free bodies also write there, implicit.h) so that
 // the solver reads the full symmetric matrix.
-template <class T>
-MYRIAD_HD bool solve_prepare(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD bool solve_prepare(const ModelView<T>& m, EnvData<T, Block>& d) {
   const int nv = m.nv;
   const int nefc = static_cast<int>(d.nefc[0]);
   for (int i = 0; i < nv; ++i)
@@ -96,16 +104,32 @@ MYRIAD_HD bool solve_prepare(const ModelView<T>& m, EnvData<T>& d) {
 
 // (prepared rows: solve_prepare's outputs) => (run, ready for newton_begin) for env d. Reads
 // only, so that every lane of a group builds its own.
-template <class T>
-MYRIAD_HD NewtonRun<T> solve_run(const ModelView<T>& m, EnvData<T>& d, bool has_cones) {
+template <class T, int Block>
+MYRIAD_HD NewtonRun<T> solve_run(const ModelView<T>& m, EnvData<T, Block>& d, bool has_cones) {
   const int nv = m.nv;
   const int nefc = static_cast<int>(d.nefc[0]);
   const SolveRowsScratch<T> s = solve_rows_scratch(m, d);
   NewtonRun<T> run;
   run.nv = nv;
-  run.M = d.qM;
-  run.qfrc_smooth = d.qfrc_smooth;
-  run.qacc_smooth = d.qacc_smooth;
+  if constexpr (Block == 1) {
+    run.M = d.qM;
+    run.qfrc_smooth = d.qfrc_smooth;
+    run.qacc_smooth = d.qacc_smooth;
+    run.qacc = d.qacc;
+    run.qfrc_constraint = d.qfrc_constraint;
+  } else {  // a blocked batch's env: the solver reads and writes contiguous copies
+    T* c = solve_copies(m, d);
+    for (int k = 0; k < nv * nv; ++k) c[k] = d.qM[k];
+    for (int k = 0; k < nv; ++k) {
+      c[nv * nv + k] = d.qfrc_smooth[k];
+      c[nv * nv + nv + k] = d.qacc_smooth[k];
+    }
+    run.M = c;
+    run.qfrc_smooth = c + nv * nv;
+    run.qacc_smooth = c + nv * nv + nv;
+    run.qacc = c + nv * nv + 2 * nv;
+    run.qfrc_constraint = c + nv * nv + 3 * nv;
+  }
   run.rows.nefc = nefc;
   run.rows.type = s.type;
   run.rows.J = d.efc_J;
@@ -123,33 +147,39 @@ MYRIAD_HD NewtonRun<T> solve_run(const ModelView<T>& m, EnvData<T>& d, bool has_
   run.opt.meaninertia = m.meaninertia;
   // Without islands (option flag island) MuJoCo scales the cost by meaninertia nv.
   run.opt.island_inertia =
-      m.disableflags & kDisableIsland ? T(0) : island_inertia(m, d.qM, d.efc_J, nefc);
+      m.disableflags & kDisableIsland ? T(0) : island_inertia(m, run.M, d.efc_J, nefc);
   run.scratch = d.solver_scratch;
-  run.qacc = d.qacc;
   run.efc_force = d.efc_force;
-  run.qfrc_constraint = d.qfrc_constraint;
   return run;
 }
 
 // (qM, qfrc_smooth, qacc_smooth, qacc_warmstart, efc rows) => (run, ready for newton_begin).
-template <class T>
-MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T, Block>& d) {
   const bool has_cones = solve_prepare(m, d);
   return solve_run(m, d, has_cones);
 }
 
 // (the solver's iteration count or -1) => (solver_niter). qacc_warmstart is the integrator's
 // to save, once per step (MuJoCo 3).
-template <class T>
-MYRIAD_HD void solve_finish(const ModelView<T>& m, EnvData<T>& d, int niter) {
-  (void)m;
+template <class T, int Block>
+MYRIAD_HD void solve_finish(const ModelView<T>& m, EnvData<T, Block>& d, int niter) {
+  if constexpr (Block > 1) {  // the copies' results (none when there were no rows)
+    if (d.nefc[0] != T(0)) {
+      const T* c = solve_copies(m, d) + m.nv * m.nv + 2 * m.nv;
+      for (int k = 0; k < m.nv; ++k) {
+        d.qacc[k] = c[k];
+        d.qfrc_constraint[k] = c[m.nv + k];
+      }
+    }
+  }
   d.solver_niter[0] = T(niter);
 }
 
 // (qM, qfrc_smooth, qacc_smooth, qacc_warmstart, efc rows) => (the solve begun: run and its
 // newton_begin status). Without rows: qacc = qacc_smooth, qfrc_constraint = 0, done at once.
-template <class T>
-MYRIAD_HD int solve_begin(const ModelView<T>& m, EnvData<T>& d, NewtonRun<T>& run) {
+template <class T, int Block>
+MYRIAD_HD int solve_begin(const ModelView<T>& m, EnvData<T, Block>& d, NewtonRun<T>& run) {
   if (d.nefc[0] == T(0)) {
     for (int i = 0; i < m.nv; ++i) {
       d.qacc[i] = d.qacc_smooth[i];
@@ -160,11 +190,18 @@ MYRIAD_HD int solve_begin(const ModelView<T>& m, EnvData<T>& d, NewtonRun<T>& ru
   }
   run = solve_setup(m, d);
   // With the warm start disabled (option flag warmstart) the solve starts from qacc_smooth.
-  return newton_begin(run, m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart);
+  if constexpr (Block == 1) {
+    return newton_begin(run,
+                        m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart);
+  } else {  // from the copy, into which qacc goes (newton_begin allows the alias)
+    const auto warm = m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart;
+    for (int k = 0; k < m.nv; ++k) run.qacc[k] = warm[k];
+    return newton_begin(run, static_cast<const T*>(run.qacc));
+  }
 }
 
-template <class T>
-MYRIAD_HD void solve(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+MYRIAD_HD void solve(const ModelView<T>& m, EnvData<T, Block>& d) {
   NewtonRun<T> run;
   solve_finish(m, d, newton_finish(run, solve_begin(m, d, run)));
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "myriad/hd.h"
@@ -94,10 +95,40 @@ constexpr int64_t kContactWords = 32;
   X(rk_sensordata, nsensordata, internal) /* the step's own, kept over RK4 */
 // clang-format on
 
-// Pointers to one env's slice of every field (or, in Data, to row 0 of the batch).
-template <class T>
+// A field of one env in a blocked batch: element k at p[k * S] (S envs side by side).
+template <class T, int S>
+struct Strided {
+  T* p;
+  MYRIAD_HD T& operator[](int64_t k) const { return p[k * S]; }
+  MYRIAD_HD T& operator*() const { return *p; }
+  MYRIAD_HD Strided operator+(int64_t k) const { return {p + k * S}; }
+  MYRIAD_HD operator Strided<const T, S>() const { return {p}; }
+  MYRIAD_HD explicit operator bool() const { return p != nullptr; }
+};
+
+// The fields a blocked batch keeps contiguous per env (the constraint half's, whose sizes and
+// work vary per env).
+constexpr bool stays_per_env(const char* name) {
+  const char* const kPerEnv[] = {"ncon", "contact", "pair_ncon", "nefc", "efc_type", "efc_id",
+                                 "efc_J", "efc_pos", "efc_margin", "efc_frictionloss", "efc_KBIP",
+                                 "efc_R", "efc_D", "efc_aref", "efc_force", "solver_niter",
+                                 "solver_scratch"};
+  for (const char* f : kPerEnv) {
+    int i = 0;
+    while (f[i] && f[i] == name[i]) ++i;
+    if (f[i] == name[i]) return true;
+  }
+  return false;
+}
+
+template <class T, int S>
+using FieldPtr = std::conditional_t<S == 1, T*, Strided<T, S>>;
+
+// Pointers to one env's slice of every field (or, in Data, to row 0 of the batch); S > 1: the
+// env's fields in a blocked batch of S envs, but for the ones that stay per env.
+template <class T, int S = 1>
 struct EnvData {
-#define MYRIAD_X(name, size, kind) T* name;
+#define MYRIAD_X(name, size, kind) FieldPtr<T, stays_per_env(#name) ? 1 : S> name;
   MYRIAD_DATA_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
 };
