@@ -102,8 +102,6 @@ struct Strided {
   MYRIAD_HD T& operator[](int64_t k) const { return p[k * S]; }
   MYRIAD_HD T& operator*() const { return *p; }
   MYRIAD_HD Strided operator+(int64_t k) const { return {p + k * S}; }
-  MYRIAD_HD operator Strided<const T, S>() const { return {p}; }
-  MYRIAD_HD explicit operator bool() const { return p != nullptr; }
 };
 
 // The fields a blocked batch keeps contiguous per env (the constraint half's, whose sizes and
