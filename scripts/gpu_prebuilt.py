@@ -26,7 +26,8 @@ MANIFEST = "manifest.json"
 FORMAT = 1
 
 # Top-level folders and files that no binary is compiled from (docs, scripts, configs read at
-# run time, the carry, build and run outputs), folders below the top, and suffixes likewise.
+# run time, the carry, build and run outputs), folders below the top, and suffixes likewise;
+# hidden folders (tools' caches) anywhere.
 SKIP_TOP = {
     ".git", ".github", ".gitignore", ".gitattributes", ".clang-format", ".ci", ".venv", ".whl", ".debs", ".gpu-prebuilt", ".gl", "build", "runs",
     "docs", "scripts", "spikes", "examples", "configs", "Makefile", "LICENSE", "NOTICE",
@@ -46,7 +47,7 @@ def compiled(root):
         if rel == ".":
             dirs[:] = [d for d in dirs if d not in SKIP_TOP and not d.startswith("build-")]
             files = [f for f in files if f not in SKIP_TOP]
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__"
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith(".")
                          and os.path.normpath(os.path.join(rel, d)) not in SKIP_BELOW)
         for f in files:
             if not f.endswith(SKIP_SUFFIXES):
@@ -79,6 +80,10 @@ def dir_bytes(path):
 
 
 def pack(args):
+    torch = torch_version()
+    if torch is None:
+        sys.exit("gpu_prebuilt.py pack: this Python has no torch; run it with the one whose "
+                 "LibTorch the binaries link (the project's .venv)")
     os.makedirs(args.out, exist_ok=True)
     for f in os.listdir(args.out):
         os.remove(os.path.join(args.out, f))
@@ -106,7 +111,7 @@ def pack(args):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=os.path.dirname(os.path.abspath(__file__)))
     manifest = {
-        "format": FORMAT, "source_hash": args.hash, "torch": torch_version(),
+        "format": FORMAT, "source_hash": args.hash, "torch": torch,
         "cuda_architectures": "90", "built": datetime.datetime.now(datetime.timezone.utc)
         .strftime("%Y-%m-%dT%H:%M:%SZ"), "commit": commit.stdout.strip() or None,
         "files": kept, "left_out": left_out, "carry_bytes": used,
