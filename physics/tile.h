@@ -6,14 +6,11 @@
 // [nv, nv] factorizations, which are again model-sized: each round factors the Hessians of the
 // envs still iterating together, one per lane (newton_tile).
 //
-// Within a step the tile is a blocked batch of W envs: every field but the constraint half's
-// (data.h's stays_per_env) in lanes, element k of lane l at k * W + l. The smooth stages read
-// and write it as Lanes; each env's collision, rows, solve, body forces, sensors and integrator
-// read and write its lane with a stride of W (EnvData<S, W>), and the constraint half's fields in
-// the batch's own rows. The batch itself is env-major: a tile gathers its envs' fields once at the
-// start of the step and scatters them back once at its end. Every lane computes the scalar
-// code's operations in the same order, so the step gives the fused step's bits
-// (tests/physics/test_tile.cc checks every field).
+// The batch stays env-major: a tile gathers its envs' inputs (qpos, qvel, ctrl) into a
+// lane-major scratch, runs position, velocity, actuation and acceleration there, and scatters
+// the outputs back before each env's collision, rows, solve, body forces and Euler step. Every
+// lane computes the scalar code's operations in the same order, so the step gives the fused
+// step's bits (tests/physics/test_tile.cc checks every field).
 //
 // CPU only (never included by a .cu file): physics/engine.cc instantiates it.
 #pragma once
@@ -31,17 +28,40 @@ namespace myriad::physics {
 // Envs per tile: 8 float32 lanes are one AVX2 register (two SSE registers at the x86-64 base).
 constexpr int kTileWidth = 8;
 
-// Whether the tile holds field f in lanes (every field but those that stay per env).
-constexpr bool kInTile[] = {
-#define MYRIAD_X(name, size, kind) !stays_per_env(#name),
-    MYRIAD_DATA_FIELDS(MYRIAD_X)
+// Field numbers of MYRIAD_DATA_FIELDS (BatchView's index).
+enum DataField : int {
+#define MYRIAD_X(name, size, kind) kField_##name,
+  MYRIAD_DATA_FIELDS(MYRIAD_X)
 #undef MYRIAD_X
 };
 
+// What the smooth stages read from an env (gathered into the tile) and write (scattered back).
+// Every output entry the stages write is rewritten each step without reading its old value, and
+// the entries they never write (the world body's cfrc, qM off the tree) are zero on both sides.
+// qM's upper triangle is scratch (the solver mirrors the lower one into it, constraint/solve.h;
+// implicitfast writes its free bodies' unsymmetric matrices there): not scattered. The outputs that
+// the constraint stages and the integrators read are scattered after every forward (implicitfast's
+// own only for a model that integrates with it); the rest (what envs and users read, and what the
+// sensors read: a forward before the step's last computes sensors that the step then discards)
+// after the step's last forward only, which is the forward whose values mj_step leaves in mjData.
+// clang-format off
+#define MYRIAD_TILE_INPUTS(X) X(qpos) X(qvel) X(ctrl)
+#define MYRIAD_TILE_CONSTRAINT_INPUTS(X)                                          \
+  X(qpos) X(geom_xpos) X(geom_xmat) X(cdof) X(subtree_com) X(ten_length) X(ten_J) \
+  X(qM) X(qfrc_smooth) X(qacc_smooth)
+#define MYRIAD_TILE_IMPLICITFAST_INPUTS(X) \
+  X(actuator_force) X(xpos) X(xmat) X(xipos) X(ximat)
+#define MYRIAD_TILE_OUTPUTS(X)                                                         \
+  X(qpos) X(xpos) X(xquat) X(xmat) X(xipos) X(ximat) X(xanchor) X(xaxis)               \
+  X(geom_xpos) X(geom_xmat) X(subtree_com) X(cinert) X(crb) X(cdof) X(cdof_dot)        \
+  X(cvel) X(cacc) X(cfrc) X(qM) X(qLD) X(qLDiagInv) X(qfrc_bias) X(qfrc_passive)       \
+  X(qfrc_actuator) X(qfrc_smooth) X(qacc_smooth) X(actuator_force) X(ten_length)       \
+  X(ten_J) X(ten_velocity)
+// clang-format on
+
 namespace detail {
 
-// A thread's storage for one tile (kept between tiles, so allocated once): the tile's fields in
-// lanes, one after another.
+// A thread's lane-major storage for one tile (kept between tiles, so allocated once).
 template <class S, int W>
 struct TileScratch {
   std::vector<Lanes<S, W>> values;
@@ -49,42 +69,28 @@ struct TileScratch {
   std::vector<Lanes<S, W>> solver;  // the Newton factorizations' H, grad and step in lanes
 };
 
-// Lays out the tile's fields (the batch's sizes) in `scratch`.
+// The tile's EnvData over `scratch`, zeroed: the smooth fields in lanes, every other field null.
+// Zeroed per tile, as a fresh batch is: the entries the smooth stages never write (qM off the
+// model's tree, which the solver reads as zeros) must be zero.
 template <class S, int W>
-void tile_layout(TileScratch<S, W>& scratch, const BatchView<S>& b) {
+EnvData<Lanes<S, W>> tile_view(TileScratch<S, W>& scratch, const BatchView<S>& b) {
   int64_t total = 0;
-  for (int f = 0; f < kNumDataFields; ++f) {
-    scratch.offset[f] = kInTile[f] ? total : -1;
-    if (kInTile[f]) total += b.size[f];
-  }
-  scratch.values.resize(static_cast<size_t>(total));
-}
-
-// The smooth stages' view of the tile: its fields in lanes, the per-env fields null.
-template <class S, int W>
-EnvData<Lanes<S, W>> lanes_view(TileScratch<S, W>& scratch) {
+  for (int f = 0; f < kNumDataFields; ++f) scratch.offset[f] = -1;
+#define MYRIAD_X(name)                   \
+  scratch.offset[kField_##name] = total; \
+  total += b.size[kField_##name];
+  MYRIAD_TILE_OUTPUTS(MYRIAD_X)
+  MYRIAD_X(qvel)
+  MYRIAD_X(ctrl)
+#undef MYRIAD_X
+  scratch.values.assign(static_cast<size_t>(total), Lanes<S, W>(S(0)));
   Lanes<S, W>* pointers[kNumDataFields];
   for (int f = 0; f < kNumDataFields; ++f)
-    pointers[f] = kInTile[f] ? scratch.values.data() + scratch.offset[f] : nullptr;
+    pointers[f] = scratch.offset[f] < 0 ? nullptr : scratch.values.data() + scratch.offset[f];
   EnvData<Lanes<S, W>> t;
   static_assert(sizeof(t) == sizeof(pointers), "EnvData is its fields' pointers, in order");
   memcpy(&t, pointers, sizeof(t));
   return t;
-}
-
-// Env `env`'s view, lane l of the tile: the tile's fields with a stride of W (Strided: lane l's
-// values of the lane vectors, which GCC's vector types let their element type read), the others
-// its rows of the batch.
-template <class S, int W>
-EnvData<S, W> lane_view(TileScratch<S, W>& scratch, const BatchView<S>& b, int64_t env, int l) {
-  S* pointers[kNumDataFields];
-  for (int f = 0; f < kNumDataFields; ++f)
-    pointers[f] = kInTile[f] ? reinterpret_cast<S*>(scratch.values.data() + scratch.offset[f]) + l
-                             : b.base[f] + env * b.size[f];
-  EnvData<S, W> e;
-  static_assert(sizeof(e) == sizeof(pointers), "EnvData is its fields' pointers, in order");
-  memcpy(&e, pointers, sizeof(e));
-  return e;
 }
 
 // Field f of envs first .. first + count - 1 into the tile's lanes (lanes past count repeat the
@@ -98,13 +104,20 @@ void gather(Lanes<S, W>* dst, const BatchView<S>& b, int f, int64_t first, int c
   }
 }
 
-// The tile's field f back to its count envs.
+// The tile's field f back to its count envs; rows: scatter only entries (i, j <= i) of an
+// [rows, rows] matrix (qM's lower triangle).
 template <class S, int W>
-void scatter(const Lanes<S, W>* src, const BatchView<S>& b, int f, int64_t first, int count) {
+void scatter(const Lanes<S, W>* src, const BatchView<S>& b, int f, int64_t first, int count,
+             int rows = 0) {
   const int64_t size = b.size[f];
   for (int l = 0; l < count; ++l) {
     S* dst = b.base[f] + (first + l) * size;
-    for (int64_t k = 0; k < size; ++k) dst[k] = src[k].lane(l);
+    if (rows == 0) {
+      for (int64_t k = 0; k < size; ++k) dst[k] = src[k].lane(l);
+    } else {
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j <= i; ++j) dst[i * rows + j] = src[i * rows + j].lane(l);
+    }
   }
 }
 
@@ -154,68 +167,84 @@ void newton_tile(constraint::NewtonRun<S>* runs, int* status, int count, int nv,
   }
 }
 
-// mj_forward of envs first .. first + count - 1 (count <= W), in the tile: the smooth stages in
+// mj_forward of envs first .. first + count - 1 (count <= W): the smooth stages in the tile's
 // lanes, then the constraint stages per env but for the Newton solver's factorizations, which
-// run in lanes (newton_tile).
+// run in lanes (newton_tile). all_outputs: scatter every smooth output, not only what the
+// constraint stages and the integrators read.
 template <class S, int W>
-void forward_tile(const ModelView<S>& m, TileScratch<S, W>& scratch, EnvData<Lanes<S, W>>& t,
-                  EnvData<S, W>* envs, int count) {
+void forward_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, int count,
+                  EnvData<Lanes<S, W>>& t, std::vector<Lanes<S, W>>& solver_lanes,
+                  bool all_outputs) {
+#define MYRIAD_X(name) gather(t.name, b, kField_##name, first, count);
+  MYRIAD_TILE_INPUTS(MYRIAD_X)
+#undef MYRIAD_X
   // Smooth stages, in lanes: (qpos, qvel, ctrl) => (poses, com quantities, qM and its factor,
   // velocities, passive, bias and actuator forces, qacc_smooth).
   forward_position(m, t);
   forward_velocity_smooth(m, t);
   actuation(m, t);
   forward_acceleration(m, t);
+#define MYRIAD_X(name) \
+  scatter(t.name, b, kField_##name, first, count, kField_##name == kField_qM ? m.nv : 0);
+  if (all_outputs) {
+    MYRIAD_TILE_OUTPUTS(MYRIAD_X)
+  } else {
+    MYRIAD_TILE_CONSTRAINT_INPUTS(MYRIAD_X)
+    if (m.integrator == kImplicitFast) {
+      MYRIAD_TILE_IMPLICITFAST_INPUTS(MYRIAD_X)
+    }
+  }
+#undef MYRIAD_X
   // Constraint stages: (poses, qvel, qacc_smooth) => (contacts, rows, qacc, efc_force,
   // qfrc_constraint, cfrc_ext).
   constraint::NewtonRun<S> runs[W];
   int status[W];
   for (int l = 0; l < count; ++l) {
-    collision_stage(m, envs[l]);
-    forward_constraint_rows(m, envs[l]);
-    constraint::reference(m, envs[l]);
-    status[l] = constraint::solve_begin(m, envs[l], runs[l]);
+    EnvData<S> e = b.env(first + l);
+    collision_stage(m, e);
+    forward_constraint_rows(m, e);
+    constraint::reference(m, e);
+    status[l] = constraint::solve_begin(m, e, runs[l]);
   }
-  newton_tile(runs, status, count, m.nv, scratch.solver);
+  newton_tile(runs, status, count, m.nv, solver_lanes);
   for (int l = 0; l < count; ++l) {
-    constraint::solve_finish(m, envs[l], constraint::newton_finish(runs[l], status[l]));
-    post_constraint(m, envs[l]);
+    EnvData<S> e = b.env(first + l);
+    constraint::solve_finish(m, e, constraint::newton_finish(runs[l], status[l]));
+    post_constraint(m, e);
   }
 }
 
-// `substeps` mj_step of envs first .. first + count - 1 (count <= W): their fields into the tile
-// (lanes past count repeat the last env, so that every lane computes on valid data), forward_tile
-// and the integrator per env (RK4's stages with a forward_tile between them, as pipeline.h's
-// rk4), then the fields back to the batch.
+// `substeps` mj_step of envs first .. first + count - 1 (count <= W): forward_tile, then the
+// integrator per env (RK4's stages with a forward_tile between them, as pipeline.h's rk4).
 template <class S, int W>
 void step_tile(const ModelView<S>& m, const BatchView<S>& b, int64_t first, int count, int substeps,
                TileScratch<S, W>& scratch) {
-  tile_layout(scratch, b);
-  for (int f = 0; f < kNumDataFields; ++f)
-    if (kInTile[f]) gather(scratch.values.data() + scratch.offset[f], b, f, first, count);
-  EnvData<Lanes<S, W>> t = lanes_view(scratch);
-  EnvData<S, W> envs[W];
-  for (int l = 0; l < count; ++l) envs[l] = lane_view(scratch, b, first + l, l);
+  EnvData<Lanes<S, W>> t = tile_view(scratch, b);
   auto each_env = [&](auto&& fn) {
-    for (int l = 0; l < count; ++l) fn(envs[l]);
+    for (int l = 0; l < count; ++l) {
+      EnvData<S> e = b.env(first + l);
+      fn(e);
+    }
   };
   for (int s = 0; s < substeps; ++s) {
+    const bool last = s == substeps - 1;
     if (m.integrator != kRK4) {
-      forward_tile(m, scratch, t, envs, count);
-      each_env([&](EnvData<S, W>& e) { euler(m, e); });
+      forward_tile(m, b, first, count, t, scratch.solver, last);
+      each_env([&](EnvData<S>& e) { euler(m, e); });
       continue;
     }
-    forward_tile(m, scratch, t, envs, count);
-    each_env([&](EnvData<S, W>& e) { rk4_begin(m, e); });
+    // The last substep's first forward scatters every output: its sensors are the ones rk4_begin
+    // keeps and rk4_finish leaves in the data (mj_RungeKutta's), and they read poses and
+    // velocities the constraint stages do not.
+    forward_tile(m, b, first, count, t, scratch.solver, last);
+    each_env([&](EnvData<S>& e) { rk4_begin(m, e); });
     for (int stage = 1; stage < 4; ++stage) {
-      each_env([&](EnvData<S, W>& e) { rk4_stage_begin(m, e, stage); });
-      forward_tile(m, scratch, t, envs, count);
-      each_env([&](EnvData<S, W>& e) { rk4_stage_end(m, e, stage); });
+      each_env([&](EnvData<S>& e) { rk4_stage_begin(m, e, stage); });
+      forward_tile(m, b, first, count, t, scratch.solver, last && stage == 3);
+      each_env([&](EnvData<S>& e) { rk4_stage_end(m, e, stage); });
     }
-    each_env([&](EnvData<S, W>& e) { rk4_finish(m, e); });
+    each_env([&](EnvData<S>& e) { rk4_finish(m, e); });
   }
-  for (int f = 0; f < kNumDataFields; ++f)
-    if (kInTile[f]) scatter(scratch.values.data() + scratch.offset[f], b, f, first, count);
 }
 
 }  // namespace detail
