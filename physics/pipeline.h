@@ -494,8 +494,8 @@ MYRIAD_HD void collision_pair(const ModelView<T>& m, EnvData<T, Block>& d, int i
 // (hfield.h's hfield_convex_group, convex.h's convex_convex_group): the same slot and count as
 // collision_pair<T, kGroup>. round: the group's shared room.
 template <int kGroup, class T, class G, class Arena, int Block>
-MYRIAD_HD void collision_ccd_group(const G& grp, const ModelView<T>& m, EnvData<T, Block>& d, int ip,
-                                   collision::ContactValues<double>* round, Arena& arena) {
+MYRIAD_HD void collision_ccd_group(const G& grp, const ModelView<T>& m, EnvData<T, Block>& d,
+                                   int ip, collision::ContactValues<double>* round, Arena& arena) {
   collision::collide_ccd_into_slot<kGroup>(
       grp, collision::collision_model<T>(m),
       reinterpret_cast<const collision::CollisionPair*>(m.candidate_pairs), m.candidate_slot, ip,

@@ -11,9 +11,9 @@
 #include <cstdint>
 
 #include "myriad/hd.h"
-#include "physics/value.h"
 #include "physics/collision/contact.h"
 #include "physics/spatial.h"
+#include "physics/value.h"
 
 namespace myriad::physics::ray {
 

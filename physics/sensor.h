@@ -112,7 +112,8 @@ struct Frame {
 };
 
 template <class T, int Block>
-MYRIAD_HD void frame_of(const ModelView<T>& m, const EnvData<T, Block>& d, int type, int id, Frame<T>& f) {
+MYRIAD_HD void frame_of(const ModelView<T>& m, const EnvData<T, Block>& d, int type, int id,
+                        Frame<T>& f) {
   if (type == kObjBody) {
     f.body = id;
     f.pos = readable(d.xipos + 3 * id, f.pos_buf);
@@ -162,8 +163,8 @@ MYRIAD_HD void object_velocity(const ModelView<T>& m, const EnvData<T, Block>& d
 }
 
 template <class T, int Block>
-MYRIAD_HD void object_acceleration(const ModelView<T>& m, const EnvData<T, Block>& d, const Frame<T>& f,
-                                   bool local, T* res) {
+MYRIAD_HD void object_acceleration(const ModelView<T>& m, const EnvData<T, Block>& d,
+                                   const Frame<T>& f, bool local, T* res) {
   const auto com = d.subtree_com + 3 * m.body_rootid[f.body];
   const T* rot = local ? f.mat : nullptr;
   T vel[6], c[3];
@@ -253,7 +254,8 @@ MYRIAD_HD void subtree_velocity(const ModelView<T>& m, EnvData<T, Block>& d) {
 // always true from inside it), summed in contact order. Contacts in the gap have no rows and
 // count nothing.
 template <class T, int Block>
-MYRIAD_HD T touch(const ModelView<T>& m, const EnvData<T, Block>& d, const Frame<T>& site, int site_id) {
+MYRIAD_HD T touch(const ModelView<T>& m, const EnvData<T, Block>& d, const Frame<T>& site,
+                  int site_id) {
   const collision::Contact<T>* con = constraint::contacts_of(d);
   const int nefc = static_cast<int>(d.nefc[0]);
   T sum = 0;

@@ -87,8 +87,8 @@ MYRIAD_HD bool has_dofs(const ModelView<T>& m, int body) {
 
 // Appends one row; returns its index.
 template <class T, int Block>
-MYRIAD_HD int add_row(const ModelView<T>& m, EnvData<T, Block>& d, int& nefc, RowType type, int id, T pos,
-                      T margin, T frictionloss) {
+MYRIAD_HD int add_row(const ModelView<T>& m, EnvData<T, Block>& d, int& nefc, RowType type, int id,
+                      T pos, T margin, T frictionloss) {
   const int r = nefc++;
   d.efc_type[r] = T(type);
   d.efc_id[r] = T(id);

@@ -191,8 +191,7 @@ MYRIAD_HD int solve_begin(const ModelView<T>& m, EnvData<T, Block>& d, NewtonRun
   run = solve_setup(m, d);
   // With the warm start disabled (option flag warmstart) the solve starts from qacc_smooth.
   if constexpr (Block == 1) {
-    return newton_begin(run,
-                        m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart);
+    return newton_begin(run, m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart);
   } else {  // from the copy, into which qacc goes (newton_begin allows the alias)
     const auto warm = m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart;
     for (int k = 0; k < m.nv; ++k) run.qacc[k] = warm[k];

@@ -53,8 +53,8 @@ void drive(const Model<T>& m, Data<T>& d, int t) {
 template <class T>
 std::string first_difference(const Model<T>& m, Data<T>& a, Data<T>& b) {
   std::string found;
-  const int64_t copies_at = constraint::solver_scratch_size(m.nv, m.nefc_max) -
-                            (int64_t{m.nv} * m.nv + 4 * m.nv);
+  const int64_t copies_at =
+      constraint::solver_scratch_size(m.nv, m.nefc_max) - (int64_t{m.nv} * m.nv + 4 * m.nv);
   EnvData<T> ea = a.env(m, 0);
   for_each_field(ea, m, [&](const char* name, T*& p, int64_t size) {
     if (!found.empty()) return;

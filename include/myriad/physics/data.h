@@ -107,10 +107,10 @@ struct Strided {
 // The fields a blocked batch keeps contiguous per env (the constraint half's, whose sizes and
 // work vary per env).
 constexpr bool stays_per_env(const char* name) {
-  const char* const kPerEnv[] = {"ncon", "contact", "pair_ncon", "nefc", "efc_type", "efc_id",
-                                 "efc_J", "efc_pos", "efc_margin", "efc_frictionloss", "efc_KBIP",
-                                 "efc_R", "efc_D", "efc_aref", "efc_force", "solver_niter",
-                                 "solver_scratch"};
+  const char* const kPerEnv[] = {
+      "ncon",      "contact",      "pair_ncon",        "nefc",     "efc_type", "efc_id", "efc_J",
+      "efc_pos",   "efc_margin",   "efc_frictionloss", "efc_KBIP", "efc_R",    "efc_D",  "efc_aref",
+      "efc_force", "solver_niter", "solver_scratch"};
   for (const char* f : kPerEnv) {
     int i = 0;
     while (f[i] && f[i] == name[i]) ++i;
