@@ -119,6 +119,8 @@ for f in .whl/native/mujoco-*.whl; do
   [ -f "$f" ] && "$py" -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" \
     "$f" "$mujoco_dir"
 done
+# The task envs' robot folder: this tree's (a prebuilt binary has the tree it was built in).
+export MYRIAD_ROBOTS_DIR="$root/envs/robots"
 # The Go1 and G1 models' mjlab folders (scripts/fetch-gpu-wheels.sh), for the robot tasks.
 if [ -f .whl/assets/mjlab-robots.tar.xz ]; then
   mkdir -p /tmp/myriad-mjlab && tar -xJf .whl/assets/mjlab-robots.tar.xz -C /tmp/myriad-mjlab &&
@@ -186,14 +188,20 @@ if [ -f .gpu-prebuilt/manifest.json ]; then
     # CUDA ones its wheels bring, the CUDA toolkit's, libmujoco from the carried wheel.
     libs=$("$py" -c "import glob, os, torch; t = os.path.dirname(torch.__file__); \
 print(':'.join([os.path.join(t, 'lib')] + sorted(glob.glob(os.path.join(t, '..', 'nvidia', '*', 'lib')))))")
-    export LD_LIBRARY_PATH="$libs:$mujoco_dir/mujoco:/usr/local/cuda/lib64:/usr/local/cuda/lib:$LD_LIBRARY_PATH"
-    unresolved=$(ldd "$pre/tools/myriad" 2>&1 | grep 'not found' | tr -s ' \t\n' ' ' | tr -d '"')
-    if [ -z "$unresolved" ] && run_logged 30 "$pre/tools/myriad" --version; then
+    host_libs=${LD_LIBRARY_PATH:-}
+    export LD_LIBRARY_PATH="$libs:$mujoco_dir/mujoco:/usr/local/cuda/lib64:/usr/local/cuda/lib:$host_libs"
+    unresolved=$(find "$pre" -type f -exec ldd {} \; 2>&1 | grep 'not found' | sort -u |
+      tr -s ' \t\n' ' ' | tr -d '"')
+    # On a GPU, one CUDA step too: a driver older than the pack's toolkit fails here.
+    probe=(--version)
+    [ "$mode" = gpu ] && probe=(bench --env CartPole-v1 --device cuda --num-envs 64 --steps 1)
+    if [ -z "$unresolved" ] && run_logged 60 "$pre/tools/myriad" "${probe[@]}"; then
       bin="$pre/tools/myriad"
       record 1_build.myriad '"from the pack"'
     else
-      record 1_build.prebuilt_rejected "\"${unresolved:-myriad --version failed (see the log)}\""
+      record 1_build.prebuilt_rejected "\"${unresolved:-myriad ${probe[*]} failed (see the log)}\""
       rm -rf "$pre"
+      export LD_LIBRARY_PATH="$host_libs"
     fi
   else
     rm -rf "$pre"  # whatever a refused check unpacked
@@ -207,14 +215,16 @@ rest_files=('python/myriad/_core*.so' tests/envs/test_cuda_envs tests/envs/test_
 # build_rest KEY: compiles what steps 2-7 need and neither the pack nor an earlier build has
 # (-k 0: a target that fails costs only its own checks), within 300 s or the budget.
 build_rest() {
-  local targets=() i rc t0
+  local targets=() i rc t0 limit
   for i in "${!rest[@]}"; do
     compgen -G "$pre/${rest_files[$i]}" > /dev/null || targets+=("${rest[$i]}")
   done
   [ ${#targets[@]} = 0 ] && return 0
+  budget_for "$1" 120 || return 1
   configure_build || return 1
   t0=$(date +%s)
-  run_logged $(($(left) - 60 > 300 ? 300 : $(left) - 60)) cmake --build "$build" -j "$jobs" \
+  limit=$(($(left) - 60 > 300 ? 300 : $(left) - 60))
+  run_logged $((limit > 1 ? limit : 1)) cmake --build "$build" -j "$jobs" \
     --target "${targets[@]}" -- -k 0
   rc=$?
   record "$1" "{\"seconds\": $(($(date +%s) - t0)), \"rc\": $rc, \"targets\": \"${targets[*]}\"}"
@@ -265,12 +275,22 @@ agreement() {
   done
   unset MYRIAD_CUDA_CHECK
 }
+# The checks still waiting for a binary that was not built: recorded as such.
+record_unbuilt() {
+  local spec key rest
+  for spec in "${deferred[@]}"; do
+    read -r key rest <<< "$spec"
+    record "2_agreement.$key" '"not built"'
+  done
+  deferred=()
+}
 # The last: the same envs' step replayed as one CUDA graph against plain launches, through a
 # task's Params changing (its command curriculum).
 agreement "test_cuda_envs test_cuda_envs envs * 1" \
   "test_staged_randomized test_staged_randomized envs *Cuda* 1" \
   "test_physics test_physics physics *Cuda* 1" "test_devices test_devices envs * 1" \
   "cuda_graph test_staged_randomized envs *Graph* 0"
+[ -d "$pre" ] || record_unbuilt  # without a pack, nothing more is built for them
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # synccheck: the constraint solve's warps (__syncwarp between phases) reach every barrier whole.
 for tool in memcheck initcheck synccheck; do
@@ -382,6 +402,7 @@ if [ -d "$pre" ]; then
   waiting=("${deferred[@]}")
   deferred=()
   [ ${#waiting[@]} -gt 0 ] && agreement "${waiting[@]}"
+  record_unbuilt
   compgen -G "$build/python/myriad/_core*.so" > /dev/null && measure_syncs
 fi
 

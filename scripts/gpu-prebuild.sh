@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds here, without a GPU, what scripts/gpu-check.sh runs first (the `myriad` binary and the
-# CUDA test binaries, for sm_90, with gpu-check's own options) and packs it into .gpu-prebuilt/
+# CUDA test binaries, for sm_90 and without the fused kernels, as gpu-check builds them; no
+# Python extension) and packs it into .gpu-prebuilt/
 # (ignored by git), so that a GPU lease spends its minutes measuring rather than compiling. The
 # pack is carried with .debs/ and .whl/ (device tool: carry [".debs", ".whl", ".gpu-prebuilt"]);
 # gpu-check uses it only when its manifest matches the host and the sources it was built from
@@ -20,7 +21,8 @@ build=${MYRIAD_GPU_PREBUILD_DIR:-$root/build-gpu}
 pack=$root/.gpu-prebuilt
 limit_mib=${MYRIAD_GPU_CARRY_MIB:-62}  # the device tool carries 64 MiB; 2 kept in hand
 jobs=${JOBS:-$(nproc)}
-# In gpu-check's order of value: the engine and envs' agreement, then the graph's, then the rest.
+# In order of value per byte carried: every step's `myriad`, the envs' agreement (the largest
+# check), the engine's (the smallest binary), the task envs' and the graph's, then the rest.
 targets=(myriad test_cuda_envs test_physics test_staged_randomized test_devices test_learner)
 files=(tools/myriad tests/envs/test_cuda_envs tests/physics/test_physics
   tests/envs/test_staged_randomized tests/envs/test_devices tests/learner/test_learner)

@@ -5,7 +5,7 @@
   gpu_prebuilt.py pack --build B --out P --hash H --limit-mib L [--carry DIR ...] FILE ...
       Compresses FILEs (paths under B, in priority order) into P with a manifest; a file that
       would take the carry (P plus every --carry DIR) past L MiB is left out, and so are the
-      ones after it.
+      ones after it (a file not built is left out alone).
   gpu_prebuilt.py check --pack P --root ROOT --build B
       On the host: unpacks P's binaries under B when its manifest matches ROOT's sources and the
       host's PyTorch; prints one JSON object, {"use": true|false, "why": ..., "files": [...]}.
@@ -19,6 +19,7 @@ import hashlib
 import json
 import lzma
 import os
+import shutil
 import subprocess
 import sys
 
@@ -84,16 +85,16 @@ def pack(args):
     if torch is None:
         sys.exit("gpu_prebuilt.py pack: this Python has no torch; run it with the one whose "
                  "LibTorch the binaries link (the project's .venv)")
-    os.makedirs(args.out, exist_ok=True)
-    for f in os.listdir(args.out):
-        os.remove(os.path.join(args.out, f))
+    shutil.rmtree(args.out, ignore_errors=True)
+    os.makedirs(args.out)
     limit = args.limit_mib * 1024 * 1024
     used = sum(dir_bytes(d) for d in args.carry if os.path.isdir(d))
     kept, left_out = [], []
+    full = False  # a file was left out for the limit: the ones after it too, in priority order
     for rel in args.files:
         src = os.path.join(args.build, rel)
-        if left_out or not os.path.isfile(src):
-            left_out.append({"path": rel, "why": "after one left out" if left_out else "not built"})
+        if full or not os.path.isfile(src):
+            left_out.append({"path": rel, "why": "after one left out" if full else "not built"})
             continue
         with open(src, "rb") as f:
             data = f.read()
@@ -101,6 +102,7 @@ def pack(args):
         if used + len(packed) + 4096 > limit:
             left_out.append({"path": rel, "why": f"{len(packed)} bytes packed would take the "
                              f"carry past {args.limit_mib} MiB"})
+            full = True
             continue
         name = rel.replace("/", "__") + ".xz"
         with open(os.path.join(args.out, name), "wb") as f:

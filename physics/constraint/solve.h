@@ -15,13 +15,16 @@ constexpr int32_t kDisableWarmstart = 1 << 9;
 constexpr int32_t kDisableIsland = 1 << 18;
 
 // Scratch per env for solve(): the Newton solver's, then the row types and the elliptic
-// contacts' dims as int32 (one T each) and the rows' cone scales (Rows::cone_dim, Rows::cone),
-// then, for an env of a blocked batch (EnvData<T, Block> with Block > 1), contiguous copies of
-// what the solver reads and writes: M [nv, nv], qfrc_smooth, qacc_smooth, qacc and
-// qfrc_constraint [nv] each (solve_copies).
+// contacts' dims as int32 (one T each) and the rows' cone scales (Rows::cone_dim, Rows::cone).
 MYRIAD_HD int64_t solver_scratch_size(int nv, int nefc_max) {
-  return newton_scratch_size(nv, nefc_max) + 3 * int64_t{nefc_max} + int64_t{nv} * nv + 4 * nv;
+  return newton_scratch_size(nv, nefc_max) + 3 * int64_t{nefc_max};
 }
+
+// What an env of a blocked batch (EnvData<T, Block> with Block > 1) needs past that, and its
+// batch allocates in each env's solver_scratch row: contiguous copies of what the solver reads
+// and writes, M [nv, nv], qfrc_smooth, qacc_smooth, qacc and qfrc_constraint [nv] each
+// (solve_copies). An env-major batch has none.
+MYRIAD_HD int64_t solve_copies_size(int nv) { return int64_t{nv} * nv + 4 * int64_t{nv}; }
 
 // (qM [nv, nv], J [nefc, nv]) => (Σ qM_kk over the dofs of every kinematic tree that a row's J
 // touches): the scale MuJoCo 3 gives the Newton cost of a constraint island. Rows that link
@@ -57,7 +60,7 @@ struct SolveRowsScratch {
 };
 template <class T, int Block>
 MYRIAD_HD T* solve_copies(const ModelView<T>& m, EnvData<T, Block>& d) {
-  return d.solver_scratch + newton_scratch_size(m.nv, m.nefc_max) + 3 * int64_t{m.nefc_max};
+  return d.solver_scratch + solver_scratch_size(m.nv, m.nefc_max);
 }
 
 template <class T, int Block>
@@ -164,8 +167,8 @@ MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T, Block>& d) 
 // to save, once per step (MuJoCo 3).
 template <class T, int Block>
 MYRIAD_HD void solve_finish(const ModelView<T>& m, EnvData<T, Block>& d, int niter) {
-  if constexpr (Block > 1) {  // the copies' results (none when there were no rows)
-    if (d.nefc[0] != T(0)) {
+  if constexpr (Block > 1) {  // the copies' results (none without rows or when the solve refused)
+    if (d.nefc[0] != T(0) && niter >= 0) {
       const T* c = solve_copies(m, d) + m.nv * m.nv + 2 * m.nv;
       for (int k = 0; k < m.nv; ++k) {
         d.qacc[k] = c[k];

@@ -30,7 +30,11 @@ constexpr const char* kPush = R"("push": {"field": "root_velocity", "mode": "int
 
 // The robot's own startup terms (envs/robots/<robot>_randomize.json) and the frequent push.
 std::string randomize_with_push(const std::string& robot) {
-  const std::string path = std::string(MYRIAD_ROBOTS_SOURCE_DIR) + "/" + robot + "_randomize.json";
+  // $MYRIAD_ROBOTS_DIR (a binary run from another tree, as gpu-check's prebuilt pack), else this
+  // source tree's.
+  const char* dir = std::getenv("MYRIAD_ROBOTS_DIR");
+  const std::string path =
+      std::string(dir ? dir : MYRIAD_ROBOTS_SOURCE_DIR) + "/" + robot + "_randomize.json";
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << path;
   std::stringstream text;

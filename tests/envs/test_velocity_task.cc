@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -236,7 +237,8 @@ TEST(VelocityTask, NoisePerTermIsAnOption) {
 // with the robot's startup terms only, and not the same as the default, which pushes.
 TEST(VelocityTask, PlayModeDropsNoiseAndPush) {
   const int64_t n = 8;
-  std::ifstream in(std::string(MYRIAD_ROBOTS_SOURCE_DIR) + "/go1_randomize.json");
+  const char* dir = std::getenv("MYRIAD_ROBOTS_DIR");  // else this source tree's
+  std::ifstream in(std::string(dir ? dir : MYRIAD_ROBOTS_SOURCE_DIR) + "/go1_randomize.json");
   ASSERT_TRUE(in.good());
   std::stringstream startup_terms;
   startup_terms << in.rdbuf();

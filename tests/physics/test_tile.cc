@@ -47,21 +47,15 @@ void drive(const Model<T>& m, Data<T>& d, int t) {
   }
 }
 
-// The first field whose bits differ between a and b, with env and element; empty if none. The
-// solver scratch's last part, the contiguous copies only a blocked batch's env solves from
-// (constraint/solve.h's solve_copies), is left out.
+// The first field whose bits differ between a and b, with env and element; empty if none.
 template <class T>
 std::string first_difference(const Model<T>& m, Data<T>& a, Data<T>& b) {
   std::string found;
-  const int64_t copies_at =
-      constraint::solver_scratch_size(m.nv, m.nefc_max) - (int64_t{m.nv} * m.nv + 4 * m.nv);
   EnvData<T> ea = a.env(m, 0);
   for_each_field(ea, m, [&](const char* name, T*& p, int64_t size) {
     if (!found.empty()) return;
-    const bool scratch = std::string(name) == "solver_scratch";
     const T* q = b.field(m, name);
     for (int64_t k = 0; k < size * a.num_envs(); ++k) {
-      if (scratch && k % size >= copies_at) continue;
       if (std::memcmp(p + k, q + k, sizeof(T)) != 0) {
         found = std::string(name) + " env " + std::to_string(k / size) + " element " +
                 std::to_string(k % size) + ": " + std::to_string(double(p[k])) + " vs " +
@@ -84,37 +78,58 @@ void spread_states(const Model<T>& m, Data<T>& d) {
   }
 }
 
-template <class T>
-void expect_same_bits(const std::string& xml, int64_t n, int steps, int substeps) {
+// Two copies of a batch in different states, stepped under the same controls: `fused` with the
+// fused step, `other` with step_other(m, other, substeps); every field's bits are compared after
+// each step.
+template <class T, class StepOther>
+void expect_same_bits_as_fused(const std::string& xml, int64_t n, int steps, int substeps,
+                               const std::string& what, StepOther step_other) {
   const Model<T> m = load_mjcf(xml).template cast<T>();
-  Data<T> fused(m, n), tiled(m, n);
+  Data<T> fused(m, n), other(m, n);
   spread_states(m, fused);
-  spread_states(m, tiled);
+  spread_states(m, other);
   for (int t = 0; t < steps; ++t) {
     drive(m, fused, t);
-    drive(m, tiled, t);
+    drive(m, other, t);
     step(m, fused, substeps);
-    step_tiled(m, tiled, substeps);
-    const std::string diff = first_difference(m, fused, tiled);
+    step_other(m, other, substeps);
+    const std::string diff = first_difference(m, fused, other);
     ASSERT_TRUE(diff.empty()) << xml << " (" << sizeof(T) * 8 << "-bit), step " << t
-                              << ": fused and tiled differ in " << diff;
+                              << ": fused and " << what << " differ in " << diff;
   }
+}
+
+template <class T>
+void expect_same_bits(const std::string& xml, int64_t n, int steps, int substeps) {
+  expect_same_bits_as_fused<T>(xml, n, steps, substeps, "tiled",
+                               [](const Model<T>& m, Data<T>& d, int s) { step_tiled(m, d, s); });
 }
 
 // A blocked copy of batch d: every field but the constraint half's (stays_per_env, which stay
 // in d's rows) in blocks of W envs, element k of env i at ((i / W) * size + k) * W + i % W; the
-// envs that pad the last block are copies of the last env.
+// envs that pad the last block are copies of the last env. The solver scratch is copied into
+// rows with the room a blocked batch's env solves in (constraint::solve_copies_size).
 template <class T, int W>
 struct BlockedCopy {
   std::vector<std::vector<T>> blocks;  // per field; empty for a per-env field
   std::vector<T*> rows;                // per field: d's row 0
   std::vector<int64_t> sizes;
   int64_t n;
+  int scratch_field = -1;
+  int64_t scratch_row = 0;  // the model's solver scratch and the copies' room
+  std::vector<T> scratch;
 
   BlockedCopy(const Model<T>& m, Data<T>& d) : n(d.num_envs()) {
     const int64_t padded = (n + W - 1) / W * W;
     EnvData<T> e = d.env(m, 0);
     for_each_field(e, m, [&](const char* name, T*& p, int64_t size) {
+      if (std::string(name) == "solver_scratch") {
+        scratch_field = static_cast<int>(rows.size());
+        scratch_row = size + constraint::solve_copies_size(m.nv);
+        scratch.assign(static_cast<size_t>(n * scratch_row), T(0));
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t k = 0; k < size; ++k) scratch[i * scratch_row + k] = p[i * size + k];
+      }
       rows.push_back(p);
       sizes.push_back(size);
       blocks.emplace_back(stays_per_env(name) ? 0 : static_cast<size_t>(padded * size));
@@ -127,17 +142,25 @@ struct BlockedCopy {
   // Env i's view: its lane of the blocks, its rows of the per-env fields.
   EnvData<T, W> env(int64_t i) {
     std::vector<T*> pointers;
-    for (size_t f = 0; f < blocks.size(); ++f)
-      pointers.push_back(blocks[f].empty() ? rows[f] + i * sizes[f]
-                                           : blocks[f].data() + (i / W) * sizes[f] * W + i % W);
+    for (size_t f = 0; f < blocks.size(); ++f) {
+      if (int(f) == scratch_field)
+        pointers.push_back(scratch.data() + i * scratch_row);
+      else if (blocks[f].empty())
+        pointers.push_back(rows[f] + i * sizes[f]);
+      else
+        pointers.push_back(blocks[f].data() + (i / W) * sizes[f] * W + i % W);
+    }
     EnvData<T, W> e;
     static_assert(sizeof(e) == kNumDataFields * sizeof(T*), "EnvData is its fields' pointers");
     EXPECT_EQ(pointers.size(), size_t(kNumDataFields));
     std::memcpy(&e, pointers.data(), sizeof(e));
     return e;
   }
-  // The blocks back into d's rows.
+  // The blocks and the solver scratch back into d's rows.
   void copy_back() {
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t k = 0; k < sizes[scratch_field]; ++k)
+        rows[scratch_field][i * sizes[scratch_field] + k] = scratch[i * scratch_row + k];
     for (size_t f = 0; f < blocks.size(); ++f)
       for (int64_t i = 0; i < n && !blocks[f].empty(); ++i)
         for (int64_t k = 0; k < sizes[f]; ++k)
@@ -148,25 +171,17 @@ struct BlockedCopy {
 // The fused step of each env on a blocked copy of the batch gives the env-major batch's bits.
 template <class T, int W>
 void expect_blocked_same_bits(const std::string& xml, int64_t n, int steps, int substeps) {
-  const Model<T> m = load_mjcf(xml).template cast<T>();
-  const ModelView<T> view = view_of(m);
-  Data<T> major(m, n), blocked(m, n);
-  spread_states(m, major);
-  spread_states(m, blocked);
-  for (int t = 0; t < steps; ++t) {
-    drive(m, major, t);
-    drive(m, blocked, t);
-    step(m, major, substeps);
-    BlockedCopy<T, W> copy(m, blocked);
-    for (int64_t i = 0; i < n; ++i) {
-      EnvData<T, W> e = copy.env(i);
-      for (int s = 0; s < substeps; ++s) physics::step(view, e);
-    }
-    copy.copy_back();
-    const std::string diff = first_difference(m, major, blocked);
-    ASSERT_TRUE(diff.empty()) << xml << " (" << sizeof(T) * 8 << "-bit, blocks of " << W
-                              << "), step " << t << ": env-major and blocked differ in " << diff;
-  }
+  expect_same_bits_as_fused<T>(xml, n, steps, substeps,
+                               "blocked (" + std::to_string(W) + " envs a block)",
+                               [](const Model<T>& m, Data<T>& d, int substeps) {
+                                 const ModelView<T> view = view_of(m);
+                                 BlockedCopy<T, W> copy(m, d);
+                                 for (int64_t i = 0; i < d.num_envs(); ++i) {
+                                   EnvData<T, W> e = copy.env(i);
+                                   for (int s = 0; s < substeps; ++s) physics::step(view, e);
+                                 }
+                                 copy.copy_back();
+                               });
 }
 
 class Tiled : public ::testing::TestWithParam<std::string> {};
