@@ -58,9 +58,19 @@ struct SolveRowsScratch {
   int32_t* cone_dim;
   T* cone;
 };
+template <class T>
+struct SolveCopies {
+  T* M;
+  T* qfrc_smooth;
+  T* qacc_smooth;
+  T* qacc;
+  T* qfrc_constraint;
+};
 template <class T, int Block>
-MYRIAD_HD T* solve_copies(const ModelView<T>& m, EnvData<T, Block>& d) {
-  return d.solver_scratch + solver_scratch_size(m.nv, m.nefc_max);
+MYRIAD_HD SolveCopies<T> solve_copies(const ModelView<T>& m, EnvData<T, Block>& d) {
+  T* c = d.solver_scratch + solver_scratch_size(m.nv, m.nefc_max);
+  const int nv = m.nv;
+  return {c, c + nv * nv, c + nv * nv + nv, c + nv * nv + 2 * nv, c + nv * nv + 3 * nv};
 }
 
 template <class T, int Block>
@@ -121,17 +131,17 @@ MYRIAD_HD NewtonRun<T> solve_run(const ModelView<T>& m, EnvData<T, Block>& d, bo
     run.qacc = d.qacc;
     run.qfrc_constraint = d.qfrc_constraint;
   } else {  // a blocked batch's env: the solver reads and writes contiguous copies
-    T* c = solve_copies(m, d);
-    for (int k = 0; k < nv * nv; ++k) c[k] = d.qM[k];
+    const SolveCopies<T> c = solve_copies(m, d);
+    for (int k = 0; k < nv * nv; ++k) c.M[k] = d.qM[k];
     for (int k = 0; k < nv; ++k) {
-      c[nv * nv + k] = d.qfrc_smooth[k];
-      c[nv * nv + nv + k] = d.qacc_smooth[k];
+      c.qfrc_smooth[k] = d.qfrc_smooth[k];
+      c.qacc_smooth[k] = d.qacc_smooth[k];
     }
-    run.M = c;
-    run.qfrc_smooth = c + nv * nv;
-    run.qacc_smooth = c + nv * nv + nv;
-    run.qacc = c + nv * nv + 2 * nv;
-    run.qfrc_constraint = c + nv * nv + 3 * nv;
+    run.M = c.M;
+    run.qfrc_smooth = c.qfrc_smooth;
+    run.qacc_smooth = c.qacc_smooth;
+    run.qacc = c.qacc;
+    run.qfrc_constraint = c.qfrc_constraint;
   }
   run.rows.nefc = nefc;
   run.rows.type = s.type;
@@ -169,10 +179,10 @@ template <class T, int Block>
 MYRIAD_HD void solve_finish(const ModelView<T>& m, EnvData<T, Block>& d, int niter) {
   if constexpr (Block > 1) {  // the copies' results (none without rows or when the solve refused)
     if (d.nefc[0] != T(0) && niter >= 0) {
-      const T* c = solve_copies(m, d) + m.nv * m.nv + 2 * m.nv;
+      const SolveCopies<T> c = solve_copies(m, d);
       for (int k = 0; k < m.nv; ++k) {
-        d.qacc[k] = c[k];
-        d.qfrc_constraint[k] = c[m.nv + k];
+        d.qacc[k] = c.qacc[k];
+        d.qfrc_constraint[k] = c.qfrc_constraint[k];
       }
     }
   }

@@ -100,7 +100,6 @@ template <class T, int S>
 struct Strided {
   T* p;
   MYRIAD_HD T& operator[](int64_t k) const { return p[k * S]; }
-  MYRIAD_HD T& operator*() const { return *p; }
   MYRIAD_HD Strided operator+(int64_t k) const { return {p + k * S}; }
 };
 
