@@ -168,9 +168,10 @@ class PhysicsBatchEnv final : public BatchEnv {
         continue;
       }
       if (key == "launch") {
-        if (value != "auto" && value != "fused" && value != "staged" && value != "tiled")
+        if (value != "auto" && value != "fused" && value != "staged" && value != "tiled" &&
+            value != "blocked")
           throw std::invalid_argument(spec_.id + " option launch must be one of: auto, fused, " +
-                                      "staged, tiled; got '" + value + "'");
+                                      "staged, tiled, blocked; got '" + value + "'");
         launch = value;
         continue;
       }
@@ -192,7 +193,7 @@ class PhysicsBatchEnv final : public BatchEnv {
     if (device.is_cuda() && physics != "myriad")
       throw std::invalid_argument(
           spec_.id + " on CUDA runs physics=myriad only (got physics=" + physics + ")");
-    if ((launch == "staged" || launch == "tiled") && physics != "myriad")
+    if ((launch == "staged" || launch == "tiled" || launch == "blocked") && physics != "myriad")
       throw std::invalid_argument(spec_.id + " option launch=" + launch +
                                   " needs physics=myriad (got " + physics + ")");
     if ((launch == "tiled" || launch == "fused") && device.is_cuda())
@@ -224,7 +225,8 @@ class PhysicsBatchEnv final : public BatchEnv {
       }
       // The untasked envs' staged post-step has no forward pass for a push (a task env's
       // staged step has: envs/physics_task_kernels.h).
-      if (!kTask && push_terms() && (device.is_cuda() || launch == "staged"))
+      if (!kTask && push_terms() &&
+          (device.is_cuda() || launch == "staged" || launch == "blocked"))
         throw std::invalid_argument(
             spec_.id + " option randomize: a push (an interval term) needs launch=fused, " +
             "tiled or auto on the CPU (the staged launch, CUDA's, pushes task envs only)");
@@ -233,15 +235,18 @@ class PhysicsBatchEnv final : public BatchEnv {
                                     "need launch=fused, staged or auto (the tiled launch's SIMD " +
                                     "lanes share one model), got launch=tiled");
     }
-    // auto: staged on CUDA (a kernel per stage, each at its own occupancy), tiled on the CPU (the
-    // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused), fused on the CPU
-    // when the model differs per env.
-    const bool staged = launch == "staged" || (launch == "auto" && device.is_cuda());
+    // auto: staged on CUDA (a kernel per stage, each at its own occupancy, on a batch in blocks
+    // of 32 envs), tiled on the CPU (the smooth stages of 8 envs at once in SIMD lanes; the same
+    // bits as fused), fused on the CPU when the model differs per env. blocked: CUDA's shape and
+    // layout on the CPU (physics/batch_layout.h), for tests; on CUDA, staged.
+    const bool staged =
+        launch == "staged" || launch == "blocked" || (launch == "auto" && device.is_cuda());
     const PhysicsLaunch cpu_launch =
         launch == "fused" || (launch == "auto" && (!terms_.empty() || kTask))
             ? PhysicsLaunch::kFused
-        : launch == "staged" ? PhysicsLaunch::kStaged
-                             : PhysicsLaunch::kTiled;
+        : launch == "staged"  ? PhysicsLaunch::kStaged
+        : launch == "blocked" ? PhysicsLaunch::kBlocked
+                              : PhysicsLaunch::kTiled;
     physics_ = physics;
     // The engine's import; load_mjcf(_text) also says, once, what the engine solves differently
     // (Humanoid asks for PGS: Newton), which concerns physics=myriad only.

@@ -30,17 +30,20 @@
 
 namespace myriad::envs {
 
-// The engine as a physics env's sim (CPU or CUDA; `data` points at host or device memory).
-template <class T>
+// The engine as a physics env's sim (CPU or CUDA; `data` points at host or device memory),
+// env-major (Block = 1) or in blocks of Block envs (physics/batch_layout.h; CUDA's batch).
+template <class T, int Block = 1>
 struct MyriadSim {
   using Scalar = T;
+  static constexpr int kBlock = Block;
+  using Env = physics::EnvData<T, Block>;
   physics::ModelView<T> model;
-  physics::BatchView<T> data;
+  physics::BatchView<T, Block> data;
   // Per-env model parameters (physics/env_params.h); all null: every env reads `model`.
   physics::EnvParamsView<T> params;
   bool per_env_params = false;
 
-  MYRIAD_HD physics::EnvData<T> env(int64_t i) const { return data.env(i); }
+  MYRIAD_HD Env env(int64_t i) const { return data.env(i); }
   // Env i's model: the shared one, its per-env fields at env i's rows.
   // (physics::env_model's work; written in place here: returning either of two view copies, as a
   // call to it under per_env_params does, gave the reset kernels 48 bytes of stack on CUDA.)
@@ -50,35 +53,42 @@ struct MyriadSim {
     return m;
   }
   // A new episode starts as mj_resetData leaves a state: no warm start, zero controls, time 0.
-  MYRIAD_HD void clear(physics::EnvData<T>& d, int64_t) const {
+  MYRIAD_HD void clear(Env& d, int64_t) const {
     for (int k = 0; k < model.nv; ++k) d.qacc_warmstart[k] = 0;
     for (int u = 0; u < model.nu; ++u) d.ctrl[u] = 0;
     d.time[0] = 0;
   }
-  // The pipeline runs out of line (physics/env_step.h), compiled once, not once per kernel.
-  MYRIAD_HD void step(physics::EnvData<T>& d, int64_t i) const {
+  // The pipeline runs out of line (physics/env_step.h), compiled once, not once per kernel (on
+  // the host, a blocked batch's inline: the CPU tests').
+  MYRIAD_HD void step(Env& d, int64_t i) const {
 #if defined(__CUDA_ARCH__)
     physics::step_env_device(per_env_params ? model_of(i) : model, d);
 #else
-    physics::step_env(per_env_params ? model_of(i) : model, d);
+    if constexpr (Block == 1)
+      physics::step_env(per_env_params ? model_of(i) : model, d);
+    else
+      physics::step(per_env_params ? model_of(i) : model, d);
 #endif
   }
   // After the substeps of an env step: the last forward pass already filled cfrc_ext (as
   // mj_rnePostConstraint after mj_step does). False would mean the sim reset a diverged state.
-  MYRIAD_HD bool after_steps(physics::EnvData<T>&, int64_t) const { return true; }
+  MYRIAD_HD bool after_steps(Env&, int64_t) const { return true; }
   // mj_forward, with cfrc_ext.
-  MYRIAD_HD void forward(physics::EnvData<T>& d, int64_t i) const {
+  MYRIAD_HD void forward(Env& d, int64_t i) const {
 #if defined(__CUDA_ARCH__)
     physics::forward_env_device(per_env_params ? model_of(i) : model, d);
 #else
-    physics::forward_env(per_env_params ? model_of(i) : model, d);
+    if constexpr (Block == 1)
+      physics::forward_env(per_env_params ? model_of(i) : model, d);
+    else
+      physics::forward(per_env_params ? model_of(i) : model, d);
 #endif
   }
   // fn(geom1, geom2, frame [9], force [6]) for every contact with constraint rows, in contact
   // order: its frame (rows: the normal from geom1 to geom2, the tangents) and mj_contactForce's
   // force and torque in that frame.
   template <class Fn>
-  MYRIAD_HD void for_each_contact(const physics::EnvData<T>& d, int64_t, Fn&& fn) const {
+  MYRIAD_HD void for_each_contact(const Env& d, int64_t, Fn&& fn) const {
     namespace c = physics::constraint;
     const physics::collision::Contact<T>* con = c::contacts_of(d);
     const int nefc = static_cast<int>(d.nefc[0]);
@@ -92,7 +102,7 @@ struct MyriadSim {
       const auto& k = con[static_cast<int>(d.efc_id[r])];
       const bool elliptic = type == c::kContactElliptic;
       T local[6];
-      c::contact_force(k, d.efc_force + r, local, elliptic);
+      c::contact_force(k, d.efc_force + r, local, elliptic);  // efc_*: per env in any layout
       r += c::contact_rows(k.dim, elliptic);
       fn(k.geom1, k.geom2, k.frame, local);
     }
@@ -108,8 +118,8 @@ struct PhysicsView {
 };
 
 // qpos and qvel finite and below MuJoCo's bound on a sane value (mjMAXVAL, 1e10).
-template <class T>
-MYRIAD_HD bool physics_state_ok(const physics::ModelView<T>& m, const physics::EnvData<T>& d) {
+template <class T, int B>
+MYRIAD_HD bool physics_state_ok(const physics::ModelView<T>& m, const physics::EnvData<T, B>& d) {
   bool ok = true;
   for (int k = 0; k < m.nq; ++k)
     ok = ok & (d.qpos[k] == d.qpos[k]) & (d.qpos[k] < T(1e10)) & (d.qpos[k] > T(-1e10));
@@ -202,8 +212,9 @@ MYRIAD_HD bool physics_push_fires(const PhysicsFrame& f, int64_t i, int32_t t, u
 }
 
 // Push k: dv ~ U(lo, hi) [6] from its own stream, through push_root_velocity (root_push.h).
-template <class T>
-MYRIAD_HD void physics_push(const PhysicsFrame& f, physics::EnvData<T>& d, int64_t i, uint32_t k) {
+template <class T, int B>
+MYRIAD_HD void physics_push(const PhysicsFrame& f, physics::EnvData<T, B>& d, int64_t i,
+                            uint32_t k) {
   Rng rng(f.seed, static_cast<uint32_t>(i), static_cast<uint32_t>(f.episode[i]),
           kPushStream + 2 * k + 1);
   T dv[6];
@@ -343,7 +354,7 @@ MYRIAD_HD void physics_save_one(const PhysicsView<Env, Sim>& v, double* out, int
   auto d = v.sim.env(i);
   double* row = out + i * width;
   int64_t o = 0;
-  physics::for_each_env_field(d, v.sim.model, [&](T* p, int64_t size) {
+  physics::for_each_env_field(d, v.sim.model, [&](auto p, int64_t size) {
     for (int64_t k = 0; k < size; ++k) row[o++] = static_cast<double>(p[k]);
   });
 }
@@ -355,7 +366,7 @@ MYRIAD_HD void physics_load_one(const PhysicsView<Env, Sim>& v, const double* in
   auto d = v.sim.env(i);
   const double* row = in + i * width;
   int64_t o = 0;
-  physics::for_each_env_field(d, v.sim.model, [&](T* p, int64_t size) {
+  physics::for_each_env_field(d, v.sim.model, [&](auto p, int64_t size) {
     for (int64_t k = 0; k < size; ++k) p[k] = static_cast<T>(row[o++]);
   });
 }

@@ -54,8 +54,9 @@ class PhysicsRunner {
 // How the engine's env step runs on the CPU: one fused pass per env (pre-step, substeps,
 // post-step); or pre-step and post-step per env around the physics substeps over the whole
 // batch, either one launch per stage (staged) or in tiles of 8 envs whose smooth stages run in
-// SIMD lanes (tiled: physics/tile.h). The same bits every way.
-enum class PhysicsLaunch { kFused, kStaged, kTiled };
+// SIMD lanes (tiled: physics/tile.h); or staged on a batch stored in CUDA's blocked layout
+// (blocked: physics/batch_layout.h, CUDA's shape on the CPU, for tests). The same bits every way.
+enum class PhysicsLaunch { kFused, kStaged, kTiled, kBlocked };
 
 // sim kMyriad32/kMyriad64: the engine on the model, launched as `launch` says; kMujoco: libmujoco
 // on a copy of mj (whose import `model` is), one env at a time (launch ignored).

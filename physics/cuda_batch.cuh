@@ -16,6 +16,7 @@
 
 #include "myriad/parallel_for.h"
 #include "myriad/physics/cuda_batch.h"
+#include "physics/batch_layout.h"
 #include "physics/cuda_fused.cuh"
 #include "physics/env_params.h"
 #include "physics/launch.h"
@@ -37,7 +38,10 @@ struct CudaBatch<T>::Impl {
   int device;           // GPU ordinal: every allocation, copy and launch is made with it current
   cudaStream_t stream;  // every copy, memset and synchronous launch of the batch
   ModelView<T> view{};
-  BatchView<T> data{};
+  BatchLayout layout;                   // where each env's elements are (block 1 or kCudaBlock)
+  BatchView<T> data{};                  // env-major: the views of the storage, one of them set
+  BatchView<T, kCudaBlock> blocked{};   // blocked
+  std::vector<std::vector<T>> staging;  // a blocked batch's host copies, per field
   EnvParamsView<T> params{};  // device pointers, or all null
   std::vector<void*> allocations;
   std::vector<void*> param_allocations;  // params' storage, replaced by set_params
@@ -57,8 +61,11 @@ struct CudaBatch<T>::Impl {
 };
 
 template <class T>
-CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n, int device, void* stream)
+CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n, int device, void* stream, int block)
     : impl_(new Impl{m, n, device, static_cast<cudaStream_t>(stream)}) {
+  if (block != 1 && block != kCudaBlock)
+    throw std::invalid_argument("CudaBatch: block " + std::to_string(block) + " (1: env-major, " +
+                                std::to_string(kCudaBlock) + ": blocked)");
   if (impl_->device < 0) check(cudaGetDevice(&impl_->device), "cudaGetDevice");
   const CudaDeviceScope on(impl_->device);
   static_assert(sizeof(EnvData<T>) % sizeof(T*) == 0, "EnvData must hold only pointers");
@@ -72,16 +79,18 @@ CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n, int device, void* stream)
           "copy model");
     pointer = static_cast<const Elem*>(p);
   });
-  EnvData<T> probe{};
-  int f = 0;
-  for_each_field(probe, m, [&](const char*, T*&, int64_t size) {
-    impl_->data.base[f] = static_cast<T*>(impl_->alloc(size * n * sizeof(T)));
-    check(cudaMemsetAsync(impl_->data.base[f], 0, size * n * sizeof(T), impl_->stream),
-          "cudaMemsetAsync");
-    impl_->data.size[f] = size;
-    ++f;
-  });
-  if (f != kNumDataFields) throw std::logic_error("EnvData and for_each_field disagree");
+  // The data: each field's storage as the layout lays it out, zeroed.
+  impl_->layout = batch_layout(m, n, block);
+  T* bases[kNumDataFields];
+  for (int f = 0; f < kNumDataFields; ++f) {
+    const size_t bytes = static_cast<size_t>(impl_->layout.elements(f)) * sizeof(T);
+    bases[f] = static_cast<T*>(impl_->alloc(bytes));
+    check(cudaMemsetAsync(bases[f], 0, bytes, impl_->stream), "cudaMemsetAsync");
+  }
+  if (block == 1)
+    impl_->data = view_of_layout<T, 1>(impl_->layout, bases);
+  else
+    impl_->blocked = view_of_layout<T, kCudaBlock>(impl_->layout, bases);
   // The model's host arrays outlive this, but a launch on another stream must see the copies.
   check(cudaStreamSynchronize(impl_->stream), "CudaBatch setup");
 }
@@ -96,16 +105,38 @@ CudaBatch<T>::~CudaBatch() {
   cudaSetDevice(previous);
 }
 
+// A field's device storage (the view that is set).
+template <class T>
+static T* field_base(const BatchLayout& l, const BatchView<T>& data,
+                     const BatchView<T, kCudaBlock>& blocked, int f) {
+  return l.block == 1 ? data.base[f] : blocked.base[f];
+}
+
 template <class T>
 void CudaBatch<T>::upload(Data<T>& host) {
   const CudaDeviceScope on(impl_->device);
-  EnvData<T> probe{};
+  const BatchLayout& l = impl_->layout;
+  if (host.num_envs() != impl_->n)
+    throw std::invalid_argument("CudaBatch::upload: a host batch of " +
+                                std::to_string(host.num_envs()) + " envs, the device's has " +
+                                std::to_string(impl_->n));
+  impl_->staging.resize(l.block == 1 ? 0 : kNumDataFields);
+  EnvData<T> rows = host.env(impl_->host_model, 0);
   int f = 0;
-  for_each_field(probe, impl_->host_model, [&](const char* name, T*&, int64_t size) {
-    const T* src = host.field(impl_->host_model, name);
-    check(cudaMemcpyAsync(impl_->data.base[f], src, size * impl_->n * sizeof(T),
-                          cudaMemcpyHostToDevice, impl_->stream),
-          "upload");
+  for_each_field(rows, impl_->host_model, [&](const char*, T*& src, int64_t size) {
+    T* dst = field_base(l, impl_->data, impl_->blocked, f);
+    if (l.block == 1) {
+      check(cudaMemcpyAsync(dst, src, size * impl_->n * sizeof(T), cudaMemcpyHostToDevice,
+                            impl_->stream),
+            "upload");
+    } else {  // laid out on the host, then one copy
+      std::vector<T>& staged = impl_->staging[f];
+      staged.assign(static_cast<size_t>(l.elements(f)), T(0));
+      pack_field(l, f, static_cast<const T*>(src), staged.data());
+      check(cudaMemcpyAsync(dst, staged.data(), staged.size() * sizeof(T), cudaMemcpyHostToDevice,
+                            impl_->stream),
+            "upload");
+    }
     ++f;
   });
   check(cudaStreamSynchronize(impl_->stream), "upload");
@@ -114,16 +145,36 @@ void CudaBatch<T>::upload(Data<T>& host) {
 template <class T>
 void CudaBatch<T>::download(Data<T>& host) {
   const CudaDeviceScope on(impl_->device);
-  EnvData<T> probe{};
+  const BatchLayout& l = impl_->layout;
+  if (host.num_envs() != impl_->n)
+    throw std::invalid_argument("CudaBatch::download: a host batch of " +
+                                std::to_string(host.num_envs()) + " envs, the device's has " +
+                                std::to_string(impl_->n));
+  impl_->staging.resize(l.block == 1 ? 0 : kNumDataFields);
+  EnvData<T> rows = host.env(impl_->host_model, 0);
   int f = 0;
-  for_each_field(probe, impl_->host_model, [&](const char* name, T*&, int64_t size) {
-    T* dst = host.field(impl_->host_model, name);
-    check(cudaMemcpyAsync(dst, impl_->data.base[f], size * impl_->n * sizeof(T),
-                          cudaMemcpyDeviceToHost, impl_->stream),
-          "download");
+  for_each_field(rows, impl_->host_model, [&](const char*, T*& dst, int64_t size) {
+    const T* src = field_base(l, impl_->data, impl_->blocked, f);
+    if (l.block == 1) {
+      check(cudaMemcpyAsync(dst, src, size * impl_->n * sizeof(T), cudaMemcpyDeviceToHost,
+                            impl_->stream),
+            "download");
+    } else {
+      std::vector<T>& staged = impl_->staging[f];
+      staged.resize(static_cast<size_t>(l.elements(f)));
+      check(cudaMemcpyAsync(staged.data(), src, staged.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                            impl_->stream),
+            "download");
+    }
     ++f;
   });
   check(cudaStreamSynchronize(impl_->stream), "download");
+  if (l.block == 1) return;
+  f = 0;
+  for_each_field(rows, impl_->host_model, [&](const char*, T*& dst, int64_t) {
+    unpack_field(l, f, impl_->staging[f].data(), dst);
+    ++f;
+  });
 }
 
 template <class T>
@@ -132,8 +183,22 @@ const ModelView<T>& CudaBatch<T>::device_model() const {
 }
 
 template <class T>
+int CudaBatch<T>::block() const {
+  return impl_->layout.block;
+}
+
+template <class T>
 const BatchView<T>& CudaBatch<T>::device_data() const {
+  if (impl_->layout.block != 1)
+    throw std::logic_error("CudaBatch::device_data: the batch is blocked (device_blocked_data)");
   return impl_->data;
+}
+
+template <class T>
+const BatchView<T, kCudaBlock>& CudaBatch<T>::device_blocked_data() const {
+  if (impl_->layout.block == 1)
+    throw std::logic_error("CudaBatch::device_blocked_data: the batch is env-major (device_data)");
+  return impl_->blocked;
 }
 
 template <class T>
@@ -176,9 +241,14 @@ void CudaBatch<T>::set_params(const EnvParams<T>& p) {
 template <class T>
 void CudaBatch<T>::forward(bool staged) {
   const DeviceId on{Device::kCuda, impl_->device};
-  if (staged)
+  if (staged && impl_->layout.block == 1)
     launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, on, impl_->stream,
                                          EnvMask{}, impl_->params);
+  else if (staged)
+    launch_forward_staged<Device::kCuda>(impl_->view, impl_->blocked, impl_->n, on, impl_->stream,
+                                         EnvMask{}, impl_->params);
+  else if (impl_->layout.block != 1)
+    throw std::logic_error("CudaBatch: the fused launch runs env-major batches (block 1)");
   else if (impl_->param_allocations.empty())
     cuda_forward_fused(impl_->view, impl_->data, impl_->n, on, impl_->stream);
   else
@@ -191,9 +261,14 @@ void CudaBatch<T>::forward(bool staged) {
 template <class T>
 void CudaBatch<T>::step_async(int substeps, bool staged, void* stream) {
   const DeviceId on{Device::kCuda, impl_->device};
-  if (staged)
+  if (staged && impl_->layout.block == 1)
     launch_step_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, substeps, on, stream,
                                       impl_->params);
+  else if (staged)
+    launch_step_staged<Device::kCuda>(impl_->view, impl_->blocked, impl_->n, substeps, on, stream,
+                                      impl_->params);
+  else if (impl_->layout.block != 1)
+    throw std::logic_error("CudaBatch: the fused launch runs env-major batches (block 1)");
   else if (impl_->param_allocations.empty())
     cuda_step_fused(impl_->view, impl_->data, impl_->n, substeps, on, stream);
   else
@@ -202,9 +277,13 @@ void CudaBatch<T>::step_async(int substeps, bool staged, void* stream) {
 
 template <class T>
 void CudaBatch<T>::forward_async(void* stream, const uint8_t* only_a, const uint8_t* only_b) {
-  launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n,
-                                       DeviceId{Device::kCuda, impl_->device}, stream,
-                                       EnvMask{only_a, only_b}, impl_->params);
+  const DeviceId on{Device::kCuda, impl_->device};
+  if (impl_->layout.block == 1)
+    launch_forward_staged<Device::kCuda>(impl_->view, impl_->data, impl_->n, on, stream,
+                                         EnvMask{only_a, only_b}, impl_->params);
+  else
+    launch_forward_staged<Device::kCuda>(impl_->view, impl_->blocked, impl_->n, on, stream,
+                                         EnvMask{only_a, only_b}, impl_->params);
 }
 
 template <class T>

@@ -14,7 +14,7 @@ struct CudaBatch<T>::Impl {};
 }
 
 template <class T>
-CudaBatch<T>::CudaBatch(const Model<T>&, int64_t, int, void*) {
+CudaBatch<T>::CudaBatch(const Model<T>&, int64_t, int, void*, int) {
   no_cuda();
 }
 template <class T>
@@ -49,7 +49,15 @@ const ModelView<T>& CudaBatch<T>::device_model() const {
   no_cuda();
 }
 template <class T>
-const BatchView<T>& CudaBatch<T>::device_data() const {
+int CudaBatch<T>::block() const {
+  no_cuda();
+}
+template <class T>
+const BatchView<T, 1>& CudaBatch<T>::device_data() const {
+  no_cuda();
+}
+template <class T>
+const BatchView<T, kCudaBlock>& CudaBatch<T>::device_blocked_data() const {
   no_cuda();
 }
 template <class T>

@@ -19,12 +19,12 @@ template <class T>
 void step_env(const ModelView<T>& m, EnvData<T>& d);
 
 #if defined(__CUDACC__)
-template <class T>
-__device__ __noinline__ void forward_env_device(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+__device__ __noinline__ void forward_env_device(const ModelView<T>& m, EnvData<T, Block>& d) {
   forward(m, d);
 }
-template <class T>
-__device__ __noinline__ void step_env_device(const ModelView<T>& m, EnvData<T>& d) {
+template <class T, int Block>
+__device__ __noinline__ void step_env_device(const ModelView<T>& m, EnvData<T, Block>& d) {
   step(m, d);
 }
 #endif

@@ -95,8 +95,8 @@ enum class Stage {
 namespace detail {
 
 // Stage S of pipeline.h for one env. rk_stage: RK4's stage index (1..3) for kRk4Stage*.
-template <Stage S, class T>
-MYRIAD_HD void run_stage(const ModelView<T>& m, EnvData<T>& e, int rk_stage) {
+template <Stage S, class T, int Block>
+MYRIAD_HD void run_stage(const ModelView<T>& m, EnvData<T, Block>& e, int rk_stage) {
   (void)rk_stage;
   if constexpr (S == Stage::kPosition) forward_position(m, e);
   if constexpr (S == Stage::kCollisionGather) collision_gather(m, e);
@@ -127,16 +127,16 @@ MYRIAD_HD void run_stage(const ModelView<T>& m, EnvData<T>& e, int rk_stage) {
 // so that each stage is its own kernel type on CUDA; its name carries the stage's number in
 // Stage). Env i reads its own model: m with its per-env parameters' rows (env_params.h; none:
 // m as it is).
-template <Stage S, class T>
+template <Stage S, class T, int Block>
 struct StageKernel {
-  BatchView<T> b;
+  BatchView<T, Block> b;
   ModelView<T> m;
   EnvParamsView<T> params;
   int rk_stage;
   EnvMask only;
   MYRIAD_HD void operator()(int64_t i) const {
     if (only.skips(i)) return;
-    EnvData<T> e = b.env(i);
+    auto e = b.env(i);
     run_stage<S>(env_model(m, params, i), e, rk_stage);
   }
 };
@@ -144,9 +144,9 @@ struct StageKernel {
 // Collision over (env, candidate pair): thread t collides pair candidate_grouped[first + t %
 // count] of env t / count into its slot (pipeline.h's collision_pair); a kernel per PairGroup, so
 // each carries only its own pair functions' registers and stack.
-template <int kGroup, class T>
+template <int kGroup, class T, int Block>
 struct CollidePairs {
-  BatchView<T> b;
+  BatchView<T, Block> b;
   ModelView<T> m;
   EnvParamsView<T> params;
   int first, count;
@@ -154,7 +154,7 @@ struct CollidePairs {
   MYRIAD_HD void operator()(int64_t t) const {
     const int64_t i = t / count;
     if (only.skips(i)) return;
-    EnvData<T> e = b.env(i);
+    auto e = b.env(i);
     collision_pair<T, kGroup>(env_model(m, params, i), e,
                               m.candidate_grouped[first + static_cast<int>(t % count)]);
   }
@@ -177,10 +177,10 @@ constexpr int ccd_round(int group) {
   return group == collision::kPairsHfield ? ccd_lanes(group) : collision::kConvexRound;
 }
 static_assert(kCcdBlock == 32, "CollideCcdByLanes' lane mask and shared rounds are one warp's");
-template <int kGroup, class T>
+template <int kGroup, class T, int Block>
 struct CollideCcdByLanes {
   static constexpr int kLanes = ccd_lanes(kGroup);
-  BatchView<T> b;
+  BatchView<T, Block> b;
   ModelView<T> m;
   EnvParamsView<T> params;
   int first, count;
@@ -199,7 +199,7 @@ struct CollideCcdByLanes {
     const int64_t pair = t / kLanes;
     const int64_t i = pair / count;
     if (only.skips(i)) return;
-    EnvData<T> e = b.env(i);
+    auto e = b.env(i);
     collision_ccd_group<kGroup>(group, env_model(m, params, i), e,
                                 m.candidate_grouped[first + static_cast<int>(pair % count)],
                                 rounds + group.first_lane() / kLanes * kRound, arena);
@@ -215,34 +215,36 @@ struct CollideCcdByLanes {
 // register count (128 float32, 170 float64) one-warp blocks fit as many warps per SM as any
 // block size (16 and 11; scripts/ptxas-table.py).
 constexpr int kSolveBlock = 32;
-template <class T>
+template <class T, int Block>
 struct SolveByWarp {
-  BatchView<T> b;
+  BatchView<T, Block> b;
   ModelView<T> m;
   EnvParamsView<T> params;
   EnvMask only;
   MYRIAD_HD void operator()(int64_t t) const {
     const int64_t i = t / constraint::WarpGroup::kLanes;
     if (only.skips(i)) return;
-    EnvData<T> e = b.env(i);
+    auto e = b.env(i);
     constraint::solve(constraint::WarpGroup{}, env_model(m, params, i), e);
   }
 };
 #endif
 
 // Stage S over the batch (the envs `only` keeps), as one launch named `name`.
-template <Device D, Stage S, class T>
+template <Device D, Stage S, class T, int Block>
 void launch_stage(const char* name, const ModelView<T>& m, const EnvParamsView<T>& params,
-                  const BatchView<T>& b, int64_t n, DeviceId device, void* stream, int rk_stage = 0,
-                  EnvMask only = {}) {
-  parallel_for(DeviceId{D, device.index}, name, n, StageKernel<S, T>{b, m, params, rk_stage, only},
-               stream, /*min_parallel=*/2);
+                  const BatchView<T, Block>& b, int64_t n, DeviceId device, void* stream,
+                  int rk_stage = 0, EnvMask only = {}) {
+  parallel_for(DeviceId{D, device.index}, name, n,
+               StageKernel<S, T, Block>{b, m, params, rk_stage, only}, stream,
+               /*min_parallel=*/2);
 }
 
 // The collision stage as its launches: a kernel per pair group the model has, then the gather.
-template <Device D, class T>
-void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, const BatchView<T>& b,
-                      int64_t n, DeviceId device, void* stream, EnvMask only) {
+template <Device D, class T, int Block>
+void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params,
+                      const BatchView<T, Block>& b, int64_t n, DeviceId device, void* stream,
+                      EnvMask only) {
   using collision::kPairsBoxBox;
   using collision::kPairsCcd;
   using collision::kPairsHfield;
@@ -252,10 +254,10 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, con
   const int hfield = m.ncandidate_hfield, ccd = m.nccd_pairs - hfield;
   if (primitive > 0)
     parallel_for(dev, "physics.collision_primitive", n * primitive,
-                 CollidePairs<kPairsPrimitive, T>{b, m, params, 0, primitive, only}, stream, 2);
+                 CollidePairs<kPairsPrimitive, T, Block>{b, m, params, 0, primitive, only}, stream, 2);
   if (box_box > 0)
     parallel_for(dev, "physics.collision_box_box", n * box_box,
-                 CollidePairs<kPairsBoxBox, T>{b, m, params, primitive, box_box, only}, stream, 2);
+                 CollidePairs<kPairsBoxBox, T, Block>{b, m, params, primitive, box_box, only}, stream, 2);
   // GJK/EPA's groups: on CUDA by lane groups (CollideCcdByLanes).
   const int first_ccd = primitive + box_box, first_hfield = first_ccd + ccd;
 #if defined(__CUDACC__)
@@ -264,11 +266,11 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, con
     const int64_t hfield_threads = n * hfield * ccd_lanes(kPairsHfield);
     if (ccd > 0)
       parallel_for(dev, "physics.collision_ccd", ccd_threads,
-                   CollideCcdByLanes<kPairsCcd, T>{b, m, params, first_ccd, ccd, only, ccd_threads},
+                   CollideCcdByLanes<kPairsCcd, T, Block>{b, m, params, first_ccd, ccd, only, ccd_threads},
                    stream, 2, kCcdBlock);
     if (hfield > 0)
       parallel_for(dev, "physics.collision_hfield", hfield_threads,
-                   CollideCcdByLanes<kPairsHfield, T>{b, m, params, first_hfield, hfield, only,
+                   CollideCcdByLanes<kPairsHfield, T, Block>{b, m, params, first_hfield, hfield, only,
                                                       hfield_threads},
                    stream, 2, kCcdBlock);
   } else
@@ -276,10 +278,10 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, con
   {
     if (ccd > 0)
       parallel_for(dev, "physics.collision_ccd", n * ccd,
-                   CollidePairs<kPairsCcd, T>{b, m, params, first_ccd, ccd, only}, stream, 2);
+                   CollidePairs<kPairsCcd, T, Block>{b, m, params, first_ccd, ccd, only}, stream, 2);
     if (hfield > 0)
       parallel_for(dev, "physics.collision_hfield", n * hfield,
-                   CollidePairs<kPairsHfield, T>{b, m, params, first_hfield, hfield, only}, stream,
+                   CollidePairs<kPairsHfield, T, Block>{b, m, params, first_hfield, hfield, only}, stream,
                    2);
   }
   launch_stage<D, Stage::kCollisionGather>("physics.collision_gather", m, params, b, n, device,
@@ -289,9 +291,9 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params, con
 }  // namespace detail
 
 // mj_forward on n envs (those `only` keeps), stage by stage (pipeline.h's forward, in its order).
-template <Device D, class T>
-void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t n, DeviceId device,
-                           void* stream = nullptr, EnvMask only = {},
+template <Device D, class T, int Block>
+void launch_forward_staged(const ModelView<T>& m, const BatchView<T, Block>& b, int64_t n,
+                           DeviceId device, void* stream = nullptr, EnvMask only = {},
                            const EnvParamsView<T>& params = EnvParamsView<T>{}) {
   using detail::launch_stage;
   launch_stage<D, Stage::kPosition>("physics.position", m, params, b, n, device, stream, 0, only);
@@ -306,7 +308,7 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t
 #if defined(__CUDACC__)
   if constexpr (D == Device::kCuda)
     parallel_for(DeviceId{D, device.index}, "physics.constraint_solve",
-                 n * constraint::WarpGroup::kLanes, detail::SolveByWarp<T>{b, m, params, only},
+                 n * constraint::WarpGroup::kLanes, detail::SolveByWarp<T, Block>{b, m, params, only},
                  stream,
                  /*min_parallel=*/2, detail::kSolveBlock);
   else
@@ -331,9 +333,9 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t
 
 // `substeps` mj_step on n envs, stage by stage: forward's stages, then the integrator's
 // (Euler or implicitfast in one stage; RK4's parts with forward's stages between them).
-template <Device D, class T>
-void launch_step_staged(const ModelView<T>& m, const BatchView<T>& b, int64_t n, int substeps,
-                        DeviceId device, void* stream = nullptr,
+template <Device D, class T, int Block>
+void launch_step_staged(const ModelView<T>& m, const BatchView<T, Block>& b, int64_t n,
+                        int substeps, DeviceId device, void* stream = nullptr,
                         const EnvParamsView<T>& params = EnvParamsView<T>{}) {
   using detail::launch_stage;
   for (int sub = 0; sub < substeps; ++sub) {

@@ -328,6 +328,18 @@ for env in Ant-v5 Humanoid-v5; do
   done
 done
 
+# The batch's layout, the engine alone: blocks of 32 envs (the default) against env-major rows,
+# the same model, steps and GPU (physics-bench --layout).
+for model in ant humanoid; do
+  for layout in blocked env-major; do
+    key="3_layout.$model.n65536.$layout"
+    budget_for "$key" 30 || continue
+    run_to "$runs/physics.json" 90 "$bin" physics-bench "$root/envs/locomotion/models/$model.xml" \
+      --device "$dev" --num-envs 65536 --warmup 5 --steps 50 --layout "$layout"
+    record "$key" --json-line "$runs/physics.json"
+  done
+done
+
 section "4 PPO on CUDA"
 # record_training KEY DIR: a training run's env steps/s from its summary, or why it failed.
 record_training() {

@@ -137,18 +137,24 @@ def label(demangled, stages):
         arg = m.group(at + 1) or m.group(at + 2)
         return m.group(at) + (f"<{arg}>" if arg else "")
 
-    m = re.search(r"StageKernel<\(myriad::physics::Stage\)(\d+), (float|double)>", s)
+    # The engine's staged kernels, on an env-major batch (block 1) or a blocked one (block 32,
+    # physics/batch_layout.h): the blocked ones are labelled so.
+    def blocked(block):
+        return " blocked" if block and block != "1" else ""
+
+    m = re.search(r"StageKernel<\(myriad::physics::Stage\)(\d+), (?:float|double), (\d+)>", s)
     if m:
-        return f"physics.{stages[int(m.group(1))]}{prec}", ""
-    m = re.search(r"myriad::physics::detail::CollidePairs<(\d+), (?:float|double)>", s)
+        return f"physics.{stages[int(m.group(1))]}{blocked(m.group(2))}{prec}", ""
+    m = re.search(r"myriad::physics::detail::CollidePairs<(\d+), (?:float|double), (\d+)>", s)
     if m:
-        return f"physics.collision_{pair_groups()[int(m.group(1))]}{prec}", ""
-    m = re.search(r"myriad::physics::detail::CollideCcdByLanes<(\d+), (?:float|double)>", s)
+        return f"physics.collision_{pair_groups()[int(m.group(1))]}{blocked(m.group(2))}{prec}", ""
+    m = re.search(r"myriad::physics::detail::CollideCcdByLanes<(\d+), (?:float|double), (\d+)>", s)
     if m:
-        return f"physics.collision_{pair_groups()[int(m.group(1))]} (lanes per pair){prec}", ""
-    m = re.search(r"myriad::physics::detail::(SolveByWarp)<(float|double)>", s)
+        return (f"physics.collision_{pair_groups()[int(m.group(1))]} (lanes per pair)"
+                f"{blocked(m.group(2))}{prec}", "")
+    m = re.search(r"myriad::physics::detail::SolveByWarp<(?:float|double), (\d+)>", s)
     if m:
-        return f"physics.constraint_solve (warp per env){prec}", ""
+        return f"physics.constraint_solve (warp per env){blocked(m.group(1))}{prec}", ""
     m = re.search(r"myriad::physics::(\w+Fused)<", s)
     if m:
         return f"physics.{m.group(1)}{prec}", ""

@@ -27,7 +27,7 @@ struct BenchOptions {
   std::string xml, physics = "myriad";
   int frame_skip = 0;  // 0: the env's own (MJCF-v0: 1)
   bool float64 = false;
-  std::string launch = "auto";  // physics envs on the engine: auto, fused, staged or tiled
+  std::string launch = "auto";  // physics envs on the engine: auto, fused, staged, tiled, blocked
   bool stage_times = false;     // CUDA: a second timed run with events around every launch
   bool no_cuda_graph = false;   // physics envs on CUDA: plain launches instead of the graph
   std::string randomize;        // physics envs: domain randomization terms (JSON)
@@ -167,10 +167,11 @@ void add_bench_command(CLI::App& app) {
          "--launch", opts->launch,
          "Physics envs on myriad physics: fused (CPU: one pass per env), staged (one "
          "launch per physics stage; CUDA's only shape), tiled (CPU: the smooth stages 8 "
-         "envs at a time in SIMD lanes) or auto (staged on CUDA, tiled on the CPU; fused with "
+         "envs at a time in SIMD lanes), blocked (staged on a batch in CUDA's blocks of 32 "
+         "envs; on the CPU for tests) or auto (staged on CUDA, tiled on the CPU; fused with "
          "per-env model parameters)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "fused", "staged", "tiled"}));
+      ->check(CLI::IsMember({"auto", "fused", "staged", "tiled", "blocked"}));
   cmd->add_option("--randomize", opts->randomize,
                   "Physics envs: domain randomization terms as JSON, as env.randomize takes them "
                   "(per-env model parameters; the CPU's fused launch)");

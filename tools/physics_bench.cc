@@ -29,6 +29,7 @@ struct PhysicsBenchArgs {
   int64_t num_envs = 4096, steps = 100, warmup = 5;
   int threads = 0;
   std::string launch;  // tiled, fused or staged; empty: tiled on the CPU, staged on CUDA
+  std::string layout;  // CUDA's data: blocked or env-major; empty: blocked (fused: env-major)
   bool float64 = false, compare_mujoco = false, random_controls = false;
   uint64_t seed = 1;
   std::vector<int> lockstep;  // tile widths to report (CPU only)
@@ -38,6 +39,12 @@ struct Measured {
   double steps_per_second = 0, mean_contacts = 0;
   double mean_solver_iterations = 0;  // of the last step, over envs
 };
+
+// The CUDA batch's layout: as asked, else blocked for the staged launch, env-major for the fused.
+std::string cuda_layout(const PhysicsBenchArgs& a) {
+  if (!a.layout.empty()) return a.layout;
+  return a.launch == "fused" ? "env-major" : "blocked";
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -121,9 +128,10 @@ Measured measure(const PhysicsBenchArgs& a, DeviceId device, nlohmann::json* loc
     out.mean_solver_iterations = mean_over_envs(m, d, "solver_niter");
     return out;
   }
-  physics::CudaBatch<T> batch(m, a.num_envs, device.index);
-  batch.upload(d);
   const bool staged = a.launch != "fused";
+  physics::CudaBatch<T> batch(m, a.num_envs, device.index, nullptr,
+                              cuda_layout(a) == "blocked" ? physics::kCudaBlock : 1);
+  batch.upload(d);
   batch.step(static_cast<int>(a.warmup), staged);
   const auto start = Clock::now();
   batch.step(static_cast<int>(a.steps), staged);  // synchronizes at the end
@@ -171,6 +179,11 @@ Measured measure_mujoco(const PhysicsBenchArgs& a) {
 void run(const PhysicsBenchArgs& a) {
   set_cpu_threads(a.threads);
   const DeviceId device = resolve_device_id(a.device);
+  if (!a.layout.empty() && device.is_cpu())
+    throw std::invalid_argument(
+        "--layout is CUDA's (the CPU keeps env-major rows: docs/architecture.md, Batch layout)");
+  if (a.layout == "blocked" && a.launch == "fused")
+    throw std::invalid_argument("--layout blocked runs the staged launch (--launch fused: env-major)");
   if (a.compare_mujoco && !device.is_cpu())
     throw std::invalid_argument("--compare-mujoco runs on the CPU only (libmujoco has no GPU)");
   if (a.launch == "tiled" && !device.is_cpu())
@@ -189,6 +202,7 @@ void run(const PhysicsBenchArgs& a) {
                         {"launch", !a.launch.empty() ? a.launch
                                    : device.is_cpu() ? "tiled"
                                                      : "staged"},
+                        {"layout", device.is_cpu() ? "env-major" : cuda_layout(a)},
                         {"warmup_steps", a.warmup},
                         {"controls", a.random_controls ? "random" : "zero"},
                         {"steps_per_second", ours.steps_per_second},
@@ -228,6 +242,11 @@ void add_physics_bench_command(CLI::App& app) {
                   "env; the CPU's default), fused (one pass per env through every stage) or "
                   "staged (one launch per named stage; CUDA's default)")
       ->check(CLI::IsMember({"fused", "staged", "tiled"}));
+  cmd->add_option("--layout", a->layout,
+                  "CUDA: the batch's data in blocks of 32 envs, element-major within a block "
+                  "(blocked: coalesced loads; the staged launch's default) or env-major (each "
+                  "env's rows contiguous; the fused launch's only layout)")
+      ->check(CLI::IsMember({"blocked", "env-major"}));
   cmd->add_flag("--compare-mujoco", a->compare_mujoco,
                 "Also step libmujoco on the same copies and threads; print the ratio");
   cmd->add_flag("--random-controls", a->random_controls,

@@ -486,27 +486,27 @@ struct VelocityTask {
   // ---- Kinematics the terms read -------------------------------------------------------------
 
   // R^T v for a body's rotation matrix R (row-major, world = R local).
-  template <class T>
-  MYRIAD_HD static void to_local(const T* R, const T* v, T* out) {
+  template <class PR, class PV, class T>
+  MYRIAD_HD static void to_local(PR R, PV v, T* out) {
     for (int k = 0; k < 3; ++k) out[k] = R[k] * v[0] + R[3 + k] * v[1] + R[6 + k] * v[2];
   }
   // A point's world velocity on body b (mjlab's compute_velocity_from_cvel): the body's cvel is
   // (angular, linear at the subtree com of its tree's root).
-  template <class T>
-  MYRIAD_HD static void point_velocity(const ModelView<T>& m, const EnvData<T>& d, int b,
+  template <class T, int B>
+  MYRIAD_HD static void point_velocity(const ModelView<T>& m, const EnvData<T, B>& d, int b,
                                        const T* point, T* out) {
-    const T* cv = d.cvel + 6 * b;
-    const T* com = d.subtree_com + 3 * m.body_rootid[b];
+    const auto cv = d.cvel + 6 * b;
+    const auto com = d.subtree_com + 3 * m.body_rootid[b];
     const T r[3] = {point[0] - com[0], point[1] - com[1], point[2] - com[2]};
     out[0] = cv[3] + (cv[1] * r[2] - cv[2] * r[1]);
     out[1] = cv[4] + (cv[2] * r[0] - cv[0] * r[2]);
     out[2] = cv[5] + (cv[0] * r[1] - cv[1] * r[0]);
   }
   // Foot f's site in the world.
-  template <class T>
-  MYRIAD_HD static void foot_position(const Params& p, const EnvData<T>& d, int f, T* out) {
+  template <class T, int B>
+  MYRIAD_HD static void foot_position(const Params& p, const EnvData<T, B>& d, int f, T* out) {
     const int b = p.foot_body[f];
-    const T* R = d.xmat + 9 * b;
+    const auto R = d.xmat + 9 * b;
     const float* s = p.foot_site_pos[f];
     for (int k = 0; k < 3; ++k)
       out[k] =
@@ -519,25 +519,27 @@ struct VelocityTask {
     return z < T(0) ? T(0) : (z > T(1) ? T(1) : z);
   }
   // The rough terrain's height field as terrain_sense.h reads it.
-  template <class T>
+  // (pos: room for the terrain's position, where a blocked batch's env copies it.)
+  template <class T, int B>
   MYRIAD_HD static FieldView<T> field_of(const Params& p, const ModelView<T>& m,
-                                         const EnvData<T>& d) {
+                                         const EnvData<T, B>& d, T (&pos)[3]) {
     const int h = m.geom_dataid[p.terrain_geom];
     return {m.hfield_size + 4 * h, m.hfield_data + m.hfield_adr[h], m.hfield_nrow[h],
-            m.hfield_ncol[h], d.geom_xpos + 3 * p.terrain_geom};
+            m.hfield_ncol[h], physics::readable(d.geom_xpos + 3 * p.terrain_geom, pos)};
   }
   // foot_height_scan for foot f at its site pos: flat ground's clearance, or on rough terrain
   // mjlab's TerrainHeightSensor: the robot's ring of rays (Go1 4 at 4 cm, G1 6 at 3 cm) and one
   // at the centre, yaw-aligned, each
   // reading the site's height over the surface (0 under it, 1 beyond max_distance), the least.
-  template <class T>
-  MYRIAD_HD static T foot_clearance(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static T foot_clearance(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                     int f, const T* pos) {
     if constexpr (!kRough) {
       return flat_clearance(pos[2]);
     } else {
-      const FieldView<T> field = field_of(p, m, d);
-      const T yaw = heading_of(d.xquat + 4 * p.foot_body[f]);
+      T pos_room[3], quat[4];
+      const FieldView<T> field = field_of(p, m, d, pos_room);
+      const T yaw = heading_of(physics::readable(d.xquat + 4 * p.foot_body[f], quat));
       const T r = T(Robot::kFootRingRadius);
       T best = T(1);
       bool any = false;
@@ -561,11 +563,12 @@ struct VelocityTask {
   // observation reads: it is written straight into the observation row, not staged on the
   // stack); the terrain normal fitted to up to kNormalHits of the hits (mjlab's linspace
   // subsample) into normal.
-  template <class T>
-  MYRIAD_HD static void height_scan(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void height_scan(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                     float* value, T* normal) {
-    const FieldView<T> field = field_of(p, m, d);
-    const T* frame = d.xpos + 3 * p.root_body;
+    T pos_room[3];
+    const FieldView<T> field = field_of(p, m, d, pos_room);
+    const auto frame = d.xpos + 3 * p.root_body;
     const T yaw = root_heading(p, d);
     const T c = cos(yaw), s = sin(yaw);
     T hits[3 * kNormalHits];
@@ -593,9 +596,9 @@ struct VelocityTask {
   // feet_ground_contact: per foot, the contacts with the terrain (found) and their net force on
   // the terrain in the world frame, as MuJoCo's contact sensor with the normal turned from the
   // foot (primary) to the terrain (secondary).
-  template <class Sim, class T>
+  template <class Sim, class T, int B>
   MYRIAD_HD static void foot_contacts(const Params& p, const Sim& sim, int64_t i,
-                                      const ModelView<T>& m, const EnvData<T>& d, int* found,
+                                      const ModelView<T>& m, const EnvData<T, B>& d, int* found,
                                       T* force) {
     for (int f = 0; f < kFeet; ++f) {
       found[f] = 0;
@@ -619,19 +622,19 @@ struct VelocityTask {
   }
   // The root's linear and angular velocity in its own frame, from the derived quantities (xpos,
   // xmat, cvel, subtree_com) as mjlab's root_link_lin_vel_b and root_link_ang_vel_b.
-  template <class T>
-  MYRIAD_HD static void root_velocity(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void root_velocity(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                       T* v_b, T* w_b) {
     const int b = p.root_body;
-    T v_w[3];
-    point_velocity(m, d, b, d.xpos + 3 * b, v_w);
+    T v_w[3], point[3];
+    point_velocity(m, d, b, physics::readable(d.xpos + 3 * b, point), v_w);
     to_local(d.xmat + 9 * b, v_w, v_b);
     to_local(d.xmat + 9 * b, d.cvel + 6 * b, w_b);
   }
   // R^T (0, 0, -1) for body b.
-  template <class T>
-  MYRIAD_HD static void gravity_in(const EnvData<T>& d, int b, T* g) {
-    const T* R = d.xmat + 9 * b;
+  template <class T, int B>
+  MYRIAD_HD static void gravity_in(const EnvData<T, B>& d, int b, T* g) {
+    const auto R = d.xmat + 9 * b;
     g[0] = -R[6];
     g[1] = -R[7];
     g[2] = -R[8];
@@ -669,9 +672,10 @@ struct VelocityTask {
     resample_twist(c, p.twist, u, u_time);
     s[7] = static_cast<float>(k + 1);
   }
-  template <class T>
-  MYRIAD_HD static T root_heading(const Params& p, const EnvData<T>& d) {
-    return heading_of(d.xquat + 4 * p.root_body);
+  template <class T, int B>
+  MYRIAD_HD static T root_heading(const Params& p, const EnvData<T, B>& d) {
+    T quat[4];
+    return heading_of(physics::readable(d.xquat + 4 * p.root_body, quat));
   }
 
   // The tile a new episode starts on, from the task state before the reset (the last episode's
@@ -688,8 +692,8 @@ struct VelocityTask {
   MYRIAD_HD static const float* tile_origin(const Params& p, int level, int kind) {
     return p.origin + 3 * (level * p.kinds + kind);
   }
-  template <class T>
-  MYRIAD_HD static void place_on_terrain(const Params& p, EnvData<T>& d, const TaskRow& task) {
+  template <class T, int B>
+  MYRIAD_HD static void place_on_terrain(const Params& p, EnvData<T, B>& d, const TaskRow& task) {
     float* st = task.state;
     const VelocityLayout& L = p.layout;
     Rng rng = task.rng(kTerrainStream);
@@ -727,9 +731,9 @@ struct VelocityTask {
   }
 
   // reset_base, reset_robot_joints, and the task's state of a new episode.
-  template <class Sim, class T>
+  template <class Sim, class T, int B>
   MYRIAD_HD static void start(const Params& p, const Sim&, int64_t, const ModelView<T>& m,
-                              EnvData<T>& d, const TaskRow& task) {
+                              EnvData<T, B>& d, const TaskRow& task) {
     Rng rng = task.rng(0);
     const T dx = T(rng.uniform(p.reset_base_x[0], p.reset_base_x[1]));
     const T dy = T(rng.uniform(p.reset_base_y[0], p.reset_base_y[1]));
@@ -765,14 +769,16 @@ struct VelocityTask {
     st[7] = 0.0f;
     TwistCommand<T> cmd = command_of<T>(st);
     resample(p, task, cmd);
-    update_twist(cmd, p.twist, heading_of(d.qpos + 3));  // the root quat written above
+    T quat[4];  // the root quat written above
+    update_twist(cmd, p.twist, heading_of(physics::readable(d.qpos + 3, quat)));
     store_command(cmd, st);
   }
 
   // processed = a * scale + q0; the target is processed less the encoder bias.
-  template <class T>
+  // ctrl: the env's row, or its lane of a blocked batch.
+  template <class T, class P>
   MYRIAD_HD static void control(const Params& p, const ModelView<T>&, const TaskRow& task,
-                                const float* action, T* ctrl) {
+                                const float* action, P ctrl) {
     const float* bias = task.state + p.layout.bias;
     for (int j = 0; j < p.joints; ++j)
       ctrl[j] = T(action[j]) * T(p.scale[j]) + T(p.q0[j]) - T(bias[j]);
@@ -784,9 +790,9 @@ struct VelocityTask {
   }
 
   // feet_ground_contact's air and contact times, after every physics substep.
-  template <class Sim, class T>
+  template <class Sim, class T, int B>
   MYRIAD_HD static void substep(const Params& p, const Sim& sim, int64_t i, const ModelView<T>& m,
-                                const EnvData<T>& d, const TaskRow& task) {
+                                const EnvData<T, B>& d, const TaskRow& task) {
     int found[kMaxFeet];
     T force[3 * kMaxFeet];
     foot_contacts(p, sim, i, m, d, found, force);
@@ -831,9 +837,9 @@ struct VelocityTask {
     }
   }
 
-  template <class Sim, class T>
+  template <class Sim, class T, int B>
   MYRIAD_HD static void after_step(const Params& p, const Sim& sim, int64_t i,
-                                   const ModelView<T>& m, const EnvData<T>& d, const float* action,
+                                   const ModelView<T>& m, const EnvData<T, B>& d, const float* action,
                                    const TaskRow& task, float& reward, bool& terminated,
                                    bool& truncated, InfoRow info) {
     float* st = task.state;
@@ -888,8 +894,8 @@ struct VelocityTask {
     term[2] = upright(g_up, sqrt(T(0.2)));
     term[3] = posture_of(posture, p.joints);
     {
-      const T* w_w = d.cvel + 6 * p.upright_body;  // world-frame angular velocity
-      term[4] = body_angular_velocity_penalty(w_w);
+      T w[3];  // world-frame angular velocity
+      term[4] = body_angular_velocity_penalty(physics::readable(d.cvel + 6 * p.upright_body, w));
     }
     term[5] = limits;
     term[6] = rate;
@@ -900,7 +906,10 @@ struct VelocityTask {
     term[10] = feet_slip(vel_xy, in_contact, kFeet, speed, gate);
     term[11] = soft_landing(force, contact_time, kFeet, step_dt, speed, gate);
     // angular_momentum_penalty: the root's subtreeangmom sensor, as the last substep left it.
-    term[12] = p.angmom_adr >= 0 ? angular_momentum_penalty(d.sensordata + p.angmom_adr) : T(0);
+    T angmom[3];
+    term[12] = p.angmom_adr >= 0
+                   ? angular_momentum_penalty(physics::readable(d.sensordata + p.angmom_adr, angmom))
+                   : T(0);
     // self_collision_cost over the step's substeps (the sensor's 4-substep history).
     term[13] = 0;
     for (int h = 0; h < VelocityLayout::kHistory; ++h) term[13] += T(st[L.self_hits + h]);
@@ -939,7 +948,7 @@ struct VelocityTask {
       bool thigh = false;
       for (int h = 0; h < VelocityLayout::kHistory; ++h) thigh = thigh || st[L.thigh_hits + h] > 0;
       terminated = terminated || (kGroundTouch && p.illegal_contact && thigh);
-      const T* root = d.xpos + 3 * p.root_body;
+      const auto root = d.xpos + 3 * p.root_body;
       // Not in play mode (mjlab's play config drops the term).
       truncated = p.out_of_terrain_bounds && !p.play &&
                   (fabs(root[0]) > T(p.bound_x) || fabs(root[1]) > T(p.bound_y));
@@ -955,8 +964,8 @@ struct VelocityTask {
   }
 
   // The command's timer, its resample when it runs out, and the heading control.
-  template <class T>
-  MYRIAD_HD static void advance(const Params& p, const ModelView<T>&, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void advance(const Params& p, const ModelView<T>&, const EnvData<T, B>& d,
                                 const TaskRow& task) {
     float* st = task.state;
     TwistCommand<T> cmd = command_of<T>(st);
@@ -970,9 +979,9 @@ struct VelocityTask {
   // gravity, joint_pos (biased for the actor), joint_vel, the last action, the command; the
   // actor's with mjlab's uniform noise; then the critic's foot height, air time, contact and
   // contact forces (sign(f) log1p|f|).
-  template <class Sim, class T>
+  template <class Sim, class T, int B>
   MYRIAD_HD static void observe(const Params& p, const Sim& sim, int64_t i, const ModelView<T>& m,
-                                const EnvData<T>& d, const TaskRow& task, float* obs) {
+                                const EnvData<T, B>& d, const TaskRow& task, float* obs) {
     const float* st = task.state;
     const VelocityLayout& L = p.layout;
     T g[3];

@@ -78,24 +78,24 @@ struct Ant {
     qpos_from_prefix(m, p.exclude_current_positions_from_observation ? 2 : 0, obs, qpos);
   }
 
-  template <class T>
-  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T>& d, Rng& rng) {
+  template <class T, int B>
+  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T, B>& d, Rng& rng) {
     qpos_uniform_noise(m, d, rng, p.reset_noise_scale);
     qvel_normal_noise(m, d, rng, p.reset_noise_scale);
   }
-  template <class T>
-  MYRIAD_HD static void before_step(const Params& p, const ModelView<T>&, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void before_step(const Params& p, const ModelView<T>&, const EnvData<T, B>& d,
                                     T* before) {
     before[0] = d.xpos[3 * p.main_body];
     before[1] = d.xpos[3 * p.main_body + 1];
   }
-  template <class T>
-  MYRIAD_HD static T contact_force(const Params& p, const EnvData<T>& d, int k) {
+  template <class T, int B>
+  MYRIAD_HD static T contact_force(const Params& p, const EnvData<T, B>& d, int k) {
     return clip(d.cfrc_ext[k], static_cast<T>(p.contact_force_range[0]),
                 static_cast<T>(p.contact_force_range[1]));
   }
-  template <class T>
-  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                    const float* action, const T* before, float& reward,
                                    bool& terminated, InfoRow info) {
     const T dt = static_cast<T>(p.dt);
@@ -123,8 +123,8 @@ struct Ant {
     info.set(7, static_cast<float>(-contact));
     info.set(8, static_cast<float>(survive));
   }
-  template <class T>
-  MYRIAD_HD static void observe(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void observe(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                 float* obs) {
     const int skip = p.exclude_current_positions_from_observation ? 2 : 0;
     int o = 0;

@@ -183,19 +183,19 @@ MYRIAD_HD T squared_norm(const float* a, int n) {
 }
 
 // qpos0 + U(-scale, scale) per coordinate.
-template <class T>
-MYRIAD_HD void qpos_uniform_noise(const ModelView<T>& m, EnvData<T>& d, Rng& rng, float scale) {
+template <class T, int B>
+MYRIAD_HD void qpos_uniform_noise(const ModelView<T>& m, EnvData<T, B>& d, Rng& rng, float scale) {
   for (int k = 0; k < m.nq; ++k)
     d.qpos[k] = m.qpos0[k] + static_cast<T>(rng.uniform(-scale, scale));
 }
 // 0 + U(-scale, scale) per velocity.
-template <class T>
-MYRIAD_HD void qvel_uniform_noise(const ModelView<T>& m, EnvData<T>& d, Rng& rng, float scale) {
+template <class T, int B>
+MYRIAD_HD void qvel_uniform_noise(const ModelView<T>& m, EnvData<T, B>& d, Rng& rng, float scale) {
   for (int k = 0; k < m.nv; ++k) d.qvel[k] = static_cast<T>(rng.uniform(-scale, scale));
 }
 // 0 + scale * N(0, 1) per velocity.
-template <class T>
-MYRIAD_HD void qvel_normal_noise(const ModelView<T>& m, EnvData<T>& d, Rng& rng, float scale) {
+template <class T, int B>
+MYRIAD_HD void qvel_normal_noise(const ModelView<T>& m, EnvData<T, B>& d, Rng& rng, float scale) {
   for (int k = 0; k < m.nv; ++k) d.qvel[k] = static_cast<T>(scale * rng.normal());
 }
 
@@ -206,8 +206,8 @@ MYRIAD_HD T clip(T x, T lo, T hi) {
 
 // sum over every body and component of clip(cfrc_ext, range)^2: Ant's (and MJCF-v0's) contact
 // cost before its weight. Body 0, the world, counts as in Gymnasium (its cfrc_ext is 0).
-template <class T>
-MYRIAD_HD T clipped_contact_force_sq(const ModelView<T>& m, const EnvData<T>& d,
+template <class T, int B>
+MYRIAD_HD T clipped_contact_force_sq(const ModelView<T>& m, const EnvData<T, B>& d,
                                      const float range[2]) {
   T sum = 0;
   for (int k = 0; k < 6 * m.nbody; ++k) {

@@ -88,16 +88,16 @@ struct Humanoid {
     qpos_from_prefix(m, p.exclude_current_positions_from_observation ? 2 : 0, obs, qpos);
   }
 
-  template <class T>
-  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T>& d, Rng& rng) {
+  template <class T, int B>
+  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T, B>& d, Rng& rng) {
     qpos_uniform_noise(m, d, rng, p.reset_noise_scale);
     qvel_uniform_noise(m, d, rng, p.reset_noise_scale);
   }
   // Gymnasium's mass_center: sum(body_mass * xipos) / sum(body_mass), x and y. The masses are
   // the env's own (randomized per env where env.randomize sets them), the total summed in double
   // as prepare sums the model's.
-  template <class T>
-  MYRIAD_HD static void mass_center(const Params&, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void mass_center(const Params&, const ModelView<T>& m, const EnvData<T, B>& d,
                                     T* xy) {
     T x = 0, y = 0;
     double total = 0;
@@ -109,13 +109,13 @@ struct Humanoid {
     xy[0] = x / static_cast<T>(total);
     xy[1] = y / static_cast<T>(total);
   }
-  template <class T>
-  MYRIAD_HD static void before_step(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void before_step(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                     T* before) {
     mass_center(p, m, d, before);
   }
-  template <class T>
-  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                    const float*, const T* before, float& reward, bool& terminated,
                                    InfoRow info) {
     const T dt = static_cast<T>(p.dt);
@@ -150,8 +150,8 @@ struct Humanoid {
     info.set(k++, static_cast<float>(-ctrl));
     info.set(k++, static_cast<float>(-contact));
   }
-  template <class T>
-  MYRIAD_HD static void observe(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void observe(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                 float* obs) {
     const int skip = p.exclude_current_positions_from_observation ? 2 : 0;
     int o = 0;

@@ -60,20 +60,20 @@ struct InvertedDoublePendulum {
     qpos[2] = std::atan2(obs[2], obs[4]);
   }
 
-  template <class T>
-  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T>& d, Rng& rng) {
+  template <class T, int B>
+  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T, B>& d, Rng& rng) {
     qpos_uniform_noise(m, d, rng, p.reset_noise_scale);
     qvel_normal_noise(m, d, rng, p.reset_noise_scale);
   }
-  template <class T>
-  MYRIAD_HD static void before_step(const Params&, const ModelView<T>&, const EnvData<T>&, T*) {}
-  template <class T>
-  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>&, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void before_step(const Params&, const ModelView<T>&, const EnvData<T, B>&, T*) {}
+  template <class T, int B>
+  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>&, const EnvData<T, B>& d,
                                    const float*, const T*, float& reward, bool& terminated,
                                    InfoRow info) {
     // site_xpos = xpos + xmat * pos, from the poses mj_step's last forward pass computed.
-    const T* R = d.xmat + 9 * p.tip_body;
-    const T* x0 = d.xpos + 3 * p.tip_body;
+    const auto R = d.xmat + 9 * p.tip_body;
+    const auto x0 = d.xpos + 3 * p.tip_body;
     const T px = static_cast<T>(p.tip_pos[0]), py = static_cast<T>(p.tip_pos[1]),
             pz = static_cast<T>(p.tip_pos[2]);
     const T x = x0[0] + (R[0] * px + R[1] * py + R[2] * pz);
@@ -88,8 +88,8 @@ struct InvertedDoublePendulum {
     info.set(1, static_cast<float>(-dist_penalty));
     info.set(2, static_cast<float>(-vel_penalty));
   }
-  template <class T>
-  MYRIAD_HD static void observe(const Params&, const ModelView<T>&, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void observe(const Params&, const ModelView<T>&, const EnvData<T, B>& d,
                                 float* obs) {
     obs[0] = static_cast<float>(d.qpos[0]);
     obs[1] = static_cast<float>(sin(d.qpos[1]));

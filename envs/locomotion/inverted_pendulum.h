@@ -41,15 +41,15 @@ struct InvertedPendulum {
     qpos_from_prefix(m, 0, obs, qpos);
   }
 
-  template <class T>
-  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T>& d, Rng& rng) {
+  template <class T, int B>
+  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T, B>& d, Rng& rng) {
     qpos_uniform_noise(m, d, rng, p.reset_noise_scale);
     qvel_uniform_noise(m, d, rng, p.reset_noise_scale);
   }
-  template <class T>
-  MYRIAD_HD static void before_step(const Params&, const ModelView<T>&, const EnvData<T>&, T*) {}
-  template <class T>
-  MYRIAD_HD static void after_step(const Params&, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void before_step(const Params&, const ModelView<T>&, const EnvData<T, B>&, T*) {}
+  template <class T, int B>
+  MYRIAD_HD static void after_step(const Params&, const ModelView<T>& m, const EnvData<T, B>& d,
                                    const float*, const T*, float& reward, bool& terminated,
                                    InfoRow info) {
     // Gymnasium tests the float64 observation; the pole angle is qpos[1].
@@ -61,8 +61,8 @@ struct InvertedPendulum {
     reward = terminated ? 0.0f : 1.0f;
     info.set(0, reward);
   }
-  template <class T>
-  MYRIAD_HD static void observe(const Params&, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void observe(const Params&, const ModelView<T>& m, const EnvData<T, B>& d,
                                 float* obs) {
     int o = 0;
     for (int k = 0; k < m.nq; ++k) obs[o++] = static_cast<float>(d.qpos[k]);

@@ -68,18 +68,18 @@ struct PlanarWalker {
     qpos_from_prefix(m, p.exclude_current_positions_from_observation ? 1 : 0, obs, qpos);
   }
 
-  template <class T>
-  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T>& d, Rng& rng) {
+  template <class T, int B>
+  MYRIAD_HD static void reset(const Params& p, const ModelView<T>& m, EnvData<T, B>& d, Rng& rng) {
     qpos_uniform_noise(m, d, rng, p.reset_noise_scale);
     qvel_uniform_noise(m, d, rng, p.reset_noise_scale);
   }
-  template <class T>
-  MYRIAD_HD static void before_step(const Params&, const ModelView<T>&, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void before_step(const Params&, const ModelView<T>&, const EnvData<T, B>& d,
                                     T* before) {
     before[0] = d.qpos[0];
   }
-  template <class T>
-  MYRIAD_HD static bool healthy(const Params& p, const ModelView<T>& m, const EnvData<T>& d) {
+  template <class T, int B>
+  MYRIAD_HD static bool healthy(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d) {
     const T z = d.qpos[1], angle = d.qpos[2];
     bool ok = p.healthy_z_range[0] < z && z < p.healthy_z_range[1] &&
               p.healthy_angle_range[0] < angle && angle < p.healthy_angle_range[1];
@@ -92,8 +92,8 @@ struct PlanarWalker {
     }
     return ok;
   }
-  template <class T>
-  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                    const float* action, const T* before, float& reward,
                                    bool& terminated, InfoRow info) {
     const T x_velocity = (d.qpos[0] - before[0]) / static_cast<T>(p.dt);
@@ -110,8 +110,8 @@ struct PlanarWalker {
     info.set(4, static_cast<float>(-ctrl));
     info.set(5, static_cast<float>(survive));
   }
-  template <class T>
-  MYRIAD_HD static void observe(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void observe(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                 float* obs) {
     const int skip = p.exclude_current_positions_from_observation ? 1 : 0;
     int o = 0;

@@ -53,8 +53,8 @@ struct Reacher {
     qpos[3] = obs[5];
   }
 
-  template <class T>
-  MYRIAD_HD static void reset(const Params&, const ModelView<T>& m, EnvData<T>& d, Rng& rng) {
+  template <class T, int B>
+  MYRIAD_HD static void reset(const Params&, const ModelView<T>& m, EnvData<T, B>& d, Rng& rng) {
     for (int k = 0; k < m.nq; ++k)
       d.qpos[k] = static_cast<T>(rng.uniform(-0.1f, 0.1f)) + m.qpos0[k];
     // Rejection sampling, as Gymnasium: the first draw inside the disk (almost surely within a
@@ -72,10 +72,10 @@ struct Reacher {
     d.qvel[m.nv - 2] = 0;
     d.qvel[m.nv - 1] = 0;
   }
-  template <class T>
-  MYRIAD_HD static void before_step(const Params&, const ModelView<T>&, const EnvData<T>&, T*) {}
-  template <class T>
-  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>& m, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void before_step(const Params&, const ModelView<T>&, const EnvData<T, B>&, T*) {}
+  template <class T, int B>
+  MYRIAD_HD static void after_step(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                    const float* action, const T*, float& reward, bool& terminated,
                                    InfoRow info) {
     T sq = 0;
@@ -90,8 +90,8 @@ struct Reacher {
     info.set(0, static_cast<float>(dist));
     info.set(1, static_cast<float>(ctrl));
   }
-  template <class T>
-  MYRIAD_HD static void observe(const Params& p, const ModelView<T>&, const EnvData<T>& d,
+  template <class T, int B>
+  MYRIAD_HD static void observe(const Params& p, const ModelView<T>&, const EnvData<T, B>& d,
                                 float* obs) {
     obs[0] = static_cast<float>(cos(d.qpos[0]));
     obs[1] = static_cast<float>(cos(d.qpos[1]));

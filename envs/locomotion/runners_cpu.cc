@@ -13,7 +13,10 @@
 #include "envs/physics_launch.inl"
 #include "myriad/physics/data.h"
 #include "myriad/physics/engine.h"
+#include "myriad/physics/cuda_batch.h"
+#include "physics/batch_layout.h"
 #include "physics/batch_view.h"
+#include "physics/launch.h"
 #include "physics/mujoco_batch.h"
 
 namespace myriad::envs {
@@ -69,6 +72,54 @@ class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
   std::vector<uint8_t> forward_store_;  // a task env's staged step's finite flags
   bool tiled_;
   physics::EnvParams<T> params_;  // per-env model parameters, in the sim's precision
+};
+
+// The engine on a batch stored as CUDA stores it (physics/batch_layout.h: blocks of kCudaBlock
+// envs), stepped by the staged launch as CUDA steps it, the auto-reset in launches of its own:
+// CUDA's env step on the CPU, so the CPU tests check its bits.
+template <class Env, class T>
+class BlockedEngineRunner final
+    : public SimRunner<Device::kCpu, Env, MyriadSim<T, physics::kCudaBlock>> {
+  using Base = SimRunner<Device::kCpu, Env, MyriadSim<T, physics::kCudaBlock>>;
+
+ public:
+  BlockedEngineRunner(const physics::Model<double>& model, int64_t n)
+      : Base(kCpu),
+        model_(model.cast<T>()),
+        data_(model_, n, physics::kCudaBlock),
+        n_(n),
+        before_store_(n * kBeforeWidth<Env>),
+        forward_store_(n) {
+    this->sim_.model = physics::view_of(model_);
+    this->sim_.data = data_.template view<physics::kCudaBlock>();
+    this->staged_ = true;
+    this->reset_launch_ = true;
+    this->before_ = before_store_.data();
+    this->forward_ = forward_store_.data();
+  }
+
+  void set_params(const physics::EnvParams<double>& p) override {
+    params_ = p.cast<T>();
+    this->sim_.params = physics::params_view(params_, model_);
+    this->sim_.per_env_params = !params_.empty();
+  }
+
+ private:
+  void forward_staged(physics::EnvMask only, void*) override {
+    physics::launch_forward_staged<Device::kCpu>(this->sim_.model, this->sim_.data, n_, kCpu,
+                                                 nullptr, only, this->sim_.params);
+  }
+  void step_substeps_staged(int substeps, void*) override {
+    physics::launch_step_staged<Device::kCpu>(this->sim_.model, this->sim_.data, n_, substeps,
+                                              kCpu, nullptr, this->sim_.params);
+  }
+
+  physics::Model<T> model_;
+  physics::BlockedData<T> data_;
+  int64_t n_;
+  std::vector<T> before_store_;         // the staged step's `before` values
+  std::vector<uint8_t> forward_store_;  // a task env's finite flags
+  physics::EnvParams<T> params_;
 };
 
 template <class Env>
@@ -158,8 +209,12 @@ std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
                                                     PhysicsLaunch launch) {
   switch (sim) {
     case PhysicsSim::kMyriad32:
+      if (launch == PhysicsLaunch::kBlocked)
+        return std::make_unique<BlockedEngineRunner<Env, float>>(model, n);
       return std::make_unique<EngineRunner<Env, float>>(model, n, launch);
     case PhysicsSim::kMyriad64:
+      if (launch == PhysicsLaunch::kBlocked)
+        return std::make_unique<BlockedEngineRunner<Env, double>>(model, n);
       return std::make_unique<EngineRunner<Env, double>>(model, n, launch);
     case PhysicsSim::kMujoco:
       return std::make_unique<MujocoRunner<Env>>(model, mj, n);

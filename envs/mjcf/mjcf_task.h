@@ -93,21 +93,21 @@ struct MjcfTask {
     locomotion::qpos_from_prefix(m, 0, obs, qpos);
   }
 
-  template <class T>
+  template <class T, int B>
   MYRIAD_HD static void reset(const Params& p, const physics::ModelView<T>& m,
-                              physics::EnvData<T>& d, Rng& rng) {
+                              physics::EnvData<T, B>& d, Rng& rng) {
     const float s = p.reset_noise_scale;
     for (int k = 0; k < m.nq; ++k) d.qpos[k] = m.qpos_init[k] + static_cast<T>(rng.uniform(-s, s));
     for (int k = 0; k < m.nv; ++k) d.qvel[k] = m.qvel_init[k] + static_cast<T>(rng.uniform(-s, s));
   }
-  template <class T>
+  template <class T, int B>
   MYRIAD_HD static void before_step(const Params& p, const physics::ModelView<T>&,
-                                    const physics::EnvData<T>& d, T* before) {
+                                    const physics::EnvData<T, B>& d, T* before) {
     before[0] = d.xpos[3 * p.forward_body];
   }
-  template <class T>
+  template <class T, int B>
   MYRIAD_HD static void after_step(const Params& p, const physics::ModelView<T>& m,
-                                   const physics::EnvData<T>& d, const float* action,
+                                   const physics::EnvData<T, B>& d, const float* action,
                                    const T* before, float& reward, bool& terminated, InfoRow info) {
     const T x = d.xpos[3 * p.forward_body], z = d.xpos[3 * p.forward_body + 2];
     const T x_velocity = (x - before[0]) / static_cast<T>(p.dt);
@@ -128,9 +128,9 @@ struct MjcfTask {
     info.set(4, static_cast<float>(-contact));
     info.set(5, static_cast<float>(survive));
   }
-  template <class T>
+  template <class T, int B>
   MYRIAD_HD static void observe(const Params& p, const physics::ModelView<T>& m,
-                                const physics::EnvData<T>& d, float* obs) {
+                                const physics::EnvData<T, B>& d, float* obs) {
     int o = 0;
     for (int k = 0; k < m.nq; ++k) obs[o++] = static_cast<float>(d.qpos[k]);
     for (int k = 0; k < m.nv; ++k) obs[o++] = static_cast<float>(d.qvel[k]);

@@ -388,11 +388,11 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
 // bit for bit. First, over (env, candidate pair of group kGroup): pair ip's contacts into its own
 // slot of the list (slot[ip], candidate_slots), their number into pair_ncon[ip]. arena: as
 // collide_pair's.
-template <class T, int kGroup, class Arena = ccd::LocalPolytope<double>>
+// geom_xpos, geom_xmat: the env's rows, or (P a Strided field) its lane of a blocked batch.
+template <class T, int kGroup, class Arena = ccd::LocalPolytope<double>, class P = const T*>
 MYRIAD_HD void collide_into_slot(const CollisionModel<T>& m, const CollisionPair* pairs,
-                                 const int32_t* slot, int ip, const T* geom_xpos,
-                                 const T* geom_xmat, Contact<T>* out, T* pair_ncon,
-                                 Arena&& arena = Arena()) {
+                                 const int32_t* slot, int ip, P geom_xpos, P geom_xmat,
+                                 Contact<T>* out, T* pair_ncon, Arena&& arena = Arena()) {
   const CollisionPair& pr = pairs[ip];
   const PairMargin<T> mg = pair_margin(m, pr);
   pair_ncon[ip] = T(collide_pair<T, kGroup == kPairsPrimitive, kGroup == kPairsBoxBox,
@@ -403,21 +403,22 @@ MYRIAD_HD void collide_into_slot(const CollisionModel<T>& m, const CollisionPair
 // collide_into_slot for a GJK/EPA pair (PairGroup kPairsHfield or kPairsCcd) by a lane group:
 // every lane runs the bounding tests and hfield_pair_group or convex_pair_group, the leader writes
 // the count.
-template <int kGroup, class T, class G, class Arena>
+template <int kGroup, class T, class G, class Arena, class P>
 MYRIAD_HD void collide_ccd_into_slot(const G& grp, const CollisionModel<T>& m,
                                      const CollisionPair* pairs, const int32_t* slot, int ip,
-                                     const T* geom_xpos, const T* geom_xmat, Contact<T>* out,
-                                     T* pair_ncon, ContactValues<double>* round, Arena& arena) {
+                                     P geom_xpos, P geom_xmat, Contact<T>* out, T* pair_ncon,
+                                     ContactValues<double>* round, Arena& arena) {
   const CollisionPair& pr = pairs[ip];
   const PairMargin<T> mg = pair_margin(m, pr);
   const T detect = mg.margin + mg.gap;
   const int g1 = pr.geom1, g2 = pr.geom2;
   int num = 0;
   static_assert(kGroup == kPairsHfield || kGroup == kPairsCcd, "a GJK/EPA pair group");
-  const T* pos1 = geom_xpos + 3 * g1;
-  const T* mat1 = geom_xmat + 9 * g1;
-  const T* pos2 = geom_xpos + 3 * g2;
-  const T* mat2 = geom_xmat + 9 * g2;
+  const GeomPose<T, P> pose1(geom_xpos, geom_xmat, g1), pose2(geom_xpos, geom_xmat, g2);
+  const T* pos1 = pose1.pos;
+  const T* mat1 = pose1.mat;
+  const T* pos2 = pose2.pos;
+  const T* mat2 = pose2.mat;
   if (!bounds_apart(m.geom_type[g1], pos1, mat1, m.geom_rbound[g1], pos2, m.geom_rbound[g2],
                     detect)) {
     if constexpr (kGroup == kPairsHfield)

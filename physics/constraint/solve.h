@@ -115,8 +115,22 @@ MYRIAD_HD bool solve_prepare(const ModelView<T>& m, EnvData<T, Block>& d) {
   return has_cones;
 }
 
+// A blocked batch's env (Block > 1): (qM after solve_prepare, qfrc_smooth, qacc_smooth) =>
+// (their contiguous copies, which the solver reads). each(n, f) runs f(k) for k < n: a loop, or
+// a lane group's group_for.
+template <class T, int Block, class Each>
+MYRIAD_HD void solve_copy_in(const ModelView<T>& m, EnvData<T, Block>& d, Each&& each) {
+  const SolveCopies<T> c = solve_copies(m, d);
+  each(m.nv * m.nv, [&](int k) { c.M[k] = d.qM[k]; });
+  each(m.nv, [&](int k) {
+    c.qfrc_smooth[k] = d.qfrc_smooth[k];
+    c.qacc_smooth[k] = d.qacc_smooth[k];
+  });
+}
+
 // (prepared rows: solve_prepare's outputs) => (run, ready for newton_begin) for env d. Reads
-// only, so that every lane of a group builds its own.
+// only (a blocked env's copies are solve_copy_in's), so that every lane of a group builds its
+// own.
 template <class T, int Block>
 MYRIAD_HD NewtonRun<T> solve_run(const ModelView<T>& m, EnvData<T, Block>& d, bool has_cones) {
   const int nv = m.nv;
@@ -132,11 +146,6 @@ MYRIAD_HD NewtonRun<T> solve_run(const ModelView<T>& m, EnvData<T, Block>& d, bo
     run.qfrc_constraint = d.qfrc_constraint;
   } else {  // a blocked batch's env: the solver reads and writes contiguous copies
     const SolveCopies<T> c = solve_copies(m, d);
-    for (int k = 0; k < nv * nv; ++k) c.M[k] = d.qM[k];
-    for (int k = 0; k < nv; ++k) {
-      c.qfrc_smooth[k] = d.qfrc_smooth[k];
-      c.qacc_smooth[k] = d.qacc_smooth[k];
-    }
     run.M = c.M;
     run.qfrc_smooth = c.qfrc_smooth;
     run.qacc_smooth = c.qacc_smooth;
@@ -170,6 +179,10 @@ MYRIAD_HD NewtonRun<T> solve_run(const ModelView<T>& m, EnvData<T, Block>& d, bo
 template <class T, int Block>
 MYRIAD_HD NewtonRun<T> solve_setup(const ModelView<T>& m, EnvData<T, Block>& d) {
   const bool has_cones = solve_prepare(m, d);
+  if constexpr (Block > 1)
+    solve_copy_in(m, d, [](int n, auto&& f) {
+      for (int k = 0; k < n; ++k) f(k);
+    });
   return solve_run(m, d, has_cones);
 }
 

@@ -372,10 +372,12 @@ MYRIAD_HD int newton_finish(const G& g, NewtonRun<T>& r, int status) {
   return status < 0 ? -1 : r.iter;
 }
 
-// solve (solve.h) by group g: the same outputs, bit for bit. The rows' preparation (qM's mirror,
-// the row types and cones: O(nv² + nefc)) runs on one lane.
-template <class G, class T>
-MYRIAD_HD void solve(const G& g, const ModelView<T>& m, EnvData<T>& d) {
+// solve (solve.h) by group g: the same outputs, bit for bit, on an env-major batch's env or a
+// blocked batch's (Block > 1: the solver's contiguous copies filled and read back by the
+// group). The rows' preparation (qM's mirror, the row types and cones: O(nv² + nefc)) runs on
+// one lane.
+template <class G, class T, int Block>
+MYRIAD_HD void solve(const G& g, const ModelView<T>& m, EnvData<T, Block>& d) {
   if (d.nefc[0] == T(0)) {
     group_for(g, m.nv, [&](int k) {
       d.qacc[k] = d.qacc_smooth[k];
@@ -386,13 +388,22 @@ MYRIAD_HD void solve(const G& g, const ModelView<T>& m, EnvData<T>& d) {
   }
   if (group_leader(g)) solve_prepare(m, d);
   g.sync();
+  if constexpr (Block > 1) solve_copy_in(m, d, [&](int n, auto&& f) { group_for(g, n, f); });
   const SolveRowsScratch<T> s = solve_rows_scratch(m, d);
   bool has_cones = false;
   for (int r = 0; r < static_cast<int>(d.nefc[0]); ++r)
     has_cones = has_cones || s.type[r] == kContactElliptic;
   NewtonRun<T> run = solve_run(m, d, has_cones);
-  const T* warm = m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart;
-  const int niter = newton_finish(g, run, newton_begin(g, run, warm));
+  const auto warm = m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart;
+  int niter;
+  if constexpr (Block == 1) {
+    niter = newton_finish(g, run, newton_begin(g, run, warm));
+  } else {  // from the copy, into which qacc goes (newton_begin allows the alias)
+    group_for(g, m.nv, [&](int k) { run.qacc[k] = warm[k]; });
+    niter = newton_finish(g, run, newton_begin(g, run, static_cast<const T*>(run.qacc)));
+  }
+  // solve_finish's copy-back reads the copies every lane wrote.
+  if constexpr (Block > 1) g.sync();
   if (group_leader(g)) solve_finish(m, d, niter);
 }
 

@@ -211,13 +211,14 @@ TEST_P(SuiteTest, EngineAgreesWithLibmujoco) {
 }
 
 // The staged env step (a pre-step launch, one launch per physics stage over the batch, a
-// post-step launch; CUDA's default) and the tiled one (the physics in tiles of 8 envs, the smooth
-// stages in SIMD lanes; the CPU's default) give the fused step's bits on the engine, through
-// episode ends and auto-resets, in both precisions (5 envs: one partial tile).
+// post-step launch), the same on a batch in CUDA's blocked layout (blocked: CUDA's shape and
+// layout) and the tiled one (the physics in tiles of 8 envs, the smooth stages in SIMD lanes; the
+// CPU's default) give the fused step's bits on the engine, through episode ends and auto-resets,
+// and the same state, in both precisions (5 envs: one partial tile, one partial block).
 TEST_P(SuiteTest, StagedAndTiledStepsGiveTheFusedBits) {
   const SuiteEntry& e = entry(GetParam());
   for (const int precision : {32, 64})
-    for (const std::string launch : {"staged", "tiled"}) {
+    for (const std::string launch : {"staged", "tiled", "blocked"}) {
       SCOPED_TRACE(std::to_string(precision) + " " + launch);
       const EnvOptions numbers{{"precision", precision}, {"max_episode_steps", 25}};
       auto fused = envs::make(e.id, 5, Device::kCpu, 7, numbers, {{"launch", "fused"}});

@@ -124,19 +124,22 @@ class StagedRandomized : public ::testing::TestWithParam<Case> {
 };
 
 // On this machine: the staged launch gives the fused launch's bits, per-env models, pushes,
-// resets and set_state included, in both precisions.
+// resets and set_state included, in both precisions; so does it on a batch in CUDA's blocked
+// layout (launch=blocked: CUDA's shape and layout; 48 envs, one block and a partial one).
 TEST_P(StagedRandomized, StagedGivesTheFusedBitsOnTheCpu) {
   constexpr int64_t kN = 48;
   constexpr int kSteps = 40;
-  for (int precision : {32, 64}) {
-    auto ref = make_env(kN, DeviceId{Device::kCpu, 0}, precision, "fused");
-    auto dut = make_env(kN, DeviceId{Device::kCpu, 0}, precision, "staged");
-    const Agreement r = agree(*ref, *dut, kSteps, 0.0, 0.5);
-    EXPECT_EQ(r.close_rows, r.rows) << "precision " << precision;
-    EXPECT_TRUE(r.state_close) << "precision " << precision;
-    // 15-step episodes over 40 steps: every env ended at least twice.
-    EXPECT_GE(r.ended, 2 * kN) << "precision " << precision;
-  }
+  for (const char* launch : {"staged", "blocked"})
+    for (int precision : {32, 64}) {
+      SCOPED_TRACE(std::string(launch) + ", precision " + std::to_string(precision));
+      auto ref = make_env(kN, DeviceId{Device::kCpu, 0}, precision, "fused");
+      auto dut = make_env(kN, DeviceId{Device::kCpu, 0}, precision, launch);
+      const Agreement r = agree(*ref, *dut, kSteps, 0.0, 0.5);
+      EXPECT_EQ(r.close_rows, r.rows);
+      EXPECT_TRUE(r.state_close);
+      // 15-step episodes over 40 steps: every env ended at least twice.
+      EXPECT_GE(r.ended, 2 * kN);
+    }
 }
 
 // On a GPU: CUDA (staged; one CUDA graph per step unless MYRIAD_CUDA_CHECK=1, as gpu-check runs

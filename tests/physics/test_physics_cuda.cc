@@ -70,10 +70,11 @@ Data<T> random_state(const Model<T>& m) {
 }
 
 // After forward() and after kSteps steps: the CPU engine in `cpu`, the CUDA engine in `gpu`.
+// block: the CUDA batch's layout (1: env-major, kCudaBlock: blocked).
 template <class T>
 void run_both(const Model<T>& m, Data<T>& cpu, Data<T>& gpu, Data<T>& cpu_steps,
-              Data<T>& gpu_steps) {
-  CudaBatch<T> batch(m, kN);
+              Data<T>& gpu_steps, int block = 1) {
+  CudaBatch<T> batch(m, kN, -1, nullptr, block);
   batch.upload(cpu);
   forward(m, cpu);
   batch.forward();
@@ -86,10 +87,10 @@ void run_both(const Model<T>& m, Data<T>& cpu, Data<T>& gpu, Data<T>& cpu_steps,
 
 // float64: CPU and CUDA agree to round-off (CUDA's f64 physics is built without FMA
 // contraction).
-void compare_f64(const std::string& name) {
+void compare_f64(const std::string& name, int block = 1) {
   const Model<double> m = load_mjcf(model_path(name));
   Data<double> cpu = random_state(m), gpu(m, kN), cpu_steps(m, kN), gpu_steps(m, kN);
-  run_both(m, cpu, gpu, cpu_steps, gpu_steps);
+  run_both(m, cpu, gpu, cpu_steps, gpu_steps, block);
   EXPECT_LT(max_diff(cpu, m, gpu, m, "qacc"), 1e-9) << name;
   EXPECT_LT(max_diff(cpu_steps, m, gpu_steps, m, "qpos"), 1e-8) << name;
   if (m.nsensordata > 0) {  // every sensor kernel (physics/sensor.h's parts)
@@ -105,7 +106,7 @@ void compare_f64(const std::string& name) {
 // claim that holds is that CUDA's float32 is as accurate as the CPU's: both are measured against
 // the float64 engine from the same state, and CUDA's error may not exceed 4x the CPU's, plus a
 // floor relative to the field's scale.
-void compare_f32(const std::string& name) {
+void compare_f32(const std::string& name, int block = 1) {
   const Model<double> m64 = load_mjcf(model_path(name));
   const Model<float> m = m64.cast<float>();
   Data<float> cpu = random_state(m), gpu(m, kN), cpu_steps(m, kN), gpu_steps(m, kN);
@@ -113,7 +114,7 @@ void compare_f32(const std::string& name) {
   forward(m64, ref);
   ref_steps = ref;
   step(m64, ref_steps, kSteps);
-  run_both(m, cpu, gpu, cpu_steps, gpu_steps);
+  run_both(m, cpu, gpu, cpu_steps, gpu_steps, block);
   Data<double> zero(m64, kN);
   const double qacc_scale = max_diff(ref, m64, zero, m64, "qacc");
   const double qpos_scale = max_diff(ref_steps, m64, zero, m64, "qpos");
@@ -140,6 +141,23 @@ class CudaPhysics : public ::testing::TestWithParam<std::string> {
 
 TEST_P(CudaPhysics, Float64MatchesCpu) { compare_f64(GetParam()); }
 TEST_P(CudaPhysics, Float32IsAsAccurateAsCpu) { compare_f32(GetParam()); }
+// The same on a blocked batch (physics/batch_layout.h, blocks of a warp's 32 envs).
+TEST_P(CudaPhysics, BlockedFloat64MatchesCpu) { compare_f64(GetParam(), kCudaBlock); }
+TEST_P(CudaPhysics, BlockedFloat32IsAsAccurateAsCpu) { compare_f32(GetParam(), kCudaBlock); }
+
+// A blocked batch and an env-major one step to the same bits on CUDA in float64 (no FMA
+// contraction there): the layout moves the data, not the arithmetic.
+TEST_P(CudaPhysics, BlockedFloat64GivesEnvMajorBits) {
+  const Model<double> m = load_mjcf(model_path(GetParam()));
+  Data<double> start = random_state(m);
+  Data<double> cpu_a = start, cpu_b = start, major(m, kN), blocked(m, kN), major_steps(m, kN),
+               blocked_steps(m, kN), unused_a(m, kN), unused_b(m, kN);
+  run_both(m, cpu_a, major, unused_a, major_steps, 1);
+  run_both(m, cpu_b, blocked, unused_b, blocked_steps, kCudaBlock);
+  for (const char* field : {"qpos", "qvel", "qacc", "qfrc_constraint", "cfrc_ext", "sensordata"})
+    EXPECT_EQ(max_diff(major_steps, m, blocked_steps, m, field), 0.0) << GetParam() << ": " << field;
+  EXPECT_EQ(max_diff(major, m, blocked, m, "qacc"), 0.0) << GetParam() << ": qacc after forward";
+}
 
 INSTANTIATE_TEST_SUITE_P(Models, CudaPhysics,
                          ::testing::Values("pendulum", "double_pendulum", "cartpole",

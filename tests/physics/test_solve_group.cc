@@ -5,7 +5,7 @@
 // iteration count are the one-thread solve's bits. The groups: SerialGroup (the CPU staged
 // step's), and InterleavedGroup with 5 and 32 lanes, which run the lanes of each phase one after
 // another in reverse, so that a lane reading another lane's item of the same phase would change
-// the result.
+// the result. Each also on a blocked batch (physics/batch_layout.h), as CUDA lays its out.
 // Also GJK/EPA's pairs by a lane group (pipeline.h's collision_ccd_group, CUDA's collision_ccd
 // and collision_hfield kernels) against the per-pair staged function, on the shipped hfield and
 // convex models: the same counts and contacts, with 1, 4 and 8 lanes.
@@ -19,6 +19,7 @@
 
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
+#include "physics/batch_layout.h"
 #include "physics/constraint/solve_group.h"
 #include "physics/model_view.h"
 #include "physics/pipeline.h"
@@ -58,20 +59,34 @@ void reset_noisy(const Model<T>& m, Data<T>& d, int envs, std::mt19937& rng) {
   }
 }
 
-// Every env of d solved by the one-thread solve and by group G, from the same inputs. Returns
-// how many of the envs had constraint rows.
-template <class G, class T>
+// Every env of d solved by the one-thread solve and by group G, from the same inputs, on an
+// env-major batch (W = 1) or a blocked one (W envs a block, physics/batch_layout.h: the solver on
+// its contiguous copies, filled and read back by the group). Returns how many of the envs had
+// constraint rows.
+template <class G, int W = 1, class T>
 int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
                                const std::string& what) {
   const ModelView<T> v = view_of(m);
   Data<T> one(m, envs), grouped(m, envs);
   one = d;
   grouped = d;
+  BlockedData<T> blocked(m, envs, W);
+  if constexpr (W > 1) blocked.pack(m, grouped);
+  for (int i = 0; i < envs; ++i) {
+    EnvData<T> a = one.env(m, i);
+    constraint::solve(v, a);
+    if constexpr (W == 1) {
+      EnvData<T> b = grouped.env(m, i);
+      constraint::solve(G{}, v, b);
+    } else {
+      EnvData<T, W> b = blocked.template view<W>().env(i);
+      constraint::solve(G{}, v, b);
+    }
+  }
+  if constexpr (W > 1) blocked.unpack(m, grouped);
   int with_rows = 0;
   for (int i = 0; i < envs; ++i) {
     EnvData<T> a = one.env(m, i), b = grouped.env(m, i);
-    constraint::solve(v, a);
-    constraint::solve(G{}, v, b);
     const int nefc = static_cast<int>(a.nefc[0]);
     with_rows += nefc > 0;
     EXPECT_TRUE(same_bits(a.qacc, b.qacc, m.nv)) << what << ", env " << i << ": qacc";
@@ -107,6 +122,10 @@ void expect_groups_match(const std::string& path) {
     with_rows += expect_group_solve_matches<constraint::SerialGroup>(m, d, kEnvs, at + ", 1 lane");
     expect_group_solve_matches<constraint::InterleavedGroup<5>>(m, d, kEnvs, at + ", 5 lanes");
     expect_group_solve_matches<constraint::InterleavedGroup<32>>(m, d, kEnvs, at + ", 32 lanes");
+    // On a blocked batch, as CUDA's warp solves an env of its blocks of 32.
+    expect_group_solve_matches<constraint::SerialGroup, 8>(m, d, kEnvs, at + ", 1 lane, blocked");
+    expect_group_solve_matches<constraint::InterleavedGroup<32>, 32>(m, d, kEnvs,
+                                                                     at + ", 32 lanes, blocked");
   }
   EXPECT_GT(with_rows, 0) << path << ": no state had constraint rows; the test compared nothing";
 }

@@ -3,7 +3,8 @@
 // and the locomotion suite's, in float32 and float64, for a batch that is not a multiple of the
 // tile (a partial tile), with envs in different states and one env whose control is NaN
 // (actuation's per-env guard). So does the fused step itself run per env on a blocked copy of
-// the batch (EnvData<T, W>: 8 envs a block in float64, a CUDA warp's 32 in float32).
+// the batch (EnvData<T, W>: 8 envs a block in float64, a CUDA warp's 32 in float32), and the
+// staged launch on a blocked batch of 32 (CUDA's layout, physics/batch_layout.h), both precisions.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,7 +18,9 @@
 #include "myriad/physics/data.h"
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
+#include "physics/batch_layout.h"
 #include "physics/batch_view.h"
+#include "physics/launch.h"
 #include "physics/constraint/solve.h"
 #include "physics/model_view.h"
 #include "physics/pipeline.h"
@@ -48,16 +51,26 @@ void drive(const Model<T>& m, Data<T>& d, int t) {
 }
 
 // The first field whose bits differ between a and b, with env and element; empty if none.
+// outputs_only: as a staged step must match the fused one, none of the solver's scratch (the
+// staged step's group solve keeps other intermediates there) or of the per-pair contact counts,
+// and of the contact list the ncon contacts (past them the pairs' slots: physics/launch.h).
 template <class T>
-std::string first_difference(const Model<T>& m, Data<T>& a, Data<T>& b) {
+std::string first_difference(const Model<T>& m, Data<T>& a, Data<T>& b, bool outputs_only = false) {
   std::string found;
   EnvData<T> ea = a.env(m, 0);
+  const T* ncon = a.field(m, "ncon");
   for_each_field(ea, m, [&](const char* name, T*& p, int64_t size) {
     if (!found.empty()) return;
+    const std::string field = name;
+    if (outputs_only && (field == "solver_scratch" || field == "pair_ncon")) return;
     const T* q = b.field(m, name);
     for (int64_t k = 0; k < size * a.num_envs(); ++k) {
+      if (outputs_only && field == "contact" &&
+          k % size >= static_cast<int64_t>(ncon[k / size]) *
+                          static_cast<int64_t>(sizeof(collision::Contact<T>) / sizeof(T)))
+        continue;
       if (std::memcmp(p + k, q + k, sizeof(T)) != 0) {
-        found = std::string(name) + " env " + std::to_string(k / size) + " element " +
+        found = field + " env " + std::to_string(k / size) + " element " +
                 std::to_string(k % size) + ": " + std::to_string(double(p[k])) + " vs " +
                 std::to_string(double(q[k]));
         return;
@@ -83,7 +96,8 @@ void spread_states(const Model<T>& m, Data<T>& d) {
 // each step.
 template <class T, class StepOther>
 void expect_same_bits_as_fused(const std::string& xml, int64_t n, int steps, int substeps,
-                               const std::string& what, StepOther step_other) {
+                               const std::string& what, StepOther step_other,
+                               bool outputs_only = false) {
   const Model<T> m = load_mjcf(xml).template cast<T>();
   Data<T> fused(m, n), other(m, n);
   spread_states(m, fused);
@@ -93,7 +107,7 @@ void expect_same_bits_as_fused(const std::string& xml, int64_t n, int steps, int
     drive(m, other, t);
     step(m, fused, substeps);
     step_other(m, other, substeps);
-    const std::string diff = first_difference(m, fused, other);
+    const std::string diff = first_difference(m, fused, other, outputs_only);
     ASSERT_TRUE(diff.empty()) << xml << " (" << sizeof(T) * 8 << "-bit), step " << t
                               << ": fused and " << what << " differ in " << diff;
   }
@@ -105,83 +119,39 @@ void expect_same_bits(const std::string& xml, int64_t n, int steps, int substeps
                                [](const Model<T>& m, Data<T>& d, int s) { step_tiled(m, d, s); });
 }
 
-// A blocked copy of batch d: every field but the constraint half's (stays_per_env, which stay
-// in d's rows) in blocks of W envs, element k of env i at ((i / W) * size + k) * W + i % W; the
-// envs that pad the last block are copies of the last env. The solver scratch is copied into
-// rows with the room a blocked batch's env solves in (constraint::solve_copies_size).
-template <class T, int W>
-struct BlockedCopy {
-  std::vector<std::vector<T>> blocks;  // per field; empty for a per-env field
-  std::vector<T*> rows;                // per field: d's row 0
-  std::vector<int64_t> sizes;
-  int64_t n;
-  int scratch_field = -1;
-  int64_t scratch_row = 0;  // the model's solver scratch and the copies' room
-  std::vector<T> scratch;
-
-  BlockedCopy(const Model<T>& m, Data<T>& d) : n(d.num_envs()) {
-    const int64_t padded = (n + W - 1) / W * W;
-    EnvData<T> e = d.env(m, 0);
-    for_each_field(e, m, [&](const char* name, T*& p, int64_t size) {
-      if (std::string(name) == "solver_scratch") {
-        scratch_field = static_cast<int>(rows.size());
-        scratch_row = size + constraint::solve_copies_size(m.nv);
-        scratch.assign(static_cast<size_t>(n * scratch_row), T(0));
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t k = 0; k < size; ++k) scratch[i * scratch_row + k] = p[i * size + k];
-      }
-      rows.push_back(p);
-      sizes.push_back(size);
-      blocks.emplace_back(stays_per_env(name) ? 0 : static_cast<size_t>(padded * size));
-      std::vector<T>& b = blocks.back();
-      for (int64_t i = 0; i < padded && !b.empty(); ++i)
-        for (int64_t k = 0; k < size; ++k)
-          b[((i / W) * size + k) * W + i % W] = p[(i < n ? i : n - 1) * size + k];
-    });
-  }
-  // Env i's view: its lane of the blocks, its rows of the per-env fields.
-  EnvData<T, W> env(int64_t i) {
-    std::vector<T*> pointers;
-    for (size_t f = 0; f < blocks.size(); ++f) {
-      if (int(f) == scratch_field)
-        pointers.push_back(scratch.data() + i * scratch_row);
-      else if (blocks[f].empty())
-        pointers.push_back(rows[f] + i * sizes[f]);
-      else
-        pointers.push_back(blocks[f].data() + (i / W) * sizes[f] * W + i % W);
-    }
-    EnvData<T, W> e;
-    static_assert(sizeof(e) == kNumDataFields * sizeof(T*), "EnvData is its fields' pointers");
-    EXPECT_EQ(pointers.size(), size_t(kNumDataFields));
-    std::memcpy(&e, pointers.data(), sizeof(e));
-    return e;
-  }
-  // The blocks and the solver scratch back into d's rows.
-  void copy_back() {
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t k = 0; k < sizes[scratch_field]; ++k)
-        rows[scratch_field][i * sizes[scratch_field] + k] = scratch[i * scratch_row + k];
-    for (size_t f = 0; f < blocks.size(); ++f)
-      for (int64_t i = 0; i < n && !blocks[f].empty(); ++i)
-        for (int64_t k = 0; k < sizes[f]; ++k)
-          rows[f][i * sizes[f] + k] = blocks[f][((i / W) * sizes[f] + k) * W + i % W];
-  }
-};
-
-// The fused step of each env on a blocked copy of the batch gives the env-major batch's bits.
+// Each env's fused step on a blocked copy of the batch (physics/batch_layout.h, W envs a block)
+// gives the env-major batch's bits.
 template <class T, int W>
 void expect_blocked_same_bits(const std::string& xml, int64_t n, int steps, int substeps) {
   expect_same_bits_as_fused<T>(xml, n, steps, substeps,
                                "blocked (" + std::to_string(W) + " envs a block)",
                                [](const Model<T>& m, Data<T>& d, int substeps) {
                                  const ModelView<T> view = view_of(m);
-                                 BlockedCopy<T, W> copy(m, d);
+                                 BlockedData<T> blocked(m, d.num_envs(), W);
+                                 blocked.pack(m, d);
+                                 const BatchView<T, W> b = blocked.template view<W>();
                                  for (int64_t i = 0; i < d.num_envs(); ++i) {
-                                   EnvData<T, W> e = copy.env(i);
+                                   EnvData<T, W> e = b.env(i);
                                    for (int s = 0; s < substeps; ++s) physics::step(view, e);
                                  }
-                                 copy.copy_back();
+                                 blocked.unpack(m, d);
                                });
+}
+
+// The staged launch (physics/launch.h, every stage a launch over the batch, as on CUDA) on a
+// blocked batch gives the fused step's bits in every output (first_difference's outputs_only).
+template <class T, int W>
+void expect_staged_blocked_same_bits(const std::string& xml, int64_t n, int steps, int substeps) {
+  expect_same_bits_as_fused<T>(
+      xml, n, steps, substeps, "staged on a blocked batch (" + std::to_string(W) + " envs a block)",
+      [](const Model<T>& m, Data<T>& d, int substeps) {
+        BlockedData<T> blocked(m, d.num_envs(), W);
+        blocked.pack(m, d);
+        launch_step_staged<Device::kCpu>(view_of(m), blocked.template view<W>(), d.num_envs(),
+                                         substeps, DeviceId{Device::kCpu, 0});
+        blocked.unpack(m, d);
+      },
+      /*outputs_only=*/true);
 }
 
 class Tiled : public ::testing::TestWithParam<std::string> {};
@@ -200,6 +170,14 @@ TEST_P(Tiled, BlockedBatchFloat32SameBits) {
 
 TEST_P(Tiled, BlockedBatchFloat64SameBits) {
   expect_blocked_same_bits<double, 8>(source_dir() + "/" + GetParam(), 11, 12, 2);
+}
+
+TEST_P(Tiled, StagedOnBlockedBatchFloat32SameBits) {
+  expect_staged_blocked_same_bits<float, 32>(source_dir() + "/" + GetParam(), 37, 12, 2);
+}
+
+TEST_P(Tiled, StagedOnBlockedBatchFloat64SameBits) {
+  expect_staged_blocked_same_bits<double, 32>(source_dir() + "/" + GetParam(), 11, 12, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(

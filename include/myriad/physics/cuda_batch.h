@@ -13,8 +13,12 @@ namespace myriad::physics {
 
 template <class T>
 struct ModelView;  // physics/model_view.h
-template <class T>
+template <class T, int Block>
 struct BatchView;  // physics/batch_view.h
+
+// A CUDA batch's block in the blocked layout (physics/batch_layout.h): a warp's 32 threads, one
+// env each, load element k of their envs as 128 contiguous bytes.
+constexpr int kCudaBlock = 32;
 template <class T>
 struct EnvParams;  // physics/env_params.h
 template <class T>
@@ -28,7 +32,10 @@ class CudaBatch {
   // stream: the cudaStream_t (as void*; nullptr: the legacy default stream) that every copy,
   // memset and synchronous launch of this batch uses. The constructor waits for it, so the
   // zeroed data and the model are ready for launches on any stream after it returns.
-  CudaBatch(const Model<T>& m, int64_t num_envs, int device = -1, void* stream = nullptr);
+  // block: the data's layout (physics/batch_layout.h): 1, env-major (as the host's Data<T>), or
+  // kCudaBlock, blocks of a warp's envs (coalesced loads). upload and download convert.
+  CudaBatch(const Model<T>& m, int64_t num_envs, int device = -1, void* stream = nullptr,
+            int block = 1);
   ~CudaBatch();
   CudaBatch(const CudaBatch&) = delete;
   CudaBatch& operator=(const CudaBatch&) = delete;
@@ -37,7 +44,7 @@ class CudaBatch {
   void download(Data<T>& host);  // device -> host batch (every field)
   // Both launch on the batch's stream and wait for it before returning.
   // staged: one kernel per named stage (physics/launch.h; the default); false: one fused kernel
-  // per step, for comparison (physics-bench --launch fused).
+  // per step, for comparison (physics-bench --launch fused; env-major batches only).
   void forward(bool staged = true);
   void step(int substeps = 1, bool staged = true);
   // The same step launched on `stream` (a cudaStream_t; nullptr: the legacy default stream)
@@ -56,7 +63,9 @@ class CudaBatch {
   // The device copies, for launches that run the engine inside other per-env work (the physics
   // envs, envs/physics_kernels.h): pointers into this GPU's memory, valid while this lives.
   const ModelView<T>& device_model() const;
-  const BatchView<T>& device_data() const;
+  int block() const;  // the layout's block: 1 or kCudaBlock
+  const BatchView<T, 1>& device_data() const;  // an env-major batch's (throws for a blocked one)
+  const BatchView<T, kCudaBlock>& device_blocked_data() const;  // a blocked batch's (or throws)
   const EnvParamsView<T>& device_params() const;  // all null without per-env parameters
 
  private:

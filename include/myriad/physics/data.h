@@ -144,9 +144,10 @@ void for_each_field(EnvData<T>& d, const Model<T>& m, F&& f) {
 }
 
 // f(pointer member, per-env size) for the fields of kind `env`, in order. M: a Model or a
-// ModelView (anything with the size members).
-template <class T, class M, class F>
-MYRIAD_HD void for_each_env_field(EnvData<T>& d, const M& m, F&& f) {
+// ModelView (anything with the size members). In a blocked batch's env (S > 1) a member is a
+// Strided field.
+template <class T, int S, class M, class F>
+MYRIAD_HD void for_each_env_field(EnvData<T, S>& d, const M& m, F&& f) {
   const int64_t nq = m.nq, nv = m.nv, nu = m.nu, nbody = m.nbody, njnt = m.njnt, ngeom = m.ngeom,
                 ntendon = m.ntendon;
   const int64_t ncon_max = m.ncon_max, nefc_max = m.nefc_max, nsolver_scratch = m.nsolver_scratch,
