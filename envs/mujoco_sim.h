@@ -19,7 +19,7 @@ struct MujocoSim {
   static double* field(double& scalar) { return &scalar; }
 
   using Scalar = double;
-  static constexpr int kBlock = 1;  // env-major (an env's EnvData points into its mjData)
+  static constexpr int kBlock = 1;   // env-major (an env's EnvData points into its mjData)
   physics::ModelView<double> model;  // of the engine's import of mj (for the env code)
   const mjModel* mj = nullptr;
   mjData* const* datas = nullptr;  // [N]

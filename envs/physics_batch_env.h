@@ -225,8 +225,7 @@ class PhysicsBatchEnv final : public BatchEnv {
       }
       // The untasked envs' staged post-step has no forward pass for a push (a task env's
       // staged step has: envs/physics_task_kernels.h).
-      if (!kTask && push_terms() &&
-          (device.is_cuda() || launch == "staged" || launch == "blocked"))
+      if (!kTask && push_terms() && (device.is_cuda() || launch == "staged" || launch == "blocked"))
         throw std::invalid_argument(
             spec_.id + " option randomize: a push (an interval term) needs launch=fused, " +
             "tiled or auto on the CPU (the staged launch, CUDA's, pushes task envs only)");
@@ -235,10 +234,10 @@ class PhysicsBatchEnv final : public BatchEnv {
                                     "need launch=fused, staged or auto (the tiled launch's SIMD " +
                                     "lanes share one model), got launch=tiled");
     }
-    // auto: staged on CUDA (a kernel per stage, each at its own occupancy, on a batch in blocks
-    // of 32 envs), tiled on the CPU (the smooth stages of 8 envs at once in SIMD lanes; the same
-    // bits as fused), fused on the CPU when the model differs per env. blocked: CUDA's shape and
-    // layout on the CPU (physics/batch_layout.h), for tests; on CUDA, staged.
+    // auto: staged on CUDA (a kernel per stage, each at its own occupancy), tiled on the CPU (the
+    // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused), fused on the CPU
+    // when the model differs per env. blocked: CUDA's shape on the blocked layout
+    // (physics/batch_layout.h) on the CPU, for tests; on CUDA, staged.
     const bool staged =
         launch == "staged" || launch == "blocked" || (launch == "auto" && device.is_cuda());
     const PhysicsLaunch cpu_launch =

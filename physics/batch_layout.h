@@ -26,9 +26,9 @@
 namespace myriad::physics {
 
 struct BatchLayout {
-  int block = 1;       // envs a block; 1: env-major
-  int64_t n = 0;       // envs
-  int64_t padded = 0;  // envs allocated: n rounded up to the block
+  int block = 1;                      // envs a block; 1: env-major
+  int64_t n = 0;                      // envs
+  int64_t padded = 0;                 // envs allocated: n rounded up to the block
   int64_t size[kNumDataFields] = {};  // an env's elements of each field (Data<T>'s rows)
   int64_t row[kNumDataFields] = {};   // an env's room for each field (size, or more)
   bool per_env[kNumDataFields] = {};  // kept env-major in a blocked layout

@@ -53,8 +53,8 @@ struct BatchView {
     } else {
       EnvData<T, Block> d;
       int f = 0;
-#define MYRIAD_X(name, sz, kind)                                                            \
-  d.name = detail::field_of<T, stays_per_env(#name) ? 1 : Block>(base[f], size[f], i); \
+#define MYRIAD_X(name, sz, kind)                                                           \
+  d.name = detail::field_of < T, stays_per_env(#name) ? 1 : Block > (base[f], size[f], i); \
   ++f;
       MYRIAD_DATA_FIELDS(MYRIAD_X)
 #undef MYRIAD_X

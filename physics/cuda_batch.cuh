@@ -42,7 +42,7 @@ struct CudaBatch<T>::Impl {
   BatchView<T> data{};                  // env-major: the views of the storage, one of them set
   BatchView<T, kCudaBlock> blocked{};   // blocked
   std::vector<std::vector<T>> staging;  // a blocked batch's host copies, per field
-  EnvParamsView<T> params{};  // device pointers, or all null
+  EnvParamsView<T> params{};            // device pointers, or all null
   std::vector<void*> allocations;
   std::vector<void*> param_allocations;  // params' storage, replaced by set_params
 

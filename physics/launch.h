@@ -254,10 +254,12 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params,
   const int hfield = m.ncandidate_hfield, ccd = m.nccd_pairs - hfield;
   if (primitive > 0)
     parallel_for(dev, "physics.collision_primitive", n * primitive,
-                 CollidePairs<kPairsPrimitive, T, Block>{b, m, params, 0, primitive, only}, stream, 2);
+                 CollidePairs<kPairsPrimitive, T, Block>{b, m, params, 0, primitive, only}, stream,
+                 2);
   if (box_box > 0)
     parallel_for(dev, "physics.collision_box_box", n * box_box,
-                 CollidePairs<kPairsBoxBox, T, Block>{b, m, params, primitive, box_box, only}, stream, 2);
+                 CollidePairs<kPairsBoxBox, T, Block>{b, m, params, primitive, box_box, only},
+                 stream, 2);
   // GJK/EPA's groups: on CUDA by lane groups (CollideCcdByLanes).
   const int first_ccd = primitive + box_box, first_hfield = first_ccd + ccd;
 #if defined(__CUDACC__)
@@ -265,24 +267,26 @@ void launch_collision(const ModelView<T>& m, const EnvParamsView<T>& params,
     const int64_t ccd_threads = n * ccd * ccd_lanes(kPairsCcd);
     const int64_t hfield_threads = n * hfield * ccd_lanes(kPairsHfield);
     if (ccd > 0)
-      parallel_for(dev, "physics.collision_ccd", ccd_threads,
-                   CollideCcdByLanes<kPairsCcd, T, Block>{b, m, params, first_ccd, ccd, only, ccd_threads},
-                   stream, 2, kCcdBlock);
+      parallel_for(
+          dev, "physics.collision_ccd", ccd_threads,
+          CollideCcdByLanes<kPairsCcd, T, Block>{b, m, params, first_ccd, ccd, only, ccd_threads},
+          stream, 2, kCcdBlock);
     if (hfield > 0)
       parallel_for(dev, "physics.collision_hfield", hfield_threads,
-                   CollideCcdByLanes<kPairsHfield, T, Block>{b, m, params, first_hfield, hfield, only,
-                                                      hfield_threads},
+                   CollideCcdByLanes<kPairsHfield, T, Block>{b, m, params, first_hfield, hfield,
+                                                             only, hfield_threads},
                    stream, 2, kCcdBlock);
   } else
 #endif
   {
     if (ccd > 0)
       parallel_for(dev, "physics.collision_ccd", n * ccd,
-                   CollidePairs<kPairsCcd, T, Block>{b, m, params, first_ccd, ccd, only}, stream, 2);
+                   CollidePairs<kPairsCcd, T, Block>{b, m, params, first_ccd, ccd, only}, stream,
+                   2);
     if (hfield > 0)
       parallel_for(dev, "physics.collision_hfield", n * hfield,
-                   CollidePairs<kPairsHfield, T, Block>{b, m, params, first_hfield, hfield, only}, stream,
-                   2);
+                   CollidePairs<kPairsHfield, T, Block>{b, m, params, first_hfield, hfield, only},
+                   stream, 2);
   }
   launch_stage<D, Stage::kCollisionGather>("physics.collision_gather", m, params, b, n, device,
                                            stream, 0, only);
@@ -308,8 +312,8 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T, Block>& b, 
 #if defined(__CUDACC__)
   if constexpr (D == Device::kCuda)
     parallel_for(DeviceId{D, device.index}, "physics.constraint_solve",
-                 n * constraint::WarpGroup::kLanes, detail::SolveByWarp<T, Block>{b, m, params, only},
-                 stream,
+                 n * constraint::WarpGroup::kLanes,
+                 detail::SolveByWarp<T, Block>{b, m, params, only}, stream,
                  /*min_parallel=*/2, detail::kSolveBlock);
   else
 #endif

@@ -328,7 +328,7 @@ for env in Ant-v5 Humanoid-v5; do
   done
 done
 
-# The batch's layout, the engine alone: blocks of 32 envs (the default) against env-major rows,
+# The batch's layout, the engine alone: blocks of 32 envs against env-major rows (the default),
 # the same model, steps and GPU (physics-bench --layout).
 for model in ant humanoid; do
   for layout in blocked env-major; do

@@ -29,7 +29,7 @@ struct PhysicsBenchArgs {
   int64_t num_envs = 4096, steps = 100, warmup = 5;
   int threads = 0;
   std::string launch;  // tiled, fused or staged; empty: tiled on the CPU, staged on CUDA
-  std::string layout;  // CUDA's data: blocked or env-major; empty: blocked (fused: env-major)
+  std::string layout;  // CUDA's data: env-major (the default) or blocked
   bool float64 = false, compare_mujoco = false, random_controls = false;
   uint64_t seed = 1;
   std::vector<int> lockstep;  // tile widths to report (CPU only)
@@ -40,10 +40,9 @@ struct Measured {
   double mean_solver_iterations = 0;  // of the last step, over envs
 };
 
-// The CUDA batch's layout: as asked, else blocked for the staged launch, env-major for the fused.
+// The CUDA batch's layout: as asked, else env-major (the envs' runner's).
 std::string cuda_layout(const PhysicsBenchArgs& a) {
-  if (!a.layout.empty()) return a.layout;
-  return a.launch == "fused" ? "env-major" : "blocked";
+  return a.layout.empty() ? "env-major" : a.layout;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -183,7 +182,8 @@ void run(const PhysicsBenchArgs& a) {
     throw std::invalid_argument(
         "--layout is CUDA's (the CPU keeps env-major rows: docs/architecture.md, Batch layout)");
   if (a.layout == "blocked" && a.launch == "fused")
-    throw std::invalid_argument("--layout blocked runs the staged launch (--launch fused: env-major)");
+    throw std::invalid_argument(
+        "--layout blocked runs the staged launch (--launch fused: env-major)");
   if (a.compare_mujoco && !device.is_cpu())
     throw std::invalid_argument("--compare-mujoco runs on the CPU only (libmujoco has no GPU)");
   if (a.launch == "tiled" && !device.is_cpu())
@@ -243,9 +243,9 @@ void add_physics_bench_command(CLI::App& app) {
                   "staged (one launch per named stage; CUDA's default)")
       ->check(CLI::IsMember({"fused", "staged", "tiled"}));
   cmd->add_option("--layout", a->layout,
-                  "CUDA: the batch's data in blocks of 32 envs, element-major within a block "
-                  "(blocked: coalesced loads; the staged launch's default) or env-major (each "
-                  "env's rows contiguous; the fused launch's only layout)")
+                  "CUDA: the batch's data as each env's rows (env-major, the default and the "
+                  "physics envs' layout) or in blocks of 32 envs, element-major within a block "
+                  "(blocked: a warp's loads coalesce; the staged launch only)")
       ->check(CLI::IsMember({"blocked", "env-major"}));
   cmd->add_flag("--compare-mujoco", a->compare_mujoco,
                 "Also step libmujoco on the same copies and threads; print the ratio");

@@ -492,9 +492,9 @@ struct VelocityTask {
   }
   // A point's world velocity on body b (mjlab's compute_velocity_from_cvel): the body's cvel is
   // (angular, linear at the subtree com of its tree's root).
-  template <class T, int B>
+  template <class T, int B, class P>
   MYRIAD_HD static void point_velocity(const ModelView<T>& m, const EnvData<T, B>& d, int b,
-                                       const T* point, T* out) {
+                                       P point, T* out) {
     const auto cv = d.cvel + 6 * b;
     const auto com = d.subtree_com + 3 * m.body_rootid[b];
     const T r[3] = {point[0] - com[0], point[1] - com[1], point[2] - com[2]};
@@ -537,9 +537,9 @@ struct VelocityTask {
     if constexpr (!kRough) {
       return flat_clearance(pos[2]);
     } else {
-      T pos_room[3], quat[4];
+      T pos_room[3];
       const FieldView<T> field = field_of(p, m, d, pos_room);
-      const T yaw = heading_of(physics::readable(d.xquat + 4 * p.foot_body[f], quat));
+      const T yaw = heading_of(d.xquat + 4 * p.foot_body[f]);
       const T r = T(Robot::kFootRingRadius);
       T best = T(1);
       bool any = false;
@@ -623,11 +623,11 @@ struct VelocityTask {
   // The root's linear and angular velocity in its own frame, from the derived quantities (xpos,
   // xmat, cvel, subtree_com) as mjlab's root_link_lin_vel_b and root_link_ang_vel_b.
   template <class T, int B>
-  MYRIAD_HD static void root_velocity(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
-                                      T* v_b, T* w_b) {
+  MYRIAD_HD static void root_velocity(const Params& p, const ModelView<T>& m,
+                                      const EnvData<T, B>& d, T* v_b, T* w_b) {
     const int b = p.root_body;
-    T v_w[3], point[3];
-    point_velocity(m, d, b, physics::readable(d.xpos + 3 * b, point), v_w);
+    T v_w[3];
+    point_velocity(m, d, b, d.xpos + 3 * b, v_w);
     to_local(d.xmat + 9 * b, v_w, v_b);
     to_local(d.xmat + 9 * b, d.cvel + 6 * b, w_b);
   }
@@ -674,8 +674,7 @@ struct VelocityTask {
   }
   template <class T, int B>
   MYRIAD_HD static T root_heading(const Params& p, const EnvData<T, B>& d) {
-    T quat[4];
-    return heading_of(physics::readable(d.xquat + 4 * p.root_body, quat));
+    return heading_of(d.xquat + 4 * p.root_body);
   }
 
   // The tile a new episode starts on, from the task state before the reset (the last episode's
@@ -769,8 +768,7 @@ struct VelocityTask {
     st[7] = 0.0f;
     TwistCommand<T> cmd = command_of<T>(st);
     resample(p, task, cmd);
-    T quat[4];  // the root quat written above
-    update_twist(cmd, p.twist, heading_of(physics::readable(d.qpos + 3, quat)));
+    update_twist(cmd, p.twist, heading_of(d.qpos + 3));  // the root quat written above
     store_command(cmd, st);
   }
 
@@ -839,9 +837,9 @@ struct VelocityTask {
 
   template <class Sim, class T, int B>
   MYRIAD_HD static void after_step(const Params& p, const Sim& sim, int64_t i,
-                                   const ModelView<T>& m, const EnvData<T, B>& d, const float* action,
-                                   const TaskRow& task, float& reward, bool& terminated,
-                                   bool& truncated, InfoRow info) {
+                                   const ModelView<T>& m, const EnvData<T, B>& d,
+                                   const float* action, const TaskRow& task, float& reward,
+                                   bool& terminated, bool& truncated, InfoRow info) {
     float* st = task.state;
     const VelocityLayout& L = p.layout;
     const T c[3] = {T(st[0]), T(st[1]), T(st[2])};
@@ -894,8 +892,8 @@ struct VelocityTask {
     term[2] = upright(g_up, sqrt(T(0.2)));
     term[3] = posture_of(posture, p.joints);
     {
-      T w[3];  // world-frame angular velocity
-      term[4] = body_angular_velocity_penalty(physics::readable(d.cvel + 6 * p.upright_body, w));
+      // world-frame angular velocity
+      term[4] = body_angular_velocity_penalty(d.cvel + 6 * p.upright_body);
     }
     term[5] = limits;
     term[6] = rate;
@@ -906,10 +904,7 @@ struct VelocityTask {
     term[10] = feet_slip(vel_xy, in_contact, kFeet, speed, gate);
     term[11] = soft_landing(force, contact_time, kFeet, step_dt, speed, gate);
     // angular_momentum_penalty: the root's subtreeangmom sensor, as the last substep left it.
-    T angmom[3];
-    term[12] = p.angmom_adr >= 0
-                   ? angular_momentum_penalty(physics::readable(d.sensordata + p.angmom_adr, angmom))
-                   : T(0);
+    term[12] = p.angmom_adr >= 0 ? angular_momentum_penalty(d.sensordata + p.angmom_adr) : T(0);
     // self_collision_cost over the step's substeps (the sensor's 4-substep history).
     term[13] = 0;
     for (int h = 0; h < VelocityLayout::kHistory; ++h) term[13] += T(st[L.self_hits + h]);

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "myriad/hd.h"
+#include "physics/value.h"
 
 namespace myriad::envs::legged {
 
@@ -192,14 +193,15 @@ MYRIAD_HD T self_collision_cost(const T* force_history, int primaries, int histo
 }
 
 // body_angular_velocity_penalty: w_x^2 + w_y^2 of the body's world-frame angular velocity.
-template <class T>
-MYRIAD_HD T body_angular_velocity_penalty(const T w_w[3]) {
+// (w_w: an array, or an env's lane of a blocked batch; so are the pointers of the terms below.)
+template <class P>
+MYRIAD_HD physics::element_of<P> body_angular_velocity_penalty(P w_w) {
   return w_w[0] * w_w[0] + w_w[1] * w_w[1];
 }
 
 // angular_momentum_penalty: |L|^2 of the subtree angular momentum sensor.
-template <class T>
-MYRIAD_HD T angular_momentum_penalty(const T L[3]) {
+template <class P>
+MYRIAD_HD physics::element_of<P> angular_momentum_penalty(P L) {
   return L[0] * L[0] + L[1] * L[1] + L[2] * L[2];
 }
 
@@ -320,8 +322,9 @@ MYRIAD_HD void resample_twist(TwistCommand<T>& c, const TwistRanges& r, const fl
 }
 
 // heading_w: the yaw of the root's forward axis, atan2 of R (1, 0, 0)'s y and x, q = (w, x, y, z).
-template <class T>
-MYRIAD_HD T heading_of(const T q[4]) {
+template <class P>
+MYRIAD_HD physics::element_of<P> heading_of(P q) {
+  using T = physics::element_of<P>;
   const T w = q[0], x = q[1], y = q[2], z = q[3];
   return atan2(T(2) * (x * y + w * z), T(1) - T(2) * (y * y + z * z));
 }

@@ -11,9 +11,9 @@
 #include "envs/locomotion/env_list.h"
 #include "envs/mujoco_sim.h"
 #include "envs/physics_launch.inl"
+#include "myriad/physics/cuda_batch.h"
 #include "myriad/physics/data.h"
 #include "myriad/physics/engine.h"
-#include "myriad/physics/cuda_batch.h"
 #include "physics/batch_layout.h"
 #include "physics/batch_view.h"
 #include "physics/launch.h"
@@ -74,9 +74,9 @@ class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
   physics::EnvParams<T> params_;  // per-env model parameters, in the sim's precision
 };
 
-// The engine on a batch stored as CUDA stores it (physics/batch_layout.h: blocks of kCudaBlock
-// envs), stepped by the staged launch as CUDA steps it, the auto-reset in launches of its own:
-// CUDA's env step on the CPU, so the CPU tests check its bits.
+// The engine on a batch in the blocked layout (physics/batch_layout.h: blocks of kCudaBlock envs,
+// CUDA's option), stepped by the staged launch as CUDA steps it, the auto-reset in launches of its
+// own: the blocked env step on the CPU, so the CPU tests check its bits.
 template <class Env, class T>
 class BlockedEngineRunner final
     : public SimRunner<Device::kCpu, Env, MyriadSim<T, physics::kCudaBlock>> {
@@ -110,8 +110,8 @@ class BlockedEngineRunner final
                                                  nullptr, only, this->sim_.params);
   }
   void step_substeps_staged(int substeps, void*) override {
-    physics::launch_step_staged<Device::kCpu>(this->sim_.model, this->sim_.data, n_, substeps,
-                                              kCpu, nullptr, this->sim_.params);
+    physics::launch_step_staged<Device::kCpu>(this->sim_.model, this->sim_.data, n_, substeps, kCpu,
+                                              nullptr, this->sim_.params);
   }
 
   physics::Model<T> model_;

@@ -1,9 +1,9 @@
 // The physics envs' runner on CUDA: the engine in float32 or float64, the data in the GPU's memory
-// (physics::CudaBatch) in blocks of a warp's 32 envs (physics/batch_layout.h: a warp's loads
-// coalesce), the env step staged and replayed as one CUDA graph, for every env of
+// (physics::CudaBatch), the env step staged and replayed as one CUDA graph, for every env of
 // envs/locomotion/env_list.h, the task envs included (their staged step: envs/physics_launch.inl).
-// The CPU runs the same shape on the same layout with launch=blocked (envs/locomotion/
-// runners_cpu.cc), so the CPU tests check its bits.
+// The batch is env-major: on the blocked layout (physics/batch_layout.h, which the env code runs
+// on and the CPU's launch=blocked tests) two float64 task kernels need 134-142 registers, past
+// the budget (docs/architecture.md, "Batch layout").
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -34,15 +34,15 @@ bool same_frame(const PhysicsFrame& a, const PhysicsFrame& b) {
 }
 
 template <class Env, class T>
-class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T, physics::kCudaBlock>> {
-  using Base = SimRunner<Device::kCuda, Env, MyriadSim<T, physics::kCudaBlock>>;
+class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
+  using Base = SimRunner<Device::kCuda, Env, MyriadSim<T>>;
   using Params = typename Env::Params;
 
  public:
   CudaRunner(const physics::Model<double>& model, int64_t n, int device, bool staged, bool graph)
       : Base(DeviceId{Device::kCuda, device}),
         model_(model.cast<T>()),
-        batch_(model_, n, device, nullptr, physics::kCudaBlock),
+        batch_(model_, n, device),
         device_(device),
         // MYRIAD_CUDA_CHECK=1 waits after every launch, which a graph cannot: no graph then.
         use_graph_(graph && !myriad::detail::cuda_check_each_stage()) {
@@ -50,7 +50,7 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T, physi
     // whole pipeline); the env refuses launch=fused on CUDA before it gets here.
     if (!staged) throw std::logic_error("physics env on CUDA: the step is staged only");
     this->sim_.model = batch_.device_model();
-    this->sim_.data = batch_.device_blocked_data();
+    this->sim_.data = batch_.device_data();
     this->staged_ = true;
     this->reset_launch_ = true;
     const CudaDeviceScope on(device);

@@ -72,8 +72,8 @@ Data<T> random_state(const Model<T>& m) {
 // After forward() and after kSteps steps: the CPU engine in `cpu`, the CUDA engine in `gpu`.
 // block: the CUDA batch's layout (1: env-major, kCudaBlock: blocked).
 template <class T>
-void run_both(const Model<T>& m, Data<T>& cpu, Data<T>& gpu, Data<T>& cpu_steps,
-              Data<T>& gpu_steps, int block = 1) {
+void run_both(const Model<T>& m, Data<T>& cpu, Data<T>& gpu, Data<T>& cpu_steps, Data<T>& gpu_steps,
+              int block = 1) {
   CudaBatch<T> batch(m, kN, -1, nullptr, block);
   batch.upload(cpu);
   forward(m, cpu);
@@ -155,7 +155,8 @@ TEST_P(CudaPhysics, BlockedFloat64GivesEnvMajorBits) {
   run_both(m, cpu_a, major, unused_a, major_steps, 1);
   run_both(m, cpu_b, blocked, unused_b, blocked_steps, kCudaBlock);
   for (const char* field : {"qpos", "qvel", "qacc", "qfrc_constraint", "cfrc_ext", "sensordata"})
-    EXPECT_EQ(max_diff(major_steps, m, blocked_steps, m, field), 0.0) << GetParam() << ": " << field;
+    EXPECT_EQ(max_diff(major_steps, m, blocked_steps, m, field), 0.0)
+        << GetParam() << ": " << field;
   EXPECT_EQ(max_diff(major, m, blocked, m, "qacc"), 0.0) << GetParam() << ": qacc after forward";
 }
 

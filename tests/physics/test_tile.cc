@@ -20,8 +20,8 @@
 #include "myriad/physics/import.h"
 #include "physics/batch_layout.h"
 #include "physics/batch_view.h"
-#include "physics/launch.h"
 #include "physics/constraint/solve.h"
+#include "physics/launch.h"
 #include "physics/model_view.h"
 #include "physics/pipeline.h"
 

@@ -103,13 +103,17 @@ struct Strided {
   MYRIAD_HD Strided operator+(int64_t k) const { return {p + k * S}; }
 };
 
-// The fields a blocked batch keeps contiguous per env (the constraint half's, whose sizes and
-// work vary per env).
+// The fields a blocked batch keeps contiguous per env: the constraint half's, whose sizes and
+// work vary per env, and the geoms' poses, which the collision kernels read a thread per (env,
+// candidate pair): the threads of a warp read one or a few envs' poses, which are then close
+// together, where in blocks they would be 32 envs apart (and each pair function would copy its
+// two poses out of the blocks: 40 more registers for box-box in float64).
 constexpr bool stays_per_env(const char* name) {
-  const char* const kPerEnv[] = {
-      "ncon",      "contact",      "pair_ncon",        "nefc",     "efc_type", "efc_id", "efc_J",
-      "efc_pos",   "efc_margin",   "efc_frictionloss", "efc_KBIP", "efc_R",    "efc_D",  "efc_aref",
-      "efc_force", "solver_niter", "solver_scratch"};
+  const char* const kPerEnv[] = {"ncon",           "contact",          "pair_ncon", "nefc",
+                                 "efc_type",       "efc_id",           "efc_J",     "efc_pos",
+                                 "efc_margin",     "efc_frictionloss", "efc_KBIP",  "efc_R",
+                                 "efc_D",          "efc_aref",         "efc_force", "solver_niter",
+                                 "solver_scratch", "geom_xpos",        "geom_xmat"};
   for (const char* f : kPerEnv) {
     int i = 0;
     while (f[i] && f[i] == name[i]) ++i;
