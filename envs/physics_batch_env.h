@@ -196,16 +196,17 @@ class PhysicsBatchEnv final : public BatchEnv {
     if ((launch == "staged" || launch == "tiled" || launch == "blocked") && physics != "myriad")
       throw std::invalid_argument(spec_.id + " option launch=" + launch +
                                   " needs physics=myriad (got " + physics + ")");
-    if ((launch == "tiled" || launch == "fused") && device.is_cuda())
+    if ((launch == "tiled" || launch == "fused" || launch == "blocked") && device.is_cuda())
       throw std::invalid_argument(spec_.id + " option launch=" + launch +
                                   " runs on the CPU only (CUDA runs staged: a kernel per stage, "
-                                  "the env step replayed as one CUDA graph)");
+                                  "the env step replayed as one CUDA graph; blocked is the CPU's "
+                                  "test of the blocked layout)");
     if constexpr (is_task_env_v<Env>) {
       // A task env runs its robot's randomization unless the option replaces it.
       if (text.find("randomize") == text.end()) randomize = Env::default_randomize();
       if (launch == "tiled")
         throw std::invalid_argument(
-            spec_.id + " runs launch=fused, staged or auto: its task reads the contacts " +
+            spec_.id + " runs launch=fused, staged, blocked or auto: its task reads the contacts " +
             "between substeps, which the tiled launch's SIMD lanes do not stop for; got " +
             "launch=tiled");
       if (!names.count("keyframe")) names["keyframe"] = Env::keyframe();
@@ -231,13 +232,13 @@ class PhysicsBatchEnv final : public BatchEnv {
             "tiled or auto on the CPU (the staged launch, CUDA's, pushes task envs only)");
       if (model_terms() && launch == "tiled")
         throw std::invalid_argument(spec_.id + " option randomize: per-env model parameters " +
-                                    "need launch=fused, staged or auto (the tiled launch's SIMD " +
-                                    "lanes share one model), got launch=tiled");
+                                    "need launch=fused, staged, blocked or auto (the tiled " +
+                                    "launch's SIMD " + "lanes share one model), got launch=tiled");
     }
     // auto: staged on CUDA (a kernel per stage, each at its own occupancy), tiled on the CPU (the
     // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused), fused on the CPU
-    // when the model differs per env. blocked: CUDA's shape on the blocked layout
-    // (physics/batch_layout.h) on the CPU, for tests; on CUDA, staged.
+    // when the model differs per env. blocked (CPU): CUDA's shape on the blocked layout
+    // (physics/batch_layout.h), for tests.
     const bool staged =
         launch == "staged" || launch == "blocked" || (launch == "auto" && device.is_cuda());
     const PhysicsLaunch cpu_launch =

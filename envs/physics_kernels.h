@@ -36,14 +36,14 @@ template <class T, int Block = 1>
 struct MyriadSim {
   using Scalar = T;
   static constexpr int kBlock = Block;
-  using Env = physics::EnvData<T, Block>;
+  using EnvView = physics::EnvData<T, Block>;  // env i's data
   physics::ModelView<T> model;
   physics::BatchView<T, Block> data;
   // Per-env model parameters (physics/env_params.h); all null: every env reads `model`.
   physics::EnvParamsView<T> params;
   bool per_env_params = false;
 
-  MYRIAD_HD Env env(int64_t i) const { return data.env(i); }
+  MYRIAD_HD EnvView env(int64_t i) const { return data.env(i); }
   // Env i's model: the shared one, its per-env fields at env i's rows.
   // (physics::env_model's work; written in place here: returning either of two view copies, as a
   // call to it under per_env_params does, gave the reset kernels 48 bytes of stack on CUDA.)
@@ -53,42 +53,39 @@ struct MyriadSim {
     return m;
   }
   // A new episode starts as mj_resetData leaves a state: no warm start, zero controls, time 0.
-  MYRIAD_HD void clear(Env& d, int64_t) const {
+  MYRIAD_HD void clear(EnvView& d, int64_t) const {
     for (int k = 0; k < model.nv; ++k) d.qacc_warmstart[k] = 0;
     for (int u = 0; u < model.nu; ++u) d.ctrl[u] = 0;
     d.time[0] = 0;
   }
-  // The pipeline runs out of line (physics/env_step.h), compiled once, not once per kernel (on
-  // the host, a blocked batch's inline: the CPU tests').
-  MYRIAD_HD void step(Env& d, int64_t i) const {
+  // The pipeline runs out of line (physics/env_step.h), compiled once, not once per kernel. A
+  // blocked sim on the host runs only the staged launch (SimRunner's kFusedShapes), which steps
+  // and runs forward passes by stages, never through these.
+  MYRIAD_HD void step(EnvView& d, int64_t i) const {
 #if defined(__CUDA_ARCH__)
     physics::step_env_device(per_env_params ? model_of(i) : model, d);
 #else
-    if constexpr (Block == 1)
-      physics::step_env(per_env_params ? model_of(i) : model, d);
-    else
-      physics::step(per_env_params ? model_of(i) : model, d);
+    static_assert(Block == 1, "a blocked sim steps by the staged launch");
+    physics::step_env(per_env_params ? model_of(i) : model, d);
 #endif
   }
   // After the substeps of an env step: the last forward pass already filled cfrc_ext (as
   // mj_rnePostConstraint after mj_step does). False would mean the sim reset a diverged state.
-  MYRIAD_HD bool after_steps(Env&, int64_t) const { return true; }
+  MYRIAD_HD bool after_steps(EnvView&, int64_t) const { return true; }
   // mj_forward, with cfrc_ext.
-  MYRIAD_HD void forward(Env& d, int64_t i) const {
+  MYRIAD_HD void forward(EnvView& d, int64_t i) const {
 #if defined(__CUDA_ARCH__)
     physics::forward_env_device(per_env_params ? model_of(i) : model, d);
 #else
-    if constexpr (Block == 1)
-      physics::forward_env(per_env_params ? model_of(i) : model, d);
-    else
-      physics::forward(per_env_params ? model_of(i) : model, d);
+    static_assert(Block == 1, "a blocked sim runs its forward passes by the staged launch");
+    physics::forward_env(per_env_params ? model_of(i) : model, d);
 #endif
   }
   // fn(geom1, geom2, frame [9], force [6]) for every contact with constraint rows, in contact
   // order: its frame (rows: the normal from geom1 to geom2, the tangents) and mj_contactForce's
   // force and torque in that frame.
   template <class Fn>
-  MYRIAD_HD void for_each_contact(const Env& d, int64_t, Fn&& fn) const {
+  MYRIAD_HD void for_each_contact(const EnvView& d, int64_t, Fn&& fn) const {
     namespace c = physics::constraint;
     const physics::collision::Contact<T>* con = c::contacts_of(d);
     const int nefc = static_cast<int>(d.nefc[0]);
@@ -350,7 +347,6 @@ int64_t physics_snapshot_width(const M& m) {
 template <class Env, class Sim>
 MYRIAD_HD void physics_save_one(const PhysicsView<Env, Sim>& v, double* out, int64_t width,
                                 int64_t i) {
-  using T = typename Sim::Scalar;
   auto d = v.sim.env(i);
   double* row = out + i * width;
   int64_t o = 0;

@@ -6,9 +6,9 @@
 // CUDA batch stages its copies through (physics/cuda_batch.cuh).
 //
 // In a blocked layout:
-// - element k of env i of field f is at ((i / W) * row[f] + k) * W + i % W, but for the
-//   constraint half's fields (stays_per_env: contacts, rows, solver scratch and their counts),
-//   which vary per env and stay env-major, at i * row[f] + k;
+// - element k of env i of field f is at ((i / W) * row[f] + k) * W + i % W, but for the fields
+//   that stay env-major (stays_per_env: the constraint half's, whose sizes vary per env, and the
+//   geoms' poses, which collision reads a thread per (env, pair)), at i * row[f] + k;
 // - the solver scratch's row has room past the solver's own for the contiguous copies a blocked
 //   env solves on (constraint::solve_copies_size);
 // - the envs are padded up to a multiple of W; the padding envs are zero and never launched.

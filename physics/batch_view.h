@@ -38,7 +38,6 @@ MYRIAD_HD FieldPtr<T, S> field_of(T* base, int64_t size, int64_t i) {
 // are env-major. size[f]: an env's elements of field f (its row).
 template <class T, int Block = 1>
 struct BatchView {
-  static constexpr int kBlock = Block;
   T* base[kNumDataFields];
   int64_t size[kNumDataFields];
 

@@ -66,6 +66,7 @@ CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n, int device, void* stream, 
   if (block != 1 && block != kCudaBlock)
     throw std::invalid_argument("CudaBatch: block " + std::to_string(block) + " (1: env-major, " +
                                 std::to_string(kCudaBlock) + ": blocked)");
+  impl_->layout = batch_layout(m, n, block);  // (refuses a bad size before anything is allocated)
   if (impl_->device < 0) check(cudaGetDevice(&impl_->device), "cudaGetDevice");
   const CudaDeviceScope on(impl_->device);
   static_assert(sizeof(EnvData<T>) % sizeof(T*) == 0, "EnvData must hold only pointers");
@@ -80,7 +81,6 @@ CudaBatch<T>::CudaBatch(const Model<T>& m, int64_t n, int device, void* stream, 
     pointer = static_cast<const Elem*>(p);
   });
   // The data: each field's storage as the layout lays it out, zeroed.
-  impl_->layout = batch_layout(m, n, block);
   T* bases[kNumDataFields];
   for (int f = 0; f < kNumDataFields; ++f) {
     const size_t bytes = static_cast<size_t>(impl_->layout.elements(f)) * sizeof(T);
@@ -105,6 +105,14 @@ CudaBatch<T>::~CudaBatch() {
   cudaSetDevice(previous);
 }
 
+// A host batch of `host` envs copied to or from a device batch of `device` envs.
+static void check_same_envs(const char* what, int64_t host, int64_t device) {
+  if (host != device)
+    throw std::invalid_argument(std::string("CudaBatch::") + what + ": a host batch of " +
+                                std::to_string(host) + " envs, the device's has " +
+                                std::to_string(device));
+}
+
 // A field's device storage (the view that is set).
 template <class T>
 static T* field_base(const BatchLayout& l, const BatchView<T>& data,
@@ -116,10 +124,7 @@ template <class T>
 void CudaBatch<T>::upload(Data<T>& host) {
   const CudaDeviceScope on(impl_->device);
   const BatchLayout& l = impl_->layout;
-  if (host.num_envs() != impl_->n)
-    throw std::invalid_argument("CudaBatch::upload: a host batch of " +
-                                std::to_string(host.num_envs()) + " envs, the device's has " +
-                                std::to_string(impl_->n));
+  check_same_envs("upload", host.num_envs(), impl_->n);
   impl_->staging.resize(l.block == 1 ? 0 : kNumDataFields);
   EnvData<T> rows = host.env(impl_->host_model, 0);
   int f = 0;
@@ -146,10 +151,7 @@ template <class T>
 void CudaBatch<T>::download(Data<T>& host) {
   const CudaDeviceScope on(impl_->device);
   const BatchLayout& l = impl_->layout;
-  if (host.num_envs() != impl_->n)
-    throw std::invalid_argument("CudaBatch::download: a host batch of " +
-                                std::to_string(host.num_envs()) + " envs, the device's has " +
-                                std::to_string(impl_->n));
+  check_same_envs("download", host.num_envs(), impl_->n);
   impl_->staging.resize(l.block == 1 ? 0 : kNumDataFields);
   EnvData<T> rows = host.env(impl_->host_model, 0);
   int f = 0;
@@ -183,22 +185,12 @@ const ModelView<T>& CudaBatch<T>::device_model() const {
 }
 
 template <class T>
-int CudaBatch<T>::block() const {
-  return impl_->layout.block;
-}
-
-template <class T>
 const BatchView<T>& CudaBatch<T>::device_data() const {
   if (impl_->layout.block != 1)
-    throw std::logic_error("CudaBatch::device_data: the batch is blocked (device_blocked_data)");
+    throw std::logic_error(
+        "CudaBatch::device_data: the batch is blocked (its view is the "
+        "staged launch's own)");
   return impl_->data;
-}
-
-template <class T>
-const BatchView<T, kCudaBlock>& CudaBatch<T>::device_blocked_data() const {
-  if (impl_->layout.block == 1)
-    throw std::logic_error("CudaBatch::device_blocked_data: the batch is env-major (device_data)");
-  return impl_->blocked;
 }
 
 template <class T>

@@ -49,15 +49,7 @@ const ModelView<T>& CudaBatch<T>::device_model() const {
   no_cuda();
 }
 template <class T>
-int CudaBatch<T>::block() const {
-  no_cuda();
-}
-template <class T>
 const BatchView<T, 1>& CudaBatch<T>::device_data() const {
-  no_cuda();
-}
-template <class T>
-const BatchView<T, kCudaBlock>& CudaBatch<T>::device_blocked_data() const {
   no_cuda();
 }
 template <class T>

@@ -519,13 +519,13 @@ struct VelocityTask {
     return z < T(0) ? T(0) : (z > T(1) ? T(1) : z);
   }
   // The rough terrain's height field as terrain_sense.h reads it.
-  // (pos: room for the terrain's position, where a blocked batch's env copies it.)
+  // (geom_xpos is per env in every batch layout: a pointer.)
   template <class T, int B>
   MYRIAD_HD static FieldView<T> field_of(const Params& p, const ModelView<T>& m,
-                                         const EnvData<T, B>& d, T (&pos)[3]) {
+                                         const EnvData<T, B>& d) {
     const int h = m.geom_dataid[p.terrain_geom];
     return {m.hfield_size + 4 * h, m.hfield_data + m.hfield_adr[h], m.hfield_nrow[h],
-            m.hfield_ncol[h], physics::readable(d.geom_xpos + 3 * p.terrain_geom, pos)};
+            m.hfield_ncol[h], d.geom_xpos + 3 * p.terrain_geom};
   }
   // foot_height_scan for foot f at its site pos: flat ground's clearance, or on rough terrain
   // mjlab's TerrainHeightSensor: the robot's ring of rays (Go1 4 at 4 cm, G1 6 at 3 cm) and one
@@ -537,8 +537,7 @@ struct VelocityTask {
     if constexpr (!kRough) {
       return flat_clearance(pos[2]);
     } else {
-      T pos_room[3];
-      const FieldView<T> field = field_of(p, m, d, pos_room);
+      const FieldView<T> field = field_of(p, m, d);
       const T yaw = heading_of(d.xquat + 4 * p.foot_body[f]);
       const T r = T(Robot::kFootRingRadius);
       T best = T(1);
@@ -566,8 +565,7 @@ struct VelocityTask {
   template <class T, int B>
   MYRIAD_HD static void height_scan(const Params& p, const ModelView<T>& m, const EnvData<T, B>& d,
                                     float* value, T* normal) {
-    T pos_room[3];
-    const FieldView<T> field = field_of(p, m, d, pos_room);
+    const FieldView<T> field = field_of(p, m, d);
     const auto frame = d.xpos + 3 * p.root_body;
     const T yaw = root_heading(p, d);
     const T c = cos(yaw), s = sin(yaw);
@@ -891,10 +889,7 @@ struct VelocityTask {
     term[1] = track_angular_velocity(c, w_b, sqrt(T(0.5)));
     term[2] = upright(g_up, sqrt(T(0.2)));
     term[3] = posture_of(posture, p.joints);
-    {
-      // world-frame angular velocity
-      term[4] = body_angular_velocity_penalty(d.cvel + 6 * p.upright_body);
-    }
+    term[4] = body_angular_velocity_penalty(d.cvel + 6 * p.upright_body);  // world frame
     term[5] = limits;
     term[6] = rate;
     term[7] = feet_air_time(air_time, kFeet, T(0.05), T(0.5), speed, T(0.5));

@@ -4,8 +4,6 @@
 // mixed from the two geoms or taken from the explicit pair.
 #pragma once
 
-#include <type_traits>
-
 #include "physics/collision/box.h"
 #include "physics/collision/convex.h"
 #include "physics/collision/filter.h"
@@ -267,23 +265,6 @@ MYRIAD_HD bool bounds_apart(int type1, const T* pos1, const T* mat1, T rb1, cons
   return false;
 }
 
-// A geom's world pose for a pair function: pointers into the env's rows, or, from a blocked
-// batch (P a Strided field), a copy.
-template <class T, class P, bool kContiguous = std::is_pointer_v<P>>
-struct GeomPose {
-  const T* pos;
-  const T* mat;
-  MYRIAD_HD GeomPose(P xpos, P xmat, int g) : pos(xpos + 3 * g), mat(xmat + 9 * g) {}
-};
-template <class T, class P>
-struct GeomPose<T, P, false> {
-  T pos[3], mat[9];
-  MYRIAD_HD GeomPose(P xpos, P xmat, int g) {
-    for (int k = 0; k < 3; ++k) pos[k] = xpos[3 * g + k];
-    for (int k = 0; k < 9; ++k) mat[k] = xmat[9 * g + k];
-  }
-};
-
 // One candidate pair of one env: the bounding-sphere and plane-height tests at distance `detect`
 // (the pair's margin + gap), then the pair function, its contacts written from `found` on (room
 // for max_pair_raw_contacts) and thinned (box-box); returns how many it keeps. Only position,
@@ -292,16 +273,16 @@ struct GeomPose<T, P, false> {
 // two geoms; the height field's, kCcd's by default); a pair whose function is left out gives none.
 // arena: where GJK/EPA's polytope is (ccd.h's LocalPolytope<double>, WarpPolytope<double>).
 template <class T, bool kPrimitive, bool kBoxBox, bool kCcd, bool kHfield = kCcd,
-          class Arena = ccd::LocalPolytope<double>, class P = const T*>
+          class Arena = ccd::LocalPolytope<double>>
 MYRIAD_HD int collide_pair(const CollisionModel<T>& m, const CollisionPair& pr, T detect,
-                           P geom_xpos, P geom_xmat, Contact<T>* found, Arena&& arena = Arena()) {
+                           const T* geom_xpos, const T* geom_xmat, Contact<T>* found,
+                           Arena&& arena = Arena()) {
   const int g1 = pr.geom1, g2 = pr.geom2;
   const int type1 = m.geom_type[g1], type2 = m.geom_type[g2];
-  const GeomPose<T, P> pose1(geom_xpos, geom_xmat, g1), pose2(geom_xpos, geom_xmat, g2);
-  const T* pos1 = pose1.pos;
-  const T* pos2 = pose2.pos;
-  const T* mat1 = pose1.mat;
-  const T* mat2 = pose2.mat;
+  const T* pos1 = geom_xpos + 3 * g1;
+  const T* pos2 = geom_xpos + 3 * g2;
+  const T* mat1 = geom_xmat + 9 * g1;
+  const T* mat2 = geom_xmat + 9 * g2;
   const T rb1 = m.geom_rbound[g1], rb2 = m.geom_rbound[g2];
   // bounds_apart's tests, written out: as a call, ptxas gives box-box 2 registers more (82 in
   // float32, past the 80 at which 3 blocks of 256 threads fit an SM).
@@ -362,9 +343,9 @@ MYRIAD_HD void finish_contacts(const PairParams<T>& prm, const CollisionPair& pr
 // engine's). kBoxBox false compiles without box-box, kCcd false without GJK/EPA (the height-field
 // collider and convex_pair: its polytope is tens of KB of a GPU thread's stack), for a model
 // without such a pair.
-template <class T, bool kBoxBox = true, bool kCcd = true, class P>
+template <class T, bool kBoxBox = true, bool kCcd = true>
 MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, int npair,
-                      P geom_xpos, P geom_xmat, Contact<T>* out, int room) {
+                      const T* geom_xpos, const T* geom_xmat, Contact<T>* out, int room) {
   int ncon = 0;
   bool fits = true;
   for (int ip = 0; ip < npair; ++ip) {
@@ -388,11 +369,11 @@ MYRIAD_HD int collide(const CollisionModel<T>& m, const CollisionPair* pairs, in
 // bit for bit. First, over (env, candidate pair of group kGroup): pair ip's contacts into its own
 // slot of the list (slot[ip], candidate_slots), their number into pair_ncon[ip]. arena: as
 // collide_pair's.
-// geom_xpos, geom_xmat: the env's rows, or (P a Strided field) its lane of a blocked batch.
-template <class T, int kGroup, class Arena = ccd::LocalPolytope<double>, class P = const T*>
+template <class T, int kGroup, class Arena = ccd::LocalPolytope<double>>
 MYRIAD_HD void collide_into_slot(const CollisionModel<T>& m, const CollisionPair* pairs,
-                                 const int32_t* slot, int ip, P geom_xpos, P geom_xmat,
-                                 Contact<T>* out, T* pair_ncon, Arena&& arena = Arena()) {
+                                 const int32_t* slot, int ip, const T* geom_xpos,
+                                 const T* geom_xmat, Contact<T>* out, T* pair_ncon,
+                                 Arena&& arena = Arena()) {
   const CollisionPair& pr = pairs[ip];
   const PairMargin<T> mg = pair_margin(m, pr);
   pair_ncon[ip] = T(collide_pair<T, kGroup == kPairsPrimitive, kGroup == kPairsBoxBox,
@@ -403,22 +384,21 @@ MYRIAD_HD void collide_into_slot(const CollisionModel<T>& m, const CollisionPair
 // collide_into_slot for a GJK/EPA pair (PairGroup kPairsHfield or kPairsCcd) by a lane group:
 // every lane runs the bounding tests and hfield_pair_group or convex_pair_group, the leader writes
 // the count.
-template <int kGroup, class T, class G, class Arena, class P>
+template <int kGroup, class T, class G, class Arena>
 MYRIAD_HD void collide_ccd_into_slot(const G& grp, const CollisionModel<T>& m,
                                      const CollisionPair* pairs, const int32_t* slot, int ip,
-                                     P geom_xpos, P geom_xmat, Contact<T>* out, T* pair_ncon,
-                                     ContactValues<double>* round, Arena& arena) {
+                                     const T* geom_xpos, const T* geom_xmat, Contact<T>* out,
+                                     T* pair_ncon, ContactValues<double>* round, Arena& arena) {
   const CollisionPair& pr = pairs[ip];
   const PairMargin<T> mg = pair_margin(m, pr);
   const T detect = mg.margin + mg.gap;
   const int g1 = pr.geom1, g2 = pr.geom2;
   int num = 0;
   static_assert(kGroup == kPairsHfield || kGroup == kPairsCcd, "a GJK/EPA pair group");
-  const GeomPose<T, P> pose1(geom_xpos, geom_xmat, g1), pose2(geom_xpos, geom_xmat, g2);
-  const T* pos1 = pose1.pos;
-  const T* mat1 = pose1.mat;
-  const T* pos2 = pose2.pos;
-  const T* mat2 = pose2.mat;
+  const T* pos1 = geom_xpos + 3 * g1;
+  const T* mat1 = geom_xmat + 9 * g1;
+  const T* pos2 = geom_xpos + 3 * g2;
+  const T* mat2 = geom_xmat + 9 * g2;
   if (!bounds_apart(m.geom_type[g1], pos1, mat1, m.geom_rbound[g1], pos2, m.geom_rbound[g2],
                     detect)) {
     if constexpr (kGroup == kPairsHfield)
