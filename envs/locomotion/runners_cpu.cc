@@ -24,6 +24,16 @@ namespace {
 
 constexpr DeviceId kCpu{Device::kCpu, 0};
 
+// Per-env model parameters in the engine sim's precision (kept in `store`), and the sim's view
+// of them: the engine runners' set_params.
+template <class T, class Sim>
+void set_engine_params(const physics::EnvParams<double>& p, const physics::Model<T>& model,
+                       physics::EnvParams<T>& store, Sim& sim) {
+  store = p.cast<T>();
+  sim.params = physics::params_view(store, model);
+  sim.per_env_params = !store.empty();
+}
+
 template <class Env, class T>
 class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
  public:
@@ -49,9 +59,7 @@ class EngineRunner final : public SimRunner<Device::kCpu, Env, MyriadSim<T>> {
       throw std::invalid_argument(
           "per-env model parameters run with the fused or staged launch on the CPU (the tiled "
           "launch's SIMD lanes share one model)");
-    params_ = p.cast<T>();
-    this->sim_.params = physics::params_view(params_, model_);
-    this->sim_.per_env_params = !params_.empty();
+    set_engine_params(p, model_, params_, this->sim_);
   }
 
  private:
@@ -87,7 +95,6 @@ class BlockedEngineRunner final
       : Base(kCpu),
         model_(model.cast<T>()),
         data_(model_, n, physics::kCudaBlock),
-        n_(n),
         before_store_(n * kBeforeWidth<Env>),
         forward_store_(n) {
     this->sim_.model = physics::view_of(model_);
@@ -99,24 +106,22 @@ class BlockedEngineRunner final
   }
 
   void set_params(const physics::EnvParams<double>& p) override {
-    params_ = p.cast<T>();
-    this->sim_.params = physics::params_view(params_, model_);
-    this->sim_.per_env_params = !params_.empty();
+    set_engine_params(p, model_, params_, this->sim_);
   }
 
  private:
   void forward_staged(physics::EnvMask only, void*) override {
-    physics::launch_forward_staged<Device::kCpu>(this->sim_.model, this->sim_.data, n_, kCpu,
-                                                 nullptr, only, this->sim_.params);
+    physics::launch_forward_staged<Device::kCpu>(this->sim_.model, this->sim_.data,
+                                                 data_.layout().n, kCpu, nullptr, only,
+                                                 this->sim_.params);
   }
   void step_substeps_staged(int substeps, void*) override {
-    physics::launch_step_staged<Device::kCpu>(this->sim_.model, this->sim_.data, n_, substeps, kCpu,
-                                              nullptr, this->sim_.params);
+    physics::launch_step_staged<Device::kCpu>(this->sim_.model, this->sim_.data, data_.layout().n,
+                                              substeps, kCpu, nullptr, this->sim_.params);
   }
 
   physics::Model<T> model_;
   physics::BlockedData<T> data_;
-  int64_t n_;
   std::vector<T> before_store_;         // the staged step's `before` values
   std::vector<uint8_t> forward_store_;  // a task env's finite flags
   physics::EnvParams<T> params_;
