@@ -196,11 +196,10 @@ class PhysicsBatchEnv final : public BatchEnv {
     if ((launch == "staged" || launch == "tiled" || launch == "blocked") && physics != "myriad")
       throw std::invalid_argument(spec_.id + " option launch=" + launch +
                                   " needs physics=myriad (got " + physics + ")");
-    if ((launch == "tiled" || launch == "fused" || launch == "blocked") && device.is_cuda())
+    if ((launch == "tiled" || launch == "fused") && device.is_cuda())
       throw std::invalid_argument(spec_.id + " option launch=" + launch +
-                                  " runs on the CPU only (CUDA runs staged: a kernel per stage, "
-                                  "the env step replayed as one CUDA graph; blocked is the CPU's "
-                                  "test of the blocked layout)");
+                                  " runs on the CPU only (CUDA runs staged or blocked: a kernel "
+                                  "per stage, the env step replayed as one CUDA graph)");
     if constexpr (is_task_env_v<Env>) {
       // A task env runs its robot's randomization unless the option replaces it.
       if (text.find("randomize") == text.end()) randomize = Env::default_randomize();
@@ -237,10 +236,8 @@ class PhysicsBatchEnv final : public BatchEnv {
     }
     // auto: staged on CUDA (a kernel per stage, each at its own occupancy), tiled on the CPU (the
     // smooth stages of 8 envs at once in SIMD lanes; the same bits as fused), fused on the CPU
-    // when the model differs per env. blocked (CPU): CUDA's shape on the blocked layout
-    // (physics/batch_layout.h), for tests.
-    const bool staged =
-        launch == "staged" || launch == "blocked" || (launch == "auto" && device.is_cuda());
+    // when the model differs per env. blocked: staged on a batch in blocks of a warp's envs
+    // (physics/batch_layout.h): coalesced loads on CUDA, the CPU's check of the same code.
     const PhysicsLaunch cpu_launch =
         launch == "fused" || (launch == "auto" && (!terms_.empty() || kTask))
             ? PhysicsLaunch::kFused
@@ -314,7 +311,10 @@ class PhysicsBatchEnv final : public BatchEnv {
     for (int k = 0; k < nv; ++k) spec_.state_names.push_back("qvel[" + std::to_string(k) + "]");
 
     if (device.is_cuda()) {
-      runner_ = make_cuda_runner<Env>(model_, n, device.index, staged, precision, cuda_graph);
+      runner_ = make_cuda_runner<Env>(
+          model_, n, device.index,
+          launch == "blocked" ? PhysicsLaunch::kBlocked : PhysicsLaunch::kStaged, precision,
+          cuda_graph);
     } else {
       const PhysicsSim sim = physics == "mujoco" ? PhysicsSim::kMujoco
                              : precision == 64   ? PhysicsSim::kMyriad64

@@ -213,10 +213,8 @@ class SimRunner : public PhysicsRunner<Env> {
     forward_staged(physics::EnvMask{forward_, nullptr}, stream);
     parallel_for(device_, "task_env.after_forward", f.n, TaskAfterForward<View>{v, forward_},
                  stream, 2);
-    const physics::EnvMask ended{f.terminated, f.truncated};
-    forward_staged(ended, stream);
-    parallel_for(device_, "task_env.episode_observe", f.n, TaskEpisodeObserve<View>{v, ended},
-                 stream, 2);
+    // Auto-reset in launches of its own over the envs that ended (their flags are the mask).
+    start_task_episodes(v, physics::EnvMask{f.terminated, f.truncated}, stream);
   }
   void step_untasked(const View& v, void* stream) {
     const PhysicsFrame& f = v.f;

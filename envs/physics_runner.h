@@ -51,11 +51,12 @@ class PhysicsRunner {
   }
 };
 
-// How the engine's env step runs on the CPU: one fused pass per env (pre-step, substeps,
-// post-step); or pre-step and post-step per env around the physics substeps over the whole
-// batch, either one launch per stage (staged) or in tiles of 8 envs whose smooth stages run in
-// SIMD lanes (tiled: physics/tile.h); or staged on a batch stored in CUDA's blocked layout
-// (blocked: physics/batch_layout.h, CUDA's shape on the CPU, for tests). The same bits every way.
+// How the engine's env step runs: one fused pass per env (pre-step, substeps, post-step; CPU);
+// or pre-step and post-step per env around the physics substeps over the whole batch, either one
+// launch per stage (staged) or in tiles of 8 envs whose smooth stages run in SIMD lanes (tiled:
+// physics/tile.h; CPU); or staged on a batch stored in blocks of a warp's envs (blocked:
+// physics/batch_layout.h; CUDA's coalesced layout, and on the CPU its check). The same bits every
+// way.
 enum class PhysicsLaunch { kFused, kStaged, kTiled, kBlocked };
 
 // sim kMyriad32/kMyriad64: the engine on the model, launched as `launch` says; kMujoco: libmujoco
@@ -65,11 +66,12 @@ std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
                                                     const physics::Model<double>& model,
                                                     const mjModel* mj, int64_t n,
                                                     PhysicsLaunch launch);
-// The engine on GPU `device`, in float32 (precision 32) or float64 (64); graph: the staged env
-// step captured once as a CUDA graph and replayed (envs/locomotion/runners_cuda.cu).
+// The engine on GPU `device`, in float32 (precision 32) or float64 (64), launched kStaged (an
+// env-major batch) or kBlocked (a batch in blocks of a warp's envs); graph: the env step captured
+// once as a CUDA graph and replayed (envs/locomotion/runners_cuda.cu).
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model, int64_t n,
-                                                     int device, bool staged, int precision,
-                                                     bool graph);
+                                                     int device, PhysicsLaunch launch,
+                                                     int precision, bool graph);
 
 }  // namespace myriad::envs

@@ -120,9 +120,10 @@ MYRIAD_HD void task_start_episode(const PhysicsView<Env, Sim>& v, int64_t i) {
 //   task_push_one:            => the interval push where the episode goes on
 //   the sim's forward pass where the state is finite
 //   task_after_forward_one:   => the command's update and obs where finite; where the episode
-//                                ended, the terminal qpos, final_obs, statistics and the next
-//                                episode's state (task_episode_state)
-//   the sim's forward pass and task_episode_observe where the episode ended
+//                                ended, the terminal qpos, final_obs and statistics
+//   where the episode ended: the next episode's state (task_episode_state), the sim's forward
+//   pass and task_episode_observe (on the staged step, launches of their own over those envs,
+//   so that the per-step kernel carries no reset)
 template <class Env, class Sim>
 MYRIAD_HD void task_control_one(const PhysicsView<Env, Sim>& v, int64_t i) {
   auto d = v.sim.env(i);
@@ -164,7 +165,7 @@ MYRIAD_HD void task_push_one(const PhysicsView<Env, Sim>& v, int64_t i) {
 }
 // finite: what task_after_substeps_one returned. An env that ended advances too, so that
 // final_obs is the observation the step gives (what a truncated episode's value is bootstrapped
-// from); its new episode starts over the state.
+// from); its new episode (task_episode_state) starts after this.
 template <class Env, class Sim>
 MYRIAD_HD void task_after_forward_one(const PhysicsView<Env, Sim>& v, int64_t i, bool finite) {
   const auto m = v.sim.model_of(i);
@@ -184,7 +185,6 @@ MYRIAD_HD void task_after_forward_one(const PhysicsView<Env, Sim>& v, int64_t i,
     for (int j = 0; j < m.nq; ++j)
       f.final_qpos[i * m.nq + j] = finite ? static_cast<double>(d.qpos[j]) : kNaN;
   physics_end_episode(f, i, task.t);
-  task_episode_state(v, i);
 }
 
 // The fused step: the parts in one pass per env.
@@ -201,6 +201,7 @@ MYRIAD_HD void task_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
   if (finite) v.sim.forward(d, i);
   task_after_forward_one(v, i, finite);
   if (v.f.terminated[i] != 0 || v.f.truncated[i] != 0) {
+    task_episode_state(v, i);
     v.sim.forward(d, i);
     task_episode_observe(v, i);
   }

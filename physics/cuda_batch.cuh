@@ -187,10 +187,15 @@ const ModelView<T>& CudaBatch<T>::device_model() const {
 template <class T>
 const BatchView<T>& CudaBatch<T>::device_data() const {
   if (impl_->layout.block != 1)
-    throw std::logic_error(
-        "CudaBatch::device_data: the batch is blocked (its view is the "
-        "staged launch's own)");
+    throw std::logic_error("CudaBatch::device_data: the batch is blocked (device_blocked_data)");
   return impl_->data;
+}
+
+template <class T>
+const BatchView<T, kCudaBlock>& CudaBatch<T>::device_blocked_data() const {
+  if (impl_->layout.block != kCudaBlock)
+    throw std::logic_error("CudaBatch::device_blocked_data: the batch is env-major (device_data)");
+  return impl_->blocked;
 }
 
 template <class T>

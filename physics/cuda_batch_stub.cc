@@ -53,6 +53,10 @@ const BatchView<T, 1>& CudaBatch<T>::device_data() const {
   no_cuda();
 }
 template <class T>
+const BatchView<T, kCudaBlock>& CudaBatch<T>::device_blocked_data() const {
+  no_cuda();
+}
+template <class T>
 const EnvParamsView<T>& CudaBatch<T>::device_params() const {
   no_cuda();
 }

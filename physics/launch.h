@@ -213,8 +213,13 @@ struct CollideCcdByLanes {
 // solve_group.h splits each stage over its lanes), one env per 32-thread block: a block retires
 // when its env converges, so a slow env holds back no other env's resources, and at the solve's
 // register count (128 float32, 170 float64) one-warp blocks fit as many warps per SM as any
-// block size (16 and 11; scripts/ptxas-table.py).
+// block size (16 and 11; scripts/ptxas-table.py). The env's Hessian and its factor, which every
+// iteration reads and writes whole (assembly, Cholesky, rank-1 updates, triangular solves), live
+// in the block's shared memory when nv <= kSharedHessianNv (12,800 bytes in float64: at the
+// solve's 10-16 warps per SM the shared memory is not what bounds them), else in the env's
+// solver scratch in global memory.
 constexpr int kSolveBlock = 32;
+constexpr int kSharedHessianNv = 40;
 template <class T, int Block>
 struct SolveByWarp {
   BatchView<T, Block> b;
@@ -225,9 +230,18 @@ struct SolveByWarp {
     const int64_t i = t / constraint::WarpGroup::kLanes;
     if (only.skips(i)) return;
     auto e = b.env(i);
+#if defined(__CUDA_ARCH__)
+    // One env per block (kSolveBlock = a warp): the block's one Hessian.
+    __shared__ T hessian[kSharedHessianNv * kSharedHessianNv];
+    constraint::solve(constraint::WarpGroup{}, env_model(m, params, i), e,
+                      m.nv <= kSharedHessianNv ? hessian : nullptr);
+#else
     constraint::solve(constraint::WarpGroup{}, env_model(m, params, i), e);
+#endif
   }
 };
+static_assert(kSolveBlock == constraint::WarpGroup::kLanes,
+              "SolveByWarp's shared Hessian is its block's one env's");
 #endif
 
 // Stage S over the batch (the envs `only` keeps), as one launch named `name`.

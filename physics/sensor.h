@@ -101,41 +101,40 @@ MYRIAD_HD void transform_spatial(T* res, V vec, bool force, const T* to, F from,
 }
 
 // An object's frame: its body, position and orientation (mjOBJ_BODY: the inertial frame,
-// mjOBJ_XBODY: the body frame, geoms and sites their own). A site's pose is computed here
-// (mj_local2Global) into pos_buf / mat_buf.
+// mjOBJ_XBODY: the body frame, geoms and sites their own), as values: copied from the data, or
+// for a site computed (mj_local2Global). Values, not pointers into the data, so one Frame serves
+// both layouts and no pointer chooses between the data and a local copy (which cost the blocked
+// layout's float64 sensors kernel stack).
 template <class T>
 struct Frame {
   int body;
-  const T* pos;
-  const T* mat;
-  T pos_buf[3], mat_buf[9];
+  T pos[3], mat[9];
 };
 
 template <class T, int Block>
 MYRIAD_HD void frame_of(const ModelView<T>& m, const EnvData<T, Block>& d, int type, int id,
                         Frame<T>& f) {
+  const auto copy = [&f](auto pos, auto mat) {
+    for (int k = 0; k < 3; ++k) f.pos[k] = pos[k];
+    for (int k = 0; k < 9; ++k) f.mat[k] = mat[k];
+  };
   if (type == kObjBody) {
     f.body = id;
-    f.pos = readable(d.xipos + 3 * id, f.pos_buf);
-    f.mat = readable(d.ximat + 9 * id, f.mat_buf);
+    copy(d.xipos + 3 * id, d.ximat + 9 * id);
   } else if (type == kObjXBody) {
     f.body = id;
-    f.pos = readable(d.xpos + 3 * id, f.pos_buf);
-    f.mat = readable(d.xmat + 9 * id, f.mat_buf);
+    copy(d.xpos + 3 * id, d.xmat + 9 * id);
   } else if (type == kObjGeom) {
     f.body = m.geom_bodyid[id];
-    f.pos = readable(d.geom_xpos + 3 * id, f.pos_buf);
-    f.mat = readable(d.geom_xmat + 9 * id, f.mat_buf);
+    copy(d.geom_xpos + 3 * id, d.geom_xmat + 9 * id);
   } else {  // site
     const int b = m.site_bodyid[id];
     f.body = b;
-    mul_mat_vec3(f.pos_buf, d.xmat + 9 * b, m.site_pos + 3 * id);
-    for (int k = 0; k < 3; ++k) f.pos_buf[k] += d.xpos[3 * b + k];
+    mul_mat_vec3(f.pos, d.xmat + 9 * b, m.site_pos + 3 * id);
+    for (int k = 0; k < 3; ++k) f.pos[k] += d.xpos[3 * b + k];
     T q[4];
     mul_quat(q, d.xquat + 4 * b, m.site_quat + 4 * id);
-    quat2mat(f.mat_buf, q);
-    f.pos = f.pos_buf;
-    f.mat = f.mat_buf;
+    quat2mat(f.mat, q);
   }
 }
 

@@ -6,7 +6,8 @@
 #      and float64), the classic and multi-agent envs, the engine's CUDA tests; compute-sanitizer
 #      memcheck and initcheck at 64 envs, synccheck on Ant-v5;
 #   3. Ant-v5 and Humanoid-v5 env steps/s at 4,096 and 65,536 envs, with per-stage GPU time (CUDA
-#      events around every named launch);
+#      events around every named launch); the batch's layout, env-major against blocked (the
+#      engine alone, then the env step with launch=blocked);
 #   4. PPO end to end on CUDA: Ant-v5 env steps/s during training at 4,096 and 65,536 envs, and
 #      the host syncs per update; Go1-Velocity-Flat-v0's env steps and training at 4,096 and
 #      16,384 envs (issue 35);
@@ -338,6 +339,16 @@ for model in ant humanoid; do
       --device "$dev" --num-envs 65536 --warmup 5 --steps 50 --layout "$layout"
     record "$key" --json-line "$runs/physics.json"
   done
+done
+# The same through the env framework: the env step on the blocked layout (launch=blocked, one
+# CUDA graph) at the largest size, against 3_env_steps' graph row (env-major, the default).
+for env in Ant-v5 Humanoid-v5; do
+  n=${sizes[-1]}
+  key="3_layout.$env.n$n.env_blocked"
+  budget_for "$key" 30 || continue
+  run_to "$runs/bench.json" 90 "$bin" bench --json --env "$env" --device "$dev" --num-envs "$n" \
+    --steps 100 --launch blocked
+  record "$key" --json-line "$runs/bench.json"
 done
 
 section "4 PPO on CUDA"

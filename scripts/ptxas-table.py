@@ -160,12 +160,16 @@ def label(demangled, stages):
         return f"physics.{m.group(1)}{prec}", ""
     m = re.search(r"myriad::envs::((?:Physics|Task)\w+)<(?:myriad::envs::PhysicsView<)?" + env_re,
                   s)
+    # A physics env's kernels on an env-major batch or a blocked one (launch=blocked: MyriadSim's
+    # block 32).
+    sim = re.search(r"MyriadSim<(?:float|double), (\d+)>", s)
+    sim_blocked = blocked(sim.group(1)) if sim else ""
     if m:
         family = "task_env" if m.group(1).startswith("Task") else "physics_env"
-        return f"{family}.{m.group(1)}{prec}", env_name(m, 2)
+        return f"{family}.{m.group(1)}{sim_blocked}{prec}", env_name(m, 2)
     m = re.search(r"SimRunner<\(myriad::Device\)1, " + env_re + r", .*?>::(\w+)\(", s)
     if m:
-        return f"physics_env.{m.group(4)}{prec}", env_name(m, 1)
+        return f"physics_env.{m.group(4)}{sim_blocked}{prec}", env_name(m, 1)
     m = re.search(r"(launch_\w+)<\(myriad::Device\)1, " + env_re, s)
     if m:
         return f"env.{m.group(1)}", env_name(m, 2)
@@ -193,8 +197,9 @@ def verdict(name, p, unit):
     if "Fused" in name or "fused launches" in unit[2]:
         return "option (not judged)"
     cooperative = next((why for kind, (_, why) in COOPERATIVE.items() if kind in name), None)
-    # The blocked layout's kernels (physics-bench --layout blocked): an option until a GPU has
-    # measured it; judged, but not counted as the default path's.
+    # The blocked layout's kernels (physics-bench --layout blocked, the physics envs'
+    # launch=blocked): an option until a GPU has measured it; judged, not counted as the default
+    # path's.
     option = "option (blocked layout): " if " blocked" in name else ""
     over = []
     if p["spill_st"] or p["spill_ld"]:

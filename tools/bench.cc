@@ -166,11 +166,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option(
          "--launch", opts->launch,
          "Physics envs on myriad physics: fused (CPU: one pass per env), staged (one "
-         "launch per physics stage; CUDA's only shape), tiled (CPU: the smooth stages 8 "
-         "envs at a time in SIMD lanes), blocked (CPU: staged on a batch in blocks of 32 envs, "
-         "the layout a GPU's option uses; for tests) or auto (staged on CUDA, tiled on the CPU; "
-         "fused with "
-         "per-env model parameters)")
+         "launch per physics stage on env-major rows), tiled (CPU: the smooth stages 8 "
+         "envs at a time in SIMD lanes), blocked (staged on a batch in blocks of 32 envs: "
+         "coalesced loads on CUDA, an option until a GPU measures it; on the CPU its check) or "
+         "auto (staged on CUDA, tiled on the CPU; fused with per-env model parameters)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "fused", "staged", "tiled", "blocked"}));
   cmd->add_option("--randomize", opts->randomize,

@@ -243,9 +243,9 @@ void add_physics_bench_command(CLI::App& app) {
                   "staged (one launch per named stage; CUDA's default)")
       ->check(CLI::IsMember({"fused", "staged", "tiled"}));
   cmd->add_option("--layout", a->layout,
-                  "CUDA: the batch's data as each env's rows (env-major, the default and the "
-                  "physics envs' layout) or in blocks of 32 envs, element-major within a block "
-                  "(blocked: a warp's loads coalesce; the staged launch only)")
+                  "CUDA: the batch's data as each env's rows (env-major, the default) or in "
+                  "blocks of 32 envs, element-major within a block (blocked: a warp's loads "
+                  "coalesce; the staged launch only; the physics envs' launch=blocked)")
       ->check(CLI::IsMember({"blocked", "env-major"}));
   cmd->add_flag("--compare-mujoco", a->compare_mujoco,
                 "Also step libmujoco on the same copies and threads; print the ratio");

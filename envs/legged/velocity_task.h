@@ -842,6 +842,26 @@ struct VelocityTask {
     const VelocityLayout& L = p.layout;
     const T c[3] = {T(st[0]), T(st[1]), T(st[2])};
     const T speed = command_speed(c);
+    // The feet first (contacts, terrain clearance), while little else is live: after the root's
+    // and the joints' terms it took the blocked layout's float64 kernel 142 registers, 96 so.
+    int found[kMaxFeet];
+    T force[3 * kMaxFeet], height[kMaxFeet], vel_xy[2 * kMaxFeet], contact_time[kMaxFeet],
+        air_time[kMaxFeet], peak[kMaxFeet];
+    bool in_contact[kMaxFeet];
+    foot_contacts(p, sim, i, m, d, found, force);
+    MYRIAD_NO_UNROLL
+    for (int f = 0; f < kFeet; ++f) {
+      T pos[3], vel[3];
+      foot_position(p, d, f, pos);
+      point_velocity(m, d, p.foot_body[f], pos, vel);
+      height[f] = foot_clearance(p, m, d, f, pos);
+      vel_xy[2 * f] = vel[0];
+      vel_xy[2 * f + 1] = vel[1];
+      in_contact[f] = found[f] > 0;
+      contact_time[f] = T(st[L.contact_time + f]);
+      air_time[f] = T(st[L.air_time + f]);
+      peak[f] = T(st[L.peak + f]);
+    }
     T v_b[3], w_b[3];
     root_velocity(p, m, d, v_b, w_b);
     T g_up[3], g_root[3];
@@ -863,24 +883,6 @@ struct VelocityTask {
       posture += posture_part(q, T(p.q0[j]), T(std));
       limits += limits_part(q, T(p.soft_lo[j]), T(p.soft_hi[j]));
       rate += rate_part(T(action[j]), T(st[L.last_action + j]));
-    }
-    int found[kMaxFeet];
-    T force[3 * kMaxFeet], height[kMaxFeet], vel_xy[2 * kMaxFeet], contact_time[kMaxFeet],
-        air_time[kMaxFeet], peak[kMaxFeet];
-    bool in_contact[kMaxFeet];
-    foot_contacts(p, sim, i, m, d, found, force);
-    MYRIAD_NO_UNROLL
-    for (int f = 0; f < kFeet; ++f) {
-      T pos[3], vel[3];
-      foot_position(p, d, f, pos);
-      point_velocity(m, d, p.foot_body[f], pos, vel);
-      height[f] = foot_clearance(p, m, d, f, pos);
-      vel_xy[2 * f] = vel[0];
-      vel_xy[2 * f + 1] = vel[1];
-      in_contact[f] = found[f] > 0;
-      contact_time[f] = T(st[L.contact_time + f]);
-      air_time[f] = T(st[L.air_time + f]);
-      peak[f] = T(st[L.peak + f]);
     }
     const T step_dt = T(p.dt);
     const T gate = T(0.05);
@@ -974,6 +976,22 @@ struct VelocityTask {
                                 const EnvData<T, B>& d, const TaskRow& task, float* obs) {
     const float* st = task.state;
     const VelocityLayout& L = p.layout;
+    // The critic's foot columns (its last, after the actor's terms), first, while little else is
+    // live (no noise: the critic's terms carry none).
+    {
+      float* o = obs + 2 * actor_width(p);
+      int found[kMaxFeet];
+      T force[3 * kMaxFeet];
+      foot_contacts(p, sim, i, m, d, found, force);
+      for (int f = 0; f < kFeet; ++f) {
+        T pos[3];
+        foot_position(p, d, f, pos);
+        *o++ = static_cast<float>(foot_clearance(p, m, d, f, pos));
+      }
+      for (int f = 0; f < kFeet; ++f) *o++ = st[L.air_time + f];
+      for (int f = 0; f < kFeet; ++f) *o++ = found[f] > 0 ? 1.0f : 0.0f;
+      for (int k = 0; k < 3 * kFeet; ++k) *o++ = static_cast<float>(signed_log1p(force[k]));
+    }
     T g[3];
     gravity_in(d, p.root_body, g);
     Rng noise = task.rng(kNoiseStream + static_cast<uint32_t>(task.t));
@@ -1011,18 +1029,6 @@ struct VelocityTask {
           const float n = actor && corrupt ? noise.uniform(-0.1f, 0.1f) : 0.0f;
           *o++ = (scan[k] + n) * (1.0f / static_cast<float>(kScanMax));
         }
-      if (actor) continue;
-      int found[kMaxFeet];
-      T force[3 * kMaxFeet];
-      foot_contacts(p, sim, i, m, d, found, force);
-      for (int f = 0; f < kFeet; ++f) {
-        T pos[3];
-        foot_position(p, d, f, pos);
-        *o++ = static_cast<float>(foot_clearance(p, m, d, f, pos));
-      }
-      for (int f = 0; f < kFeet; ++f) *o++ = st[L.air_time + f];
-      for (int f = 0; f < kFeet; ++f) *o++ = found[f] > 0 ? 1.0f : 0.0f;
-      for (int k = 0; k < 3 * kFeet; ++k) *o++ = static_cast<float>(signed_log1p(force[k]));
     }
   }
 };

@@ -1,9 +1,8 @@
 // The physics envs' runner on CUDA: the engine in float32 or float64, the data in the GPU's memory
 // (physics::CudaBatch), the env step staged and replayed as one CUDA graph, for every env of
 // envs/locomotion/env_list.h, the task envs included (their staged step: envs/physics_launch.inl).
-// The batch is env-major: on the blocked layout (physics/batch_layout.h, which the env code runs
-// on and the CPU's launch=blocked tests) two float64 task kernels need 134-142 registers, past
-// the budget (docs/architecture.md, "Batch layout").
+// The batch env-major (launch=staged) or in blocks of a warp's envs (launch=blocked:
+// physics/batch_layout.h, the layout the CPU's launch=blocked checks bit for bit).
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -33,24 +32,25 @@ bool same_frame(const PhysicsFrame& a, const PhysicsFrame& b) {
          a.task_dim == b.task_dim && a.final_qpos == b.final_qpos;
 }
 
-template <class Env, class T>
-class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
-  using Base = SimRunner<Device::kCuda, Env, MyriadSim<T>>;
+// Block: the batch's layout, 1 (env-major) or physics::kCudaBlock (blocked).
+template <class Env, class T, int Block>
+class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T, Block>> {
+  using Base = SimRunner<Device::kCuda, Env, MyriadSim<T, Block>>;
   using Params = typename Env::Params;
 
  public:
-  CudaRunner(const physics::Model<double>& model, int64_t n, int device, bool staged, bool graph)
+  CudaRunner(const physics::Model<double>& model, int64_t n, int device, bool graph)
       : Base(DeviceId{Device::kCuda, device}),
         model_(model.cast<T>()),
-        batch_(model_, n, device),
+        batch_(model_, n, device, /*stream=*/nullptr, Block),
         device_(device),
         // MYRIAD_CUDA_CHECK=1 waits after every launch, which a graph cannot: no graph then.
         use_graph_(graph && !myriad::detail::cuda_check_each_stage()) {
-    // Staged only: SimRunner compiles no fused shape for CUDA (its kernels would inline the
-    // whole pipeline); the env refuses launch=fused on CUDA before it gets here.
-    if (!staged) throw std::logic_error("physics env on CUDA: the step is staged only");
     this->sim_.model = batch_.device_model();
-    this->sim_.data = batch_.device_data();
+    if constexpr (Block == 1)
+      this->sim_.data = batch_.device_data();
+    else
+      this->sim_.data = batch_.device_blocked_data();
     this->staged_ = true;
     this->reset_launch_ = true;
     const CudaDeviceScope on(device);
@@ -189,16 +189,25 @@ class CudaRunner final : public SimRunner<Device::kCuda, Env, MyriadSim<T>> {
 
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model, int64_t n,
-                                                     int device, bool staged, int precision,
-                                                     bool graph) {
-  if (precision == 64)
-    return std::make_unique<CudaRunner<Env, double>>(model, n, device, staged, graph);
-  return std::make_unique<CudaRunner<Env, float>>(model, n, device, staged, graph);
+                                                     int device, PhysicsLaunch launch,
+                                                     int precision, bool graph) {
+  // Staged only: SimRunner compiles no fused shape for CUDA (its kernels would inline the whole
+  // pipeline); the env refuses launch=fused and tiled on CUDA before it gets here.
+  if (launch != PhysicsLaunch::kStaged && launch != PhysicsLaunch::kBlocked)
+    throw std::logic_error("physics env on CUDA: the step is staged, env-major or blocked");
+  constexpr int kB = physics::kCudaBlock;
+  const bool blocked = launch == PhysicsLaunch::kBlocked;
+  if (precision == 64) {
+    if (blocked) return std::make_unique<CudaRunner<Env, double, kB>>(model, n, device, graph);
+    return std::make_unique<CudaRunner<Env, double, 1>>(model, n, device, graph);
+  }
+  if (blocked) return std::make_unique<CudaRunner<Env, float, kB>>(model, n, device, graph);
+  return std::make_unique<CudaRunner<Env, float, 1>>(model, n, device, graph);
 }
 
 #define MYRIAD_X(Env)                                                 \
   template std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner<Env>( \
-      const physics::Model<double>&, int64_t, int, bool, int, bool);
+      const physics::Model<double>&, int64_t, int, PhysicsLaunch, int, bool);
 MYRIAD_PHYSICS_ENV_TYPES(MYRIAD_X)
 MYRIAD_TASK_ENVS(MYRIAD_X)
 #undef MYRIAD_X

@@ -699,6 +699,8 @@ struct NewtonRun {
   Rows<T> rows;
   SolverOptions<T> opt;
   T* scratch;          // [newton_scratch_size(nv, nefc_max)], nefc_max >= rows.nefc
+  T* H;                // [nv, nv]: the Hessian, then its factor; scratch's start, or storage the
+                       // caller places nearer (a CUDA block's shared memory: solve_group.h)
   T* qacc;             // [nv] out; may alias qacc_warmstart
   T* efc_force;        // [nefc] out
   T* qfrc_constraint;  // [nv] out
@@ -711,7 +713,7 @@ struct NewtonRun {
   // Scratch: H [nv, nv], Ma, Mv, grad, Mgrad, search [nv] each, Jaref, Jv [nefc], quad [nefc, 3],
   // quadratic [nefc] (1 where the factor holds the row, else 0), per_row [nefc, 4] (the lane
   // groups' solve only).
-  MYRIAD_HD T* hessian() const { return scratch; }
+  MYRIAD_HD T* hessian() const { return H; }
   MYRIAD_HD T* Ma() const { return scratch + int64_t{nv} * nv; }
   MYRIAD_HD T* Mv() const { return Ma() + nv; }
   MYRIAD_HD T* gradient() const { return Mv() + nv; }
@@ -999,6 +1001,7 @@ MYRIAD_HD int newton_solve(int nv, const T* M, const T* qfrc_smooth, const T* qa
   r.rows = rows;
   r.opt = opt;
   r.scratch = scratch;
+  r.H = scratch;
   r.qacc = qacc;
   r.efc_force = efc_force;
   r.qfrc_constraint = qfrc_constraint;

@@ -171,6 +171,7 @@ MYRIAD_HD NewtonRun<T> solve_run(const ModelView<T>& m, EnvData<T, Block>& d, bo
   run.opt.island_inertia =
       m.disableflags & kDisableIsland ? T(0) : island_inertia(m, run.M, d.efc_J, nefc);
   run.scratch = d.solver_scratch;
+  run.H = run.scratch;
   run.efc_force = d.efc_force;
   return run;
 }

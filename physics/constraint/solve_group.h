@@ -375,9 +375,11 @@ MYRIAD_HD int newton_finish(const G& g, NewtonRun<T>& r, int status) {
 // solve (solve.h) by group g: the same outputs, bit for bit, on an env-major batch's env or a
 // blocked batch's (Block > 1: the solver's contiguous copies filled and read back by the
 // group). The rows' preparation (qM's mirror, the row types and cones: O(nv² + nefc)) runs on
-// one lane.
+// one lane. hessian: [nv, nv] for the Hessian and its factor, the group's own (on CUDA its
+// block's shared memory, the most-read of the solve's data); null: the env's solver scratch.
 template <class G, class T, int Block>
-MYRIAD_HD void solve(const G& g, const ModelView<T>& m, EnvData<T, Block>& d) {
+MYRIAD_HD void solve(const G& g, const ModelView<T>& m, EnvData<T, Block>& d,
+                     T* hessian = nullptr) {
   if (d.nefc[0] == T(0)) {
     group_for(g, m.nv, [&](int k) {
       d.qacc[k] = d.qacc_smooth[k];
@@ -394,6 +396,7 @@ MYRIAD_HD void solve(const G& g, const ModelView<T>& m, EnvData<T, Block>& d) {
   for (int r = 0; r < static_cast<int>(d.nefc[0]); ++r)
     has_cones = has_cones || s.type[r] == kContactElliptic;
   NewtonRun<T> run = solve_run(m, d, has_cones);
+  if (hessian != nullptr) run.H = hessian;
   const auto warm = m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart;
   int niter;
   if constexpr (Block == 1) {

@@ -139,19 +139,22 @@ TEST_P(PhysicsEnvAgreement, StagedAgreesWithFusedOnTheCpu) {
   }
 }
 
-// On a GPU: CUDA (staged, the default) against the CPU's fused engine. Float64 agrees to
-// rounding (FMA contraction differs between the compilers); float32 rows drift apart where the
-// motion is chaotic (contacts), so most, not all, agree.
+// On a GPU: CUDA (staged on env-major rows, the default, and on the blocked layout) against the
+// CPU's fused engine. Float64 agrees to rounding (FMA contraction differs between the
+// compilers); float32 rows drift apart where the motion is chaotic (contacts), so most, not all,
+// agree.
 TEST_P(PhysicsEnvAgreement, CudaAgreesWithCpu) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
-  for (int precision : {32, 64}) {
-    const double tol = precision == 64 ? 1e-6 : 1e-3;
-    const PhysicsAgreement r =
-        physics_agreement(GetParam(), precision, DeviceId{Device::kCuda, 0}, "auto", tol);
-    EXPECT_GT(r.rows_close, precision == 64 ? 0.99 : 0.95) << "precision " << precision;
-    EXPECT_GT(r.flags_equal, 0.99) << "precision " << precision;
-    EXPECT_GE(r.episodes_ended, 2 * 128) << "precision " << precision;
-  }
+  for (const char* launch : {"auto", "blocked"})
+    for (int precision : {32, 64}) {
+      SCOPED_TRACE(std::string("launch=") + launch + ", precision " + std::to_string(precision));
+      const double tol = precision == 64 ? 1e-6 : 1e-3;
+      const PhysicsAgreement r =
+          physics_agreement(GetParam(), precision, DeviceId{Device::kCuda, 0}, launch, tol);
+      EXPECT_GT(r.rows_close, precision == 64 ? 0.99 : 0.95);
+      EXPECT_GT(r.flags_equal, 0.99);
+      EXPECT_GE(r.episodes_ended, 2 * 128);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Locomotion, PhysicsEnvAgreement,

@@ -50,7 +50,8 @@ at::Tensor random_actions(const EnvSpec& spec, int64_t n, at::Generator& gen, do
 
 // Two batches of `id` from the same seed stepped with the same actions: `ref` and `dut`. Counts
 // the (step, env) rows whose observation (and final_obs where the episode ended), reward and
-// flags agree within tol (absolute plus relative; 0: equal), and the episodes that ended.
+// flags agree within tol (absolute plus relative; 0: equal), and the episodes that ended. Either
+// may be on a GPU (compared on the CPU).
 struct Agreement {
   int64_t rows = 0, close_rows = 0, ended = 0;
   bool state_close = false;
@@ -59,7 +60,7 @@ Agreement agree(BatchEnv& ref, BatchEnv& dut, int steps, double tol, double acti
   const int64_t n = ref.buffers().obs.size(0);
   auto gen = at::make_generator<at::CPUGeneratorImpl>(17);
   const auto close = [tol](const at::Tensor& a, const at::Tensor& b) {
-    const at::Tensor x = a.to(at::kDouble), y = b.cpu().to(at::kDouble);
+    const at::Tensor x = a.cpu().to(at::kDouble), y = b.cpu().to(at::kDouble);
     at::Tensor near = (x - y).abs() <= tol * (1 + x.abs());
     near = near.logical_or(x.isnan().logical_and(y.isnan()));  // a diverged row's NaN pose
     return near.dim() > 1 ? near.flatten(1).all(1) : near;
@@ -68,24 +69,24 @@ Agreement agree(BatchEnv& ref, BatchEnv& dut, int steps, double tol, double acti
   at::Tensor ok = close(ref.buffers().obs, dut.buffers().obs);
   r.close_rows += ok.sum().item<int64_t>();
   r.rows += n;
-  const at::Device device = dut.buffers().obs.device();
+  const at::Device device = dut.buffers().obs.device(), ref_device = ref.buffers().obs.device();
   for (int t = 0; t < steps; ++t) {
     if (t == steps / 2) {  // set_state on some envs: the rows written, a forward pass, obs
       const at::Tensor ids = at::arange(0, n, 5, at::TensorOptions().dtype(at::kLong));
-      const at::Tensor rows = ref.get_state().index_select(0, ids).roll(1, 0);
-      ref.set_state(rows, ids);
+      const at::Tensor rows = ref.get_state().cpu().index_select(0, ids).roll(1, 0);
+      ref.set_state(rows.to(ref_device), ids.to(ref_device));
       dut.set_state(rows.to(device), ids.to(device));
     }
     const at::Tensor a = random_actions(ref.spec(), n, gen, action_scale);
-    ref.step(a);
+    ref.step(a.to(ref_device));
     dut.step(a.to(device));
     const auto& rb = ref.buffers();
     const auto& db = dut.buffers();
     const at::Tensor ended = rb.terminated.logical_or(rb.truncated).cpu();
     ok = close(rb.obs, db.obs)
              .logical_and(close(rb.reward, db.reward))
-             .logical_and(rb.terminated.eq(db.terminated.cpu()))
-             .logical_and(rb.truncated.eq(db.truncated.cpu()))
+             .logical_and(rb.terminated.cpu().eq(db.terminated.cpu()))
+             .logical_and(rb.truncated.cpu().eq(db.truncated.cpu()))
              .logical_and(close(rb.final_obs, db.final_obs).logical_or(ended.logical_not()));
     for (const auto& [name, value] : rb.info)  // each reward term, the tracking errors, ...
       ok = ok.logical_and(close(value, db.info.at(name)));
@@ -146,17 +147,32 @@ TEST_P(StagedRandomized, StagedGivesTheFusedBitsOnTheCpu) {
 // it: GraphGivesThePlainLaunchesBits checks the graph) against the CPU's fused launch. Float64
 // agrees to rounding (FMA contraction differs between the compilers); float32 rows drift apart
 // where contacts make the motion chaotic, so most, not all, agree.
+// The same on the blocked layout (launch=blocked).
 TEST_P(StagedRandomized, CudaAgreesWithTheCpu) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
   constexpr int64_t kN = 128;
-  for (int precision : {32, 64}) {
-    auto ref = make_env(kN, DeviceId{Device::kCpu, 0}, precision, "fused");
-    auto dut = make_env(kN, DeviceId{Device::kCuda, 0}, precision, "auto");
-    const Agreement r = agree(*ref, *dut, 40, precision == 64 ? 1e-6 : 1e-3, 0.5);
-    const double fraction = static_cast<double>(r.close_rows) / static_cast<double>(r.rows);
-    EXPECT_GT(fraction, precision == 64 ? 0.99 : 0.9) << "precision " << precision;
-    EXPECT_GE(r.ended, 2 * kN) << "precision " << precision;
-  }
+  for (const char* launch : {"auto", "blocked"})
+    for (int precision : {32, 64}) {
+      SCOPED_TRACE(std::string("launch=") + launch + ", precision " + std::to_string(precision));
+      auto ref = make_env(kN, DeviceId{Device::kCpu, 0}, precision, "fused");
+      auto dut = make_env(kN, DeviceId{Device::kCuda, 0}, precision, launch);
+      const Agreement r = agree(*ref, *dut, 40, precision == 64 ? 1e-6 : 1e-3, 0.5);
+      const double fraction = static_cast<double>(r.close_rows) / static_cast<double>(r.rows);
+      EXPECT_GT(fraction, precision == 64 ? 0.99 : 0.9);
+      EXPECT_GE(r.ended, 2 * kN);
+    }
+}
+
+// On a GPU, float64 (no FMA contraction in the engine's float64 build): the blocked layout gives
+// the env-major batch's bits, the same kernels' arithmetic on other addresses.
+TEST_P(StagedRandomized, CudaBlockedGivesTheEnvMajorBits) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  constexpr int64_t kN = 80;  // two blocks of 32 and a partial one
+  auto ref = make_env(kN, DeviceId{Device::kCuda, 0}, 64, "staged");
+  auto dut = make_env(kN, DeviceId{Device::kCuda, 0}, 64, "blocked");
+  const Agreement r = agree(*ref, *dut, 40, 0.0, 0.5);
+  EXPECT_EQ(r.close_rows, r.rows);
+  EXPECT_TRUE(r.state_close);
 }
 
 INSTANTIATE_TEST_SUITE_P(Envs, StagedRandomized,

@@ -11,8 +11,11 @@
 // convex models: the same counts and contacts, with 1, 4 and 8 lanes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -61,29 +64,42 @@ void reset_noisy(const Model<T>& m, Data<T>& d, int envs, std::mt19937& rng) {
 
 // Every env of d solved by the one-thread solve and by group G, from the same inputs, on an
 // env-major batch (W = 1) or a blocked one (W envs a block, physics/batch_layout.h: the solver on
-// its contiguous copies, filled and read back by the group). Returns how many of the envs had
-// constraint rows.
-template <class G, int W = 1, class T>
+// its contiguous copies, filled and read back by the group). kOwnHessian: the group's Hessian in
+// storage of its own, as CUDA's warp solve keeps it in shared memory (the scratch's Hessian is
+// then left alone: NaN before, NaN after). Returns how many of the envs had constraint rows.
+template <class G, int W = 1, bool kOwnHessian = false, class T>
 int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
                                const std::string& what) {
   const ModelView<T> v = view_of(m);
   Data<T> one(m, envs), grouped(m, envs);
   one = d;
   grouped = d;
-  BlockedData<T> blocked(m, envs, W);
-  if constexpr (W > 1) blocked.pack(m, grouped);
+  std::unique_ptr<BlockedData<T>> blocked;
+  if constexpr (W > 1) {
+    blocked = std::make_unique<BlockedData<T>>(m, envs, W);
+    blocked->pack(m, grouped);
+  }
+  const int64_t nv2 = int64_t{m.nv} * m.nv;
+  std::vector<T> hessian(static_cast<size_t>(nv2), std::numeric_limits<T>::quiet_NaN());
+  T* own = kOwnHessian ? hessian.data() : nullptr;
+  const auto solve_grouped = [&](auto b) {
+    if (kOwnHessian)
+      std::fill(b.solver_scratch, b.solver_scratch + nv2, std::numeric_limits<T>::quiet_NaN());
+    constraint::solve(G{}, v, b, own);
+    if (kOwnHessian && b.nefc[0] != T(0))
+      for (int64_t k = 0; k < nv2; ++k)
+        EXPECT_TRUE(std::isnan(b.solver_scratch[k])) << what << ": the scratch's Hessian written";
+  };
   for (int i = 0; i < envs; ++i) {
     EnvData<T> a = one.env(m, i);
     constraint::solve(v, a);
-    if constexpr (W == 1) {
-      EnvData<T> b = grouped.env(m, i);
-      constraint::solve(G{}, v, b);
-    } else {
-      EnvData<T, W> b = blocked.template view<W>().env(i);
-      constraint::solve(G{}, v, b);
-    }
+    if constexpr (W == 1)
+      solve_grouped(grouped.env(m, i));
+    else
+      solve_grouped(blocked->template view<W>().env(i));
+    if (kOwnHessian) std::fill(hessian.begin(), hessian.end(), std::numeric_limits<T>::quiet_NaN());
   }
-  if constexpr (W > 1) blocked.unpack(m, grouped);
+  if constexpr (W > 1) blocked->unpack(m, grouped);
   int with_rows = 0;
   for (int i = 0; i < envs; ++i) {
     EnvData<T> a = one.env(m, i), b = grouped.env(m, i);
@@ -126,6 +142,11 @@ void expect_groups_match(const std::string& path) {
     expect_group_solve_matches<constraint::SerialGroup, 8>(m, d, kEnvs, at + ", 1 lane, blocked");
     expect_group_solve_matches<constraint::InterleavedGroup<32>, 32>(m, d, kEnvs,
                                                                      at + ", 32 lanes, blocked");
+    // With the Hessian in the group's own storage (CUDA's shared memory), both layouts.
+    expect_group_solve_matches<constraint::InterleavedGroup<32>, 1, true>(
+        m, d, kEnvs, at + ", 32 lanes, own Hessian");
+    expect_group_solve_matches<constraint::InterleavedGroup<32>, 32, true>(
+        m, d, kEnvs, at + ", 32 lanes, blocked, own Hessian");
   }
   EXPECT_GT(with_rows, 0) << path << ": no state had constraint rows; the test compared nothing";
 }

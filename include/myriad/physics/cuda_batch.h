@@ -63,7 +63,8 @@ class CudaBatch {
   // The device copies, for launches that run the engine inside other per-env work (the physics
   // envs, envs/physics_kernels.h): pointers into this GPU's memory, valid while this lives.
   const ModelView<T>& device_model() const;
-  const BatchView<T, 1>& device_data() const;     // an env-major batch's (throws for a blocked one)
+  const BatchView<T, 1>& device_data() const;  // an env-major batch's (throws for a blocked one)
+  const BatchView<T, kCudaBlock>& device_blocked_data() const;  // a blocked batch's (or throws)
   const EnvParamsView<T>& device_params() const;  // all null without per-env parameters
 
  private:
