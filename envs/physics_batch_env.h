@@ -9,7 +9,7 @@
 // cuda_graph (1, the default: on CUDA the staged env step replays as one CUDA graph; 0: plain
 // launches) and the text options physics ("myriad" or "mujoco"), launch and randomize (domain
 // randomization terms as JSON, envs/randomization.h: per-env model parameters drawn from
-// (seed, env) whenever reset() is given a seed; the CPU only, with the fused launch).
+// (seed, env) whenever reset() is given a seed).
 #pragma once
 
 #include <ATen/ATen.h>

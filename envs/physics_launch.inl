@@ -157,7 +157,7 @@ class SimRunner : public PhysicsRunner<Env> {
 
   // On CUDA every launch is staged (kFusedShapes false): the kernels that would inline a whole
   // forward pass or step (the fused step, reset and set_state) are not even compiled there.
-  // Nor on a blocked batch (the CPU's launch=blocked: CUDA's shape).
+  // Nor on any blocked batch (launch=blocked, on either device).
   static constexpr bool kFusedShapes = D == Device::kCpu && Sim::kBlock == 1;
 
   void reset(const PhysicsFrame& f, const Params& p, void* stream) override {

@@ -55,8 +55,8 @@ class PhysicsRunner {
 // or pre-step and post-step per env around the physics substeps over the whole batch, either one
 // launch per stage (staged) or in tiles of 8 envs whose smooth stages run in SIMD lanes (tiled:
 // physics/tile.h; CPU); or staged on a batch stored in blocks of a warp's envs (blocked:
-// physics/batch_layout.h; CUDA's coalesced layout, and on the CPU its check). The same bits every
-// way.
+// physics/batch_layout.h; CUDA's coalesced layout, and on the CPU its check). On the CPU, the
+// same bits every way.
 enum class PhysicsLaunch { kFused, kStaged, kTiled, kBlocked };
 
 // sim kMyriad32/kMyriad64: the engine on the model, launched as `launch` says; kMujoco: libmujoco

@@ -309,6 +309,17 @@ for tool in memcheck initcheck synccheck; do
     record "$key" "\"rc=$? $(grep -m1 'ERROR SUMMARY' "$runs/sanitizer.log" | tr -d '"=')\""
   done
 done
+# The blocked layout's env step (launch=blocked), memcheck on Ant-v5: its padded blocks.
+key="2_agreement.sanitizer.memcheck.Ant-v5.blocked"
+if [ "$mode" != gpu ]; then
+  record "$key" '"not on the CPU"'
+elif [ ! -x "$sanitizer" ]; then
+  record "$key" '"compute-sanitizer not found"'
+elif budget_for "$key" 60; then
+  run_to "$runs/sanitizer.log" 150 "$sanitizer" --tool memcheck --print-limit 5 "$bin" bench \
+    --env Ant-v5 --device cuda --num-envs "$sanitize_envs" --steps 3 --launch blocked
+  record "$key" "\"rc=$? $(grep -m1 'ERROR SUMMARY' "$runs/sanitizer.log" | tr -d '"=')\""
+fi
 
 section "3 env steps/s"
 # graph: the env step replayed as one CUDA graph (the default); no_graph: the same launches one
@@ -349,6 +360,9 @@ for env in Ant-v5 Humanoid-v5; do
   run_to "$runs/bench.json" 90 "$bin" bench --json --env "$env" --device "$dev" --num-envs "$n" \
     --steps 100 --launch blocked
   record "$key" --json-line "$runs/bench.json"
+  if grep -q "CUDA graph failed" "$runs/bench.json"; then
+    record "$key.graph_failed" "\"$(grep -m1 "CUDA graph failed" "$runs/bench.json" | tr -d '"')\""
+  fi
 done
 
 section "4 PPO on CUDA"
