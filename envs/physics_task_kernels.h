@@ -200,11 +200,7 @@ MYRIAD_HD void task_step_one(const PhysicsView<Env, Sim>& v, int64_t i) {
   task_push_one(v, i);
   if (finite) v.sim.forward(d, i);
   task_after_forward_one(v, i, finite);
-  if (v.f.terminated[i] != 0 || v.f.truncated[i] != 0) {
-    task_episode_state(v, i);
-    v.sim.forward(d, i);
-    task_episode_observe(v, i);
-  }
+  if (v.f.terminated[i] != 0 || v.f.truncated[i] != 0) task_start_episode(v, i);
 }
 
 // set_state for task envs: the rows written (physics_write_state_row), mj_forward and the

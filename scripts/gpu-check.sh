@@ -294,34 +294,32 @@ agreement "test_cuda_envs test_cuda_envs envs * 1" \
 [ -d "$pre" ] || record_unbuilt  # without a pack, nothing more is built for them
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # synccheck: the constraint solve's warps (__syncwarp between phases) reach every barrier whole.
-for tool in memcheck initcheck synccheck; do
-  for env in Ant-v5 Humanoid-v5; do
-    [ "$tool" = synccheck ] && [ "$env" != Ant-v5 ] && continue
-    key="2_agreement.sanitizer.$tool.$env"
-    if [ "$mode" != gpu ]; then
-      record "$key" '"not on the CPU"'
-      continue
-    fi
-    [ -x "$sanitizer" ] || { record "$key" '"compute-sanitizer not found"'; continue; }
-    budget_for "$key" 60 || continue
-    run_to "$runs/sanitizer.log" 150 "$sanitizer" --tool "$tool" --print-limit 5 "$bin" bench \
-      --env "$env" --device cuda --num-envs "$sanitize_envs" --steps 3
-    record "$key" "\"rc=$? $(grep -m1 'ERROR SUMMARY' "$runs/sanitizer.log" | tr -d '"=')\""
-  done
-done
-# The blocked layout's env step (launch=blocked), memcheck on Ant-v5: its padded blocks.
-key="2_agreement.sanitizer.memcheck.Ant-v5.blocked"
-if [ "$mode" != gpu ]; then
-  record "$key" '"not on the CPU"'
-elif [ ! -x "$sanitizer" ]; then
-  record "$key" '"compute-sanitizer not found"'
-elif budget_for "$key" 60; then
-  run_to "$runs/sanitizer.log" 150 "$sanitizer" --tool memcheck --print-limit 5 "$bin" bench \
-    --env Ant-v5 --device cuda --num-envs "$sanitize_envs" --steps 3 --launch blocked
+# Each "TOOL ENV LAUNCH": the default launch (staged) on both envs, and the blocked layout's env
+# step (launch=blocked: its padded blocks) under memcheck on Ant-v5.
+for spec in "memcheck Ant-v5 staged" "memcheck Humanoid-v5 staged" "initcheck Ant-v5 staged" \
+  "initcheck Humanoid-v5 staged" "synccheck Ant-v5 staged" "memcheck Ant-v5 blocked"; do
+  read -r tool env launch <<< "$spec"
+  key="2_agreement.sanitizer.$tool.$env"
+  [ "$launch" = staged ] || key="$key.$launch"
+  if [ "$mode" != gpu ]; then
+    record "$key" '"not on the CPU"'
+    continue
+  fi
+  [ -x "$sanitizer" ] || { record "$key" '"compute-sanitizer not found"'; continue; }
+  budget_for "$key" 60 || continue
+  run_to "$runs/sanitizer.log" 150 "$sanitizer" --tool "$tool" --print-limit 5 "$bin" bench \
+    --env "$env" --device cuda --num-envs "$sanitize_envs" --steps 3 --launch "$launch"
   record "$key" "\"rc=$? $(grep -m1 'ERROR SUMMARY' "$runs/sanitizer.log" | tr -d '"=')\""
-fi
+done
 
 section "3 env steps/s"
+# record_graph_failure KEY LOG: KEY.graph_failed with the runner's warning, when the env step's
+# CUDA graph failed and the run fell back to plain launches.
+record_graph_failure() {
+  if grep -q "CUDA graph failed" "$2"; then
+    record "$1.graph_failed" "\"$(grep -m1 "CUDA graph failed" "$2" | tr -d '"')\""
+  fi
+}
 # graph: the env step replayed as one CUDA graph (the default); no_graph: the same launches one
 # by one, with each stage's GPU time (CUDA events, a second run; the graph has none).
 for env in Ant-v5 Humanoid-v5; do
@@ -331,9 +329,7 @@ for env in Ant-v5 Humanoid-v5; do
     run_to "$runs/bench.json" 120 "$bin" bench --json --env "$env" --device "$dev" \
       --num-envs "$n" --steps 100
     record "$key.graph" --json-line "$runs/bench.json"
-    if grep -q "CUDA graph failed" "$runs/bench.json"; then
-      record "$key.graph_failed" "\"$(grep -m1 "CUDA graph failed" "$runs/bench.json" | tr -d '"')\""
-    fi
+    record_graph_failure "$key" "$runs/bench.json"
     run_to "$runs/bench.json" 120 "$bin" bench --json --stage-times --no-cuda-graph --env "$env" \
       --device "$dev" --num-envs "$n" --steps 50
     record "$key.no_graph" --json-line "$runs/bench.json"
@@ -360,9 +356,7 @@ for env in Ant-v5 Humanoid-v5; do
   run_to "$runs/bench.json" 90 "$bin" bench --json --env "$env" --device "$dev" --num-envs "$n" \
     --steps 100 --launch blocked
   record "$key" --json-line "$runs/bench.json"
-  if grep -q "CUDA graph failed" "$runs/bench.json"; then
-    record "$key.graph_failed" "\"$(grep -m1 "CUDA graph failed" "$runs/bench.json" | tr -d '"')\""
-  fi
+  record_graph_failure "$key" "$runs/bench.json"
 done
 
 section "4 PPO on CUDA"
