@@ -1,6 +1,7 @@
 // Launches the physics envs' kernels (envs/physics_kernels.h) over a batch on device D, and the
-// runner that owns a sim's data and calls them. Included by one CPU and one CUDA translation
-// unit (envs/locomotion/runners_cpu.cc, runners_cuda.cu), so both run every line of env logic.
+// runner that owns a sim's data and calls them. Included by the CPU's runners
+// (envs/locomotion/runners_cpu.cc) and CUDA's (runners_cuda.cuh), so both run every line of env
+// logic.
 #pragma once
 
 #include <stdexcept>

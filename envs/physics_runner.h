@@ -2,7 +2,7 @@
 // (envs/physics_batch_env.h) owns the framework's buffers and passes them as a PhysicsFrame; a
 // runner owns the physics data and launches envs/physics_kernels.h over it. Runners are made in
 // envs/locomotion/runners_cpu.cc (the engine in float32 or float64, and libmujoco) and
-// envs/locomotion/runners_cuda.cu (the engine in float32 on a GPU).
+// envs/locomotion/runners_cuda.cuh (the engine on a GPU).
 #pragma once
 
 #include <cstdint>
@@ -68,7 +68,7 @@ std::unique_ptr<PhysicsRunner<Env>> make_cpu_runner(PhysicsSim sim,
                                                     PhysicsLaunch launch);
 // The engine on GPU `device`, in float32 (precision 32) or float64 (64), launched kStaged (an
 // env-major batch) or kBlocked (a batch in blocks of a warp's envs); graph: the env step captured
-// once as a CUDA graph and replayed (envs/locomotion/runners_cuda.cu).
+// once as a CUDA graph and replayed (envs/locomotion/runners_cuda.cuh).
 template <class Env>
 std::unique_ptr<PhysicsRunner<Env>> make_cuda_runner(const physics::Model<double>& model, int64_t n,
                                                      int device, PhysicsLaunch launch,

@@ -3,7 +3,7 @@
 
 Compiles each CUDA translation unit of the build for one architecture (sm_90: H100/H200) with
 `-Xptxas -v`, the flags CMake gives it (CMakeLists.txt's myriad_cuda_library, Release, and
---fmad=false for the float64 engine), and reads what ptxas reports per entry function. No GPU
+--fmad=false for the float64 units), and reads what ptxas reports per entry function. No GPU
 is needed, only nvcc. Occupancy is the theoretical one at the launch's block size (256 threads,
 include/myriad/parallel_for.h) from the architecture's limits, not a measurement.
 
@@ -32,7 +32,8 @@ UNITS = [
     ("physics/cuda_batch_f64.cu", ["--fmad=false"], "engine, float64"),
     ("physics/cuda_fused_f32.cu", [], "engine's fused launches, float32"),
     ("physics/cuda_fused_f64.cu", ["--fmad=false"], "engine's fused launches, float64"),
-    ("envs/locomotion/runners_cuda.cu", [], "physics envs (float32)"),
+    ("envs/locomotion/runners_cuda_f32.cu", [], "physics envs, float32"),
+    ("envs/locomotion/runners_cuda_f64.cu", ["--fmad=false"], "physics envs, float64"),
     ("envs/backend_cuda.cu", [], "classic and multi-agent envs"),
     ("core/cuda_probe.cu", [], "device probe"),
 ]

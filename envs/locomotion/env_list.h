@@ -1,4 +1,4 @@
-// The physics envs, declared once: the runners (runners_cpu.cc, runners_cuda.cu) and the
+// The physics envs, declared once: the runners (runners_cpu.cc, runners_cuda.cuh) and the
 // registry (envs/registry.cc) are generated from this list. Adding an env: write its header
 // (see hopper.h), include it here, add one X line, and add its model to models/ and to
 // envs/CMakeLists.txt's model list.

@@ -72,7 +72,27 @@ struct Rows {
   const int32_t* cone_dim = nullptr;
   const T* cone = nullptr;
   bool has_cones = false;
+  // The sparse rows (make.h's efc_J_rownnz and efc_J_colind; null: every row dense): row i can
+  // be nonzero only at the rownnz[i] columns colind[i nv + k], ascending (MuJoCo's sparse
+  // structure: a contact's the dofs of its bodies' chains). J stays dense; the sums read only these
+  // columns, which gives the dense sums' bits (a skipped term is a zero product, and adding a
+  // zero leaves a sum as it was) in O(nnz) where the dense row costs O(nv).
+  const T* rownnz = nullptr;
+  const T* colind = nullptr;
 };
+
+// Row i's columns that can be nonzero (Rows::colind), or 0..nv-1 where the rows carry none.
+template <class T>
+struct RowColumns {
+  const T* colind;
+  int nnz;
+  MYRIAD_HD int operator[](int k) const { return colind ? static_cast<int>(colind[k]) : k; }
+};
+template <class T>
+MYRIAD_HD RowColumns<T> columns(const Rows<T>& rows, int i, int nv) {
+  if (!rows.colind) return {nullptr, nv};
+  return {rows.colind + int64_t{i} * nv, static_cast<int>(rows.rownnz[i])};
+}
 
 // mjOption.iterations, tolerance, ls_iterations, ls_tolerance; mjStatistic.meaninertia;
 // island_inertia: Σ M_kk over the dofs of the trees the rows touch (MuJoCo 3's island scale), 0
@@ -114,11 +134,24 @@ MYRIAD_HD void mul_mat_vec(T* res, const T* M, const T* x, int rows, int cols) {
   for (int i = 0; i < rows; ++i) res[i] = dot(M + int64_t{i} * cols, x, cols);
 }
 
+// (row i of J, x [nv]) => (J_i·x, summed over the row's columns in order: dot's bits)
+template <class T>
+MYRIAD_HD T row_dot(const Rows<T>& rows, int i, int nv, const T* x) {
+  const T* Ji = rows.J + int64_t{i} * nv;
+  const RowColumns<T> c = columns(rows, i, nv);
+  T s = T(0);
+  for (int k = 0; k < c.nnz; ++k) {
+    const int col = c[k];
+    s += Ji[col] * x[col];
+  }
+  return s;
+}
+
 // (J [nefc, nv], a [nv], aref [nefc]) => (jar [nefc] = J·a − aref)
 template <class T>
 MYRIAD_HD void jac_times(T* jar, const Rows<T>& rows, int nv, const T* a, const T* aref) {
   for (int i = 0; i < rows.nefc; ++i) {
-    jar[i] = dot(rows.J + int64_t{i} * nv, a, nv);
+    jar[i] = row_dot(rows, i, nv, a);
     if (aref) jar[i] -= aref[i];
   }
 }
@@ -223,7 +256,8 @@ MYRIAD_HD T constraint_update(const Rows<T>& rows, int nv, const T* jar, T* forc
       if (force) force[i + j] = f[j];
       if (qfrc && f[j] != T(0)) {
         const T* Ji = rows.J + int64_t{i + j} * nv;
-        for (int k = 0; k < nv; ++k) qfrc[k] += Ji[k] * f[j];
+        const RowColumns<T> c = columns(rows, i + j, nv);
+        for (int k = 0; k < c.nnz; ++k) qfrc[c[k]] += Ji[c[k]] * f[j];
       }
     }
     i += n - 1;
@@ -263,10 +297,12 @@ MYRIAD_HD bool cone_hessian(const Rows<T>& rows, int r, const T* jar, T* Hc) {
   return true;
 }
 
-// (row i of H's lower triangle, the contact's rows Jc [dim, nv] and Hc) => (H[i, j] +=
-// (J_cᵀ H_c J_c)[i, j] for j <= i; nothing where column i of H_c J_c is zero).
+// (row i of H's lower triangle, the contact's rows Jc [dim, nv], their columns c (one set for
+// the contact's rows) and Hc) => (H[i, j] += (J_cᵀ H_c J_c)[i, j] for the columns j <= i; nothing
+// where column i of H_c J_c is zero).
 template <class T>
-MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const T* Jc, int dim, const T* Hc, int i) {
+MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const T* Jc, const RowColumns<T>& c, int dim,
+                                    const T* Hc, int i) {
   T G[6];  // (H_c J_c)[:, i]
   bool any = false;
   for (int b = 0; b < dim; ++b) {
@@ -276,7 +312,8 @@ MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const T* Jc, int dim, const T*
     any = any || g != T(0);
   }
   if (!any) return;
-  for (int j = 0; j <= i; ++j) {
+  for (int k = 0; k < c.nnz && c[k] <= i; ++k) {
+    const int j = c[k];
     T s = 0;
     for (int b = 0; b < dim; ++b) s += G[b] * Jc[b * nv + j];
     H[i * nv + j] += s;
@@ -292,7 +329,9 @@ MYRIAD_HD void add_cone_hessians(T* H, int nv, const Rows<T>& rows, const T* jar
     T Hc[36];
     if (!cone_hessian(rows, r, jar, Hc)) continue;
     const int dim = rows.cone_dim[r];
-    for (int i = 0; i < nv; ++i) add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, dim, Hc, i);
+    const RowColumns<T> c = columns(rows, r, nv);
+    for (int k = 0; k < c.nnz; ++k)
+      add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, c, dim, Hc, c[k]);
     r += dim - 1;
   }
 }
@@ -325,11 +364,13 @@ MYRIAD_HD void assemble_hessian(T* H, int nv, const T* M, const Rows<T>& rows, c
     }
     if (!quadratic) continue;
     const T* Jr = rows.J + int64_t{r} * nv;
+    const RowColumns<T> c = columns(rows, r, nv);
     const T D = rows.D[r];
-    for (int i = 0; i < nv; ++i) {
+    for (int a = 0; a < c.nnz; ++a) {
+      const int i = c[a];
       if (Jr[i] == T(0)) continue;
       const T DJi = D * Jr[i];
-      for (int j = 0; j <= i; ++j) H[i * nv + j] += DJi * Jr[j];
+      for (int b = 0; b <= a; ++b) H[i * nv + c[b]] += DJi * Jr[c[b]];
     }
   }
   for (int i = 0; i < nv; ++i)
@@ -985,9 +1026,10 @@ MYRIAD_HD int newton_finish(NewtonRun<T>& r, int status) {
 //   => (qacc [nv], efc_force [nefc], qfrc_constraint [nv]); returns the iteration count
 // (mjData.solver_iter), or -1 if a row is elliptic or of an unknown type (outputs untouched).
 // newton_begin says where it starts and what it does without rows. qacc may alias
-// qacc_warmstart; no other output may alias an input. Work per iteration: O(nefc·nv²) for the
-// Hessian, O(nv³) for its factor, O(nefc) per line-search point; on CUDA one thread runs one
-// env, its scratch wherever the caller put it (global memory).
+// qacc_warmstart; no other output may alias an input. Work per iteration: O(Σ nnz²) over the
+// rows for the Hessian (nnz: a row's columns; nv² for dense rows), O(nv³) for its factor, O(nefc)
+// per line-search point; on CUDA one thread runs one env, its scratch wherever the caller put it
+// (global memory).
 template <class T>
 MYRIAD_HD int newton_solve(int nv, const T* M, const T* qfrc_smooth, const T* qacc_smooth,
                            const T* qacc_warmstart, const Rows<T>& rows,

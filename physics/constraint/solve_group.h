@@ -3,7 +3,7 @@
 // newton.h's bits whatever the group's size.
 //
 // How the work splits, stage by stage (G: the group's lanes):
-//   M·x, J·x                 a row per lane
+//   M·x, J·x                 a row per lane (J's over the row's columns, Rows::colind)
 //   row costs and forces     a row (an elliptic contact: its first row) per lane, then every
 //                            lane sums the costs in row order
 //   qfrc = Jᵀ·force          a dof per lane, over the rows in order
@@ -40,7 +40,7 @@ template <class G, class T>
 MYRIAD_HD void jac_times(const G& g, T* jar, const Rows<T>& rows, int nv, const T* a,
                          const T* aref) {
   group_for(g, rows.nefc, [&](int i) {
-    jar[i] = dot(rows.J + int64_t{i} * nv, a, nv);
+    jar[i] = detail::row_dot(rows, i, nv, a);
     if (aref) jar[i] -= aref[i];
   });
 }
@@ -133,7 +133,8 @@ MYRIAD_HD void assemble_hessian(const G& g, T* H, int nv, const T* M, const Rows
       if (rows.type[r] != kContactElliptic || rows.cone_dim[r] == 0) continue;
       T Hc[36];
       if (!detail::cone_hessian(rows, r, jar, Hc)) continue;
-      detail::add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, rows.cone_dim[r], Hc, i);
+      detail::add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, columns(rows, r, nv),
+                                   rows.cone_dim[r], Hc, i);
     }
   });
 }

@@ -2,10 +2,13 @@
 // joint limits and dof friction loss, at states along libmujoco's own trajectories under random
 // controls, the rows Myriad builds from the same qpos and qvel agree with mjData's efc_* arrays
 // after mj_forward: count, type, id, Jacobian, position, margin, friction loss, stiffness /
-// damping / impedance, R, D and the reference acceleration.
+// damping / impedance, R, D and the reference acceleration; and the rows' sparse structure
+// (efc_J_rownnz, efc_J_colind) against libmujoco's with the sparse Jacobian (opt.jacobian
+// sparse, the same state).
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -48,6 +51,12 @@ int compare_along_trajectory(const std::string& xml, int steps, int every, doubl
   mjModel* m = L->m;
   mjData* d = L->d;
   EXPECT_FALSE(mj_isSparse(m));
+  // The same model with libmujoco's sparse Jacobian, for the rows' structure.
+  test_support::MjLoaded sparse;
+  sparse.m = mj_copyModel(nullptr, m);
+  sparse.m->opt.jacobian = mjJAC_SPARSE;
+  sparse.d = mj_makeData(sparse.m);
+  EXPECT_TRUE(mj_isSparse(sparse.m));
   const Model<double> model = import_model(m);
   Data<double> data(model, 1);
   EnvData<double> e = data.env(model, 0);
@@ -60,6 +69,8 @@ int compare_along_trajectory(const std::string& xml, int steps, int every, doubl
     for (int k = 0; k < m->nu; ++k) d->ctrl[k] = u(rng);
     if (s % every == 0) {
       mj_forward(m, d);
+      mj_copyData(sparse.d, m, d);
+      mj_forward(sparse.m, sparse.d);
       for (int k = 0; k < m->nq; ++k) e.qpos[k] = d->qpos[k];
       for (int k = 0; k < m->nv; ++k) e.qvel[k] = d->qvel[k];
       build_rows(v, e);
@@ -81,7 +92,15 @@ int compare_along_trajectory(const std::string& xml, int steps, int every, doubl
         EXPECT_LT(rel(e.efc_R[r], d->efc_R[r]), 1e-9);
         EXPECT_LT(std::fabs(e.efc_D[r] - d->efc_D[r]) / std::fabs(d->efc_D[r]), 1e-9);
         EXPECT_LT(rel(e.efc_aref[r], d->efc_aref[r]), 1e-9);
+        if (r >= sparse.d->nefc) continue;  // (the counts are compared below)
+        const int nnz = sparse.d->efc_J_rownnz[r];
+        EXPECT_EQ(static_cast<int>(e.efc_J_rownnz[r]), nnz) << "sparse row's column count";
+        for (int k = 0; k < std::min(nnz, static_cast<int>(e.efc_J_rownnz[r])); ++k)
+          EXPECT_EQ(static_cast<int>(e.efc_J_colind[r * m->nv + k]),
+                    sparse.d->efc_J_colind[sparse.d->efc_J_rowadr[r] + k])
+              << "sparse row's column " << k;
       }
+      EXPECT_EQ(sparse.d->nefc, nefc) << "step " << s << ": rows with the sparse Jacobian";
     }
     mj_step(m, d);
   }
@@ -103,6 +122,21 @@ TEST(ConstraintRows, SlidingBoxWithImpratio) {
   <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1" friction="0.5"/>
   </body></worldbody></mujoco>)";
   EXPECT_GT(compare_along_trajectory(xml, 300, 7, 2.0), 10);
+}
+
+// Two hinged links of one free body, crossing each other, and the floor: contacts between bodies
+// whose chains share the free joint's dofs (the sparse rows' merged chains) and between a chain
+// and the world.
+TEST(ConstraintRows, SiblingLinksInContactMergeTheirChains) {
+  const char* xml = R"(
+<mujoco><worldbody><geom type="plane" size="5 5 .1"/>
+  <body pos="0 0 0.4"><freejoint/><geom type="box" size="0.12 0.05 0.03" mass="1"/>
+    <body pos="0.1 0 0"><joint type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 -0.2 0 -0.25" size="0.03" mass="0.2"/></body>
+    <body pos="-0.1 0 0"><joint type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.2 0 -0.25" size="0.03" mass="0.2"/></body>
+  </body></worldbody></mujoco>)";
+  EXPECT_GT(compare_along_trajectory(xml, 300, 5, 1.0), 10);
 }
 
 TEST(ConstraintRows, HingeLimitWithMargin) {

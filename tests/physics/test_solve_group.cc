@@ -6,6 +6,8 @@
 // step's), and InterleavedGroup with 5 and 32 lanes, which run the lanes of each phase one after
 // another in reverse, so that a lane reading another lane's item of the same phase would change
 // the result. Each also on a blocked batch (physics/batch_layout.h), as CUDA lays its out.
+// Also the solve over the rows' sparse structure against the same solve over the dense rows: the
+// same bits.
 // Also GJK/EPA's pairs by a lane group (pipeline.h's collision_ccd_group, CUDA's collision_ccd
 // and collision_hfield kernels) against the per-pair staged function, on the shipped hfield and
 // convex models: the same counts and contacts, with 1, 4 and 8 lanes.
@@ -115,6 +117,59 @@ int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
   return with_rows;
 }
 
+// Every env of d solved twice by the one-thread solve: over the rows' sparse structure
+// (efc_J_rownnz, efc_J_colind, as the engine solves) and over the dense rows (Rows::colind null,
+// every column of every row). The same bits, and the structure holds every nonzero of J, its
+// columns ascending. Returns how many rows had fewer columns than nv (the sparse sums skipped
+// something).
+template <class T>
+int expect_sparse_rows_match(const Model<T>& m, const Data<T>& d, int envs,
+                             const std::string& what) {
+  const ModelView<T> v = view_of(m);
+  Data<T> sparse(m, envs), dense(m, envs);
+  sparse = d;
+  dense = d;
+  int narrow = 0;
+  for (int i = 0; i < envs; ++i) {
+    EnvData<T> a = sparse.env(m, i), b = dense.env(m, i);
+    const int nefc = static_cast<int>(a.nefc[0]);
+    for (int r = 0; r < nefc; ++r) {
+      const int nnz = static_cast<int>(a.efc_J_rownnz[r]);
+      const T* col = a.efc_J_colind + int64_t{r} * m.nv;
+      const T* J = a.efc_J + int64_t{r} * m.nv;
+      narrow += nnz < m.nv;
+      int k = 0;
+      for (int c = 0; c < m.nv; ++c) {
+        const bool listed = k < nnz && static_cast<int>(col[k]) == c;
+        EXPECT_TRUE(listed || J[c] == T(0)) << what << ", env " << i << ", row " << r << ": column "
+                                            << c << " nonzero but not listed";
+        k += listed;
+      }
+      EXPECT_EQ(k, nnz) << what << ", env " << i << ", row " << r
+                        << ": columns not ascending or out of range";
+    }
+    constraint::solve(v, a);
+    if (nefc == 0) {
+      constraint::solve(v, b);
+    } else {
+      constraint::NewtonRun<T> run = constraint::solve_setup(v, b);
+      run.rows.rownnz = nullptr;
+      run.rows.colind = nullptr;
+      const T* warm =
+          v.disableflags & constraint::kDisableWarmstart ? b.qacc_smooth : b.qacc_warmstart;
+      constraint::solve_finish(v, b,
+                               constraint::newton_finish(run, constraint::newton_begin(run, warm)));
+    }
+    EXPECT_TRUE(same_bits(a.qacc, b.qacc, m.nv)) << what << ", env " << i << ": qacc";
+    EXPECT_TRUE(same_bits(a.qfrc_constraint, b.qfrc_constraint, m.nv))
+        << what << ", env " << i << ": qfrc_constraint";
+    EXPECT_TRUE(same_bits(a.efc_force, b.efc_force, nefc))
+        << what << ", env " << i << ": efc_force";
+    EXPECT_EQ(a.solver_niter[0], b.solver_niter[0]) << what << ", env " << i << ": iterations";
+  }
+  return narrow;
+}
+
 template <class T>
 void expect_groups_match(const std::string& path) {
   const Model<T> m = load_mjcf(path).template cast<T>();
@@ -123,7 +178,7 @@ void expect_groups_match(const std::string& path) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1, 1);
   reset_noisy(m, d, kEnvs, rng);
-  int with_rows = 0;
+  int with_rows = 0, narrow_rows = 0;
   for (int s = 0; s < 40; ++s) {
     if (s % 10 == 0)
       for (int i = 0; i < kEnvs; ++i) {
@@ -136,6 +191,7 @@ void expect_groups_match(const std::string& path) {
     const std::string at =
         path + " (float" + std::to_string(8 * sizeof(T)) + ", step " + std::to_string(s) + ")";
     with_rows += expect_group_solve_matches<constraint::SerialGroup>(m, d, kEnvs, at + ", 1 lane");
+    narrow_rows += expect_sparse_rows_match(m, d, kEnvs, at + ", sparse against dense rows");
     expect_group_solve_matches<constraint::InterleavedGroup<5>>(m, d, kEnvs, at + ", 5 lanes");
     expect_group_solve_matches<constraint::InterleavedGroup<32>>(m, d, kEnvs, at + ", 32 lanes");
     // On a blocked batch, as CUDA's warp solves an env of its blocks of 32.
@@ -149,6 +205,8 @@ void expect_groups_match(const std::string& path) {
         m, d, kEnvs, at + ", 32 lanes, blocked, own Hessian");
   }
   EXPECT_GT(with_rows, 0) << path << ": no state had constraint rows; the test compared nothing";
+  EXPECT_GT(narrow_rows, 0) << path << ": no row had fewer columns than nv; the sparse sums "
+                            << "skipped nothing";
 }
 
 class SolveGroup : public ::testing::TestWithParam<std::string> {};

@@ -1,0 +1,124 @@
+// solve_bench MODEL.xml...: Google Benchmark of the constraint solve (physics/constraint/solve.h)
+// on one core, over the rows' sparse structure (efc_J_rownnz, efc_J_colind: what the engine
+// solves) against the same solve over the dense rows (newton.h's Rows::colind null). The states:
+// 64 envs of each model, moved from qpos0 at random and stepped under random controls, their rows
+// built by a forward pass at 8 points along the way; each iteration solves every state with rows
+// once. Both variants give the same bits (tests/physics/test_solve_group.cc). Built on demand:
+//   cmake --build build --target solve_bench
+//   build/tools/solve_bench --benchmark_repetitions=3 MODEL.xml...
+// Counters: solves/s, and nnz/nv, the rows' mean share of columns that the sparse sums read.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "myriad/physics/engine.h"
+#include "myriad/physics/import.h"
+#include "physics/constraint/solve.h"
+#include "physics/model_view.h"
+
+namespace myriad::physics {
+namespace {
+
+constexpr int kEnvs = 64;
+constexpr int kStates = 8;
+
+// One model's states: kStates snapshots of a batch of kEnvs, each after a forward pass.
+struct States {
+  Model<double> model;
+  std::vector<Data<double>> snapshots;
+  double nnz_share = 0;  // mean over rows of rownnz / nv
+  int64_t solves = 0;    // states with rows, per pass over all snapshots
+};
+
+States make_states(const std::string& path) {
+  States s{load_mjcf(path), {}};
+  const Model<double>& m = s.model;
+  Data<double> d(m, kEnvs);
+  reset_data(m, d);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < kEnvs; ++i) {
+    EnvData<double> e = d.env(m, i);
+    for (int k = 0; k < m.nq; ++k) e.qpos[k] += 0.1 * u(rng);
+    for (int k = 0; k < m.nv; ++k) e.qvel[k] = 0.5 * u(rng);
+  }
+  int64_t rows = 0;
+  double share = 0;
+  for (int snap = 0; snap < kStates; ++snap) {
+    for (int step_k = 0; step_k < 10; ++step_k) {
+      for (int i = 0; i < kEnvs; ++i) {
+        EnvData<double> e = d.env(m, i);
+        for (int k = 0; k < m.nu; ++k) e.ctrl[k] = u(rng);
+      }
+      step(m, d, 1);
+    }
+    forward(m, d);
+    for (int i = 0; i < kEnvs; ++i) {
+      EnvData<double> e = d.env(m, i);
+      const int nefc = static_cast<int>(e.nefc[0]);
+      s.solves += nefc > 0;
+      for (int r = 0; r < nefc; ++r) share += e.efc_J_rownnz[r] / m.nv;
+      rows += nefc;
+    }
+    s.snapshots.push_back(d);
+  }
+  s.nnz_share = rows ? share / static_cast<double>(rows) : 0;
+  return s;
+}
+
+// Env e's solve, over its rows' sparse structure or (dense) every column.
+void solve_env(const ModelView<double>& v, EnvData<double>& e, bool dense) {
+  if (!dense || e.nefc[0] == 0) {
+    constraint::solve(v, e);
+    return;
+  }
+  constraint::NewtonRun<double> run = constraint::solve_setup(v, e);
+  run.rows.rownnz = nullptr;
+  run.rows.colind = nullptr;
+  const double* warm =
+      v.disableflags & constraint::kDisableWarmstart ? e.qacc_smooth : e.qacc_warmstart;
+  constraint::solve_finish(v, e,
+                           constraint::newton_finish(run, constraint::newton_begin(run, warm)));
+}
+
+void bench_solve(benchmark::State& state, std::shared_ptr<States> s, bool dense) {
+  const ModelView<double> v = view_of(s->model);
+  for (auto _ : state)
+    for (Data<double>& d : s->snapshots)
+      for (int i = 0; i < kEnvs; ++i) {
+        EnvData<double> e = d.env(s->model, i);
+        if (e.nefc[0] == 0) continue;
+        solve_env(v, e, dense);
+        benchmark::DoNotOptimize(e.qacc[0]);
+      }
+  state.counters["solves/s"] = benchmark::Counter(
+      static_cast<double>(s->solves * state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["nnz/nv"] = s->nnz_share;
+}
+
+}  // namespace
+}  // namespace myriad::physics
+
+int main(int argc, char** argv) {
+  using namespace myriad::physics;
+  benchmark::Initialize(&argc, argv);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: solve_bench [--benchmark_...] MODEL.xml...\n");
+    return 2;
+  }
+  for (int a = 1; a < argc; ++a) {
+    const std::string path = argv[a];
+    auto states = std::make_shared<States>(make_states(path));
+    const std::string name = path.substr(path.find_last_of('/') + 1);
+    // Interleaved: sparse then dense, model by model.
+    benchmark::RegisterBenchmark((name + "/sparse").c_str(), bench_solve, states, false);
+    benchmark::RegisterBenchmark((name + "/dense").c_str(), bench_solve, states, true);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
