@@ -85,7 +85,9 @@ MYRIAD_HD bool has_dofs(const ModelView<T>& m, int body) {
   return body > 0;
 }
 
-// Appends one row, without columns; returns its index.
+// Appends one row, without columns; returns its index. Its builder then lists the columns its
+// Jacobian touches (add_column, add_contact_columns): the solver reads a row only there, so a
+// row without them is a row of zeros to it.
 template <class T, int Block>
 MYRIAD_HD int add_row(const ModelView<T>& m, EnvData<T, Block>& d, int& nefc, RowType type, int id,
                       T pos, T margin, T frictionloss) {

@@ -74,9 +74,13 @@ struct Rows {
   bool has_cones = false;
   // The sparse rows (make.h's efc_J_rownnz and efc_J_colind; null: every row dense): row i can
   // be nonzero only at the rownnz[i] columns colind[i nv + k], ascending (MuJoCo's sparse
-  // structure: a contact's the dofs of its bodies' chains). J stays dense; the sums read only these
-  // columns, which gives the dense sums' bits (a skipped term is a zero product, and adding a
-  // zero leaves a sum as it was) in O(nnz) where the dense row costs O(nv).
+  // structure: a contact's the dofs on one of its bodies' chains but not both). J stays dense;
+  // J·x, Jᵀ·force, a row's J_rᵀ D_r J_r and the cones' J_cᵀ H_c J_c read only these columns,
+  // which for finite values gives the dense sums' bits (a skipped term is a zero product, and
+  // adding a zero leaves a sum as it was; a non-finite qacc or force would make the dense sums
+  // NaN where these stay finite) in O(nnz) where the dense row costs O(nv). The lane groups'
+  // Jᵀ·force and J_rᵀ D_r J_r (solve_group.h: a dof or an entry per lane) read every row's
+  // entry, which a column list does not make cheaper.
   const T* rownnz = nullptr;
   const T* colind = nullptr;
 };
@@ -301,7 +305,7 @@ MYRIAD_HD bool cone_hessian(const Rows<T>& rows, int r, const T* jar, T* Hc) {
 // the contact's rows) and Hc) => (H[i, j] += (J_cᵀ H_c J_c)[i, j] for the columns j <= i; nothing
 // where column i of H_c J_c is zero).
 template <class T>
-MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const T* Jc, const RowColumns<T>& c, int dim,
+MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const T* Jc, RowColumns<T> c, int dim,
                                     const T* Hc, int i) {
   T G[6];  // (H_c J_c)[:, i]
   bool any = false;
