@@ -1,12 +1,12 @@
 // solve_bench MODEL.xml...: Google Benchmark of the constraint solve (physics/constraint/solve.h)
-// on one core, over the rows' sparse structure (efc_J_rownnz, efc_J_colind: what the engine
-// solves) against the same solve over the dense rows (newton.h's Rows::colind null). The states:
+// on one core, over the rows' sparse structure (efc_J_colmask: what the engine solves) against
+// the same solve over the dense rows (newton.h's Rows::colmask null). The states:
 // 64 envs of each model, moved from qpos0 at random and stepped under random controls, their rows
 // built by a forward pass at 8 points along the way; each iteration solves every state with rows
 // once. Both variants give the same bits (tests/physics/test_solve_group.cc). Built on demand:
 //   cmake --build build --target solve_bench
 //   build/tools/solve_bench --benchmark_repetitions=3 MODEL.xml...
-// Counters: solves/s, and nnz/nv, the rows' mean share of columns that the sparse sums read.
+// Counters: solves/s; nnz/nv, the rows' mean share of columns that the sparse sums read.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -30,7 +30,7 @@ constexpr int kStates = 8;
 struct States {
   Model<double> model;
   std::vector<Data<double>> snapshots;
-  double nnz_share = 0;  // mean over rows of rownnz / nv
+  double nnz_share = 0;  // mean over rows of (columns in the row's set) / nv
   int64_t solves = 0;    // states with rows, per pass over all snapshots
 };
 
@@ -61,7 +61,10 @@ States make_states(const std::string& path) {
       EnvData<double> e = d.env(m, i);
       const int nefc = static_cast<int>(e.nefc[0]);
       s.solves += nefc > 0;
-      for (int r = 0; r < nefc; ++r) share += e.efc_J_rownnz[r] / m.nv;
+      for (int r = 0; r < nefc; ++r)
+        share += __builtin_popcountll(constraint::column_set(
+                     e.efc_J_colmask + int64_t{constraint::kColumnWords} * r)) /
+                 static_cast<double>(m.nv);
       rows += nefc;
     }
     s.snapshots.push_back(d);
@@ -77,8 +80,7 @@ void solve_env(const ModelView<double>& v, EnvData<double>& e, bool dense) {
     return;
   }
   constraint::NewtonRun<double> run = constraint::solve_setup(v, e);
-  run.rows.rownnz = nullptr;
-  run.rows.colind = nullptr;
+  run.rows.colmask = nullptr;
   const double* warm =
       v.disableflags & constraint::kDisableWarmstart ? e.qacc_smooth : e.qacc_warmstart;
   constraint::solve_finish(v, e,

@@ -97,18 +97,18 @@ MYRIAD_HD int add_row(const ModelView<T>& m, EnvData<T, Block>& d, int& nefc, Ro
   d.efc_pos[r] = pos;
   d.efc_margin[r] = margin;
   d.efc_frictionloss[r] = frictionloss;
-  d.efc_J_rownnz[r] = 0;
+  for (int k = 0; k < kColumnWords; ++k) d.efc_J_colmask[kColumnWords * r + k] = 0;
   for (int i = 0; i < m.nv; ++i) d.efc_J[r * m.nv + i] = 0;
   return r;
 }
 
-// Row r's sparse structure (efc_J_rownnz, efc_J_colind: the columns its Jacobian can touch,
-// ascending; newton.h's Rows::colind): appends column i (above the row's last).
+static_assert(kColumnWords * kColumnBits == 64, "a row's column set holds nv <= 64 columns");
+
+// Row r's sparse structure (efc_J_colmask: the set of columns its Jacobian can touch, newton.h's
+// Rows::colmask): adds column i, not yet in the set.
 template <class T, int Block>
-MYRIAD_HD void add_column(const ModelView<T>& m, EnvData<T, Block>& d, int r, int i) {
-  const int k = static_cast<int>(d.efc_J_rownnz[r]);
-  d.efc_J_colind[r * m.nv + k] = T(i);
-  d.efc_J_rownnz[r] = T(k + 1);
+MYRIAD_HD void add_column(EnvData<T, Block>& d, int r, int i) {
+  d.efc_J_colmask[kColumnWords * r + i / kColumnBits] += T(1 << (i % kColumnBits));
 }
 
 // The last dof of body's chain (add_frame_jacobian's: from the first body up the tree with dofs),
@@ -121,35 +121,26 @@ MYRIAD_HD int chain_last_dof(const ModelView<T>& m, int body) {
 
 // (a contact's rows first .. first + nrow - 1, its bodies b1 and b2) => (each row's columns: the
 // dofs of either body's chain but not of both, MuJoCo 3's mj_mergeChain skipping the common
-// ones). Both chains descend by dof_parentid, so merging them from their last dofs gives them in
-// descending order, reversed at the end; the first dof on both chains is their common ancestor's,
-// and so is every dof below it: there the two bodies' Jacobians at the contact point are the same
-// numbers, and their difference, the row, is exactly zero (add_frame_jacobian).
+// ones). Both chains descend by dof_parentid, so walking them together from their last dofs
+// meets each dof once; the first dof on both chains is their common ancestor's, and so is every
+// dof below it: there the two bodies' Jacobians at the contact point are the same numbers, and
+// their difference, the row, is exactly zero (add_frame_jacobian).
 template <class T, int Block>
 MYRIAD_HD void add_contact_columns(const ModelView<T>& m, EnvData<T, Block>& d, int first, int nrow,
                                    int b1, int b2) {
-  T* col = d.efc_J_colind + first * m.nv;
-  int n = 0;
   for (int a = chain_last_dof(m, b1), b = chain_last_dof(m, b2); (a >= 0 || b >= 0) && a != b;) {
     const int next = a > b ? a : b;
-    col[n++] = T(next);
+    add_column(d, first, next);
     if (a == next) a = m.dof_parentid[a];
     if (b == next) b = m.dof_parentid[b];
   }
-  for (int k = 0; k < n / 2; ++k) {
-    const T t = col[k];
-    col[k] = col[n - 1 - k];
-    col[n - 1 - k] = t;
-  }
-  d.efc_J_rownnz[first] = T(n);
-  for (int r = first + 1; r < first + nrow; ++r) {
-    for (int k = 0; k < n; ++k) d.efc_J_colind[r * m.nv + k] = col[k];
-    d.efc_J_rownnz[r] = T(n);
-  }
+  for (int r = first + 1; r < first + nrow; ++r)
+    for (int k = 0; k < kColumnWords; ++k)
+      d.efc_J_colmask[kColumnWords * r + k] = d.efc_J_colmask[kColumnWords * first + k];
 }
 
 // mj_makeConstraint (position stage): (qpos-derived kinematics, contact) => (efc_type, efc_id,
-// efc_J with its sparse structure efc_J_rownnz and efc_J_colind, efc_pos, efc_margin,
+// efc_J with its sparse structure efc_J_colmask, efc_pos, efc_margin,
 // efc_frictionloss, nefc).
 template <class T, int Block>
 MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T, Block>& d) {
@@ -161,7 +152,7 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T, Block>& d) {
         if (m.dof_frictionloss[i] > T(0)) {
           const int r = add_row(m, d, nefc, kFrictionDof, i, T(0), T(0), m.dof_frictionloss[i]);
           d.efc_J[r * m.nv + i] = 1;
-          add_column(m, d, r, i);
+          add_column(d, r, i);
         }
     if (!(flags & kDisableFrictionLoss))
       for (int t = 0; t < m.ntendon; ++t)
@@ -170,7 +161,7 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T, Block>& d) {
               add_row(m, d, nefc, kFrictionTendon, t, T(0), T(0), m.tendon_frictionloss[t]);
           for (int i = 0; i < m.nv; ++i) {
             d.efc_J[r * m.nv + i] = d.ten_J[t * m.nv + i];
-            if (d.ten_J[t * m.nv + i] != T(0)) add_column(m, d, r, i);
+            if (d.ten_J[t * m.nv + i] != T(0)) add_column(d, r, i);
           }
         }
     if (!(flags & kDisableLimit))
@@ -184,12 +175,12 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T, Block>& d) {
         if (lower < margin) {
           const int r = add_row(m, d, nefc, kLimitJoint, j, lower, margin, T(0));
           d.efc_J[r * m.nv + m.jnt_dofadr[j]] = 1;
-          add_column(m, d, r, m.jnt_dofadr[j]);
+          add_column(d, r, m.jnt_dofadr[j]);
         }
         if (upper < margin) {
           const int r = add_row(m, d, nefc, kLimitJoint, j, upper, margin, T(0));
           d.efc_J[r * m.nv + m.jnt_dofadr[j]] = -1;
-          add_column(m, d, r, m.jnt_dofadr[j]);
+          add_column(d, r, m.jnt_dofadr[j]);
         }
       }
     if (!(flags & kDisableLimit))
@@ -204,7 +195,7 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T, Block>& d) {
           const T sign = side == 0 ? T(1) : T(-1);
           for (int i = 0; i < m.nv; ++i) {
             d.efc_J[r * m.nv + i] = sign * d.ten_J[t * m.nv + i];
-            if (d.ten_J[t * m.nv + i] != T(0)) add_column(m, d, r, i);
+            if (d.ten_J[t * m.nv + i] != T(0)) add_column(d, r, i);
           }
         }
       }
@@ -414,11 +405,9 @@ MYRIAD_HD void reference(const ModelView<T>& m, EnvData<T, Block>& d) {
   const int nefc = static_cast<int>(d.nefc[0]);
   for (int r = 0; r < nefc; ++r) {
     const T* J = d.efc_J + r * m.nv;
-    const T* col = d.efc_J_colind + r * m.nv;
-    const int nnz = static_cast<int>(d.efc_J_rownnz[r]);
-    T vel = 0;  // J qvel over the row's columns (the dense sum's bits: newton.h's Rows::colind)
-    for (int k = 0; k < nnz; ++k) {
-      const int i = static_cast<int>(col[k]);
+    T vel = 0;  // J qvel over the row's columns (the dense sum's bits for finite values)
+    for (ColumnMask w = column_set(d.efc_J_colmask + kColumnWords * r); w; w &= w - 1) {
+      const int i = lowest_column(w);
       vel += J[i] * d.qvel[i];
     }
     const T* kbip = d.efc_KBIP + 4 * r;

@@ -72,30 +72,50 @@ struct Rows {
   const int32_t* cone_dim = nullptr;
   const T* cone = nullptr;
   bool has_cones = false;
-  // The sparse rows (make.h's efc_J_rownnz and efc_J_colind; null: every row dense): row i can
-  // be nonzero only at the rownnz[i] columns colind[i nv + k], ascending (MuJoCo's sparse
-  // structure: a contact's the dofs on one of its bodies' chains but not both). J stays dense;
+  // The sparse rows (make.h's efc_J_colmask; null: every row dense): row i can be nonzero only
+  // at the columns of its bit set, kColumnWords scalars colmask[kColumnWords i + w] of
+  // kColumnBits bits each (row_columns; MuJoCo's sparse structure: a contact's the dofs on one of
+  // its bodies' chains but not both). J stays dense;
   // J·x, Jᵀ·force, a row's J_rᵀ D_r J_r and the cones' J_cᵀ H_c J_c read only these columns,
   // which for finite values gives the dense sums' bits (a skipped term is a zero product, and
   // adding a zero leaves a sum as it was; a non-finite qacc or force would make the dense sums
   // NaN where these stay finite) in O(nnz) where the dense row costs O(nv). The lane groups'
   // Jᵀ·force and J_rᵀ D_r J_r (solve_group.h: a dof or an entry per lane) read every row's
   // entry, which a column list does not make cheaper.
-  const T* rownnz = nullptr;
-  const T* colind = nullptr;
+  const T* colmask = nullptr;
 };
 
-// Row i's columns that can be nonzero (Rows::colind), or 0..nv-1 where the rows carry none.
+// A row's columns as a bit set, bit k for column k (nv <= 64 is checked at import), stored in
+// kColumnWords scalars of kColumnBits bits each (exact in float32 too). Visiting a set's columns
+// in ascending order: for (ColumnMask w = set; w; w &= w - 1) { const int k = lowest_column(w); }
+using ColumnMask = uint64_t;
+constexpr int kColumnWords = 4;
+constexpr int kColumnBits = 16;
+
+MYRIAD_HD int lowest_column(ColumnMask w) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(w)) - 1;
+#else
+  return __builtin_ctzll(w);
+#endif
+}
+
+// The columns 0..i.
+MYRIAD_HD ColumnMask columns_to(int i) { return (ColumnMask{2} << i) - 1; }
+
+// The bit set that words [kColumnWords] hold.
 template <class T>
-struct RowColumns {
-  const T* colind;
-  int nnz;
-  MYRIAD_HD int operator[](int k) const { return colind ? static_cast<int>(colind[k]) : k; }
-};
+MYRIAD_HD ColumnMask column_set(const T* words) {
+  ColumnMask set = 0;
+  for (int k = 0; k < kColumnWords; ++k)
+    set |= ColumnMask{static_cast<uint32_t>(words[k])} << (kColumnBits * k);
+  return set;
+}
+
+// Row i's columns that can be nonzero (Rows::colmask), or 0..nv-1 where the rows carry none.
 template <class T>
-MYRIAD_HD RowColumns<T> columns(const Rows<T>& rows, int i, int nv) {
-  if (!rows.colind) return {nullptr, nv};
-  return {rows.colind + int64_t{i} * nv, static_cast<int>(rows.rownnz[i])};
+MYRIAD_HD ColumnMask row_columns(const Rows<T>& rows, int i, int nv) {
+  return rows.colmask ? column_set(rows.colmask + int64_t{kColumnWords} * i) : columns_to(nv - 1);
 }
 
 // mjOption.iterations, tolerance, ls_iterations, ls_tolerance; mjStatistic.meaninertia;
@@ -142,10 +162,9 @@ MYRIAD_HD void mul_mat_vec(T* res, const T* M, const T* x, int rows, int cols) {
 template <class T>
 MYRIAD_HD T row_dot(const Rows<T>& rows, int i, int nv, const T* x) {
   const T* Ji = rows.J + int64_t{i} * nv;
-  const RowColumns<T> c = columns(rows, i, nv);
   T s = T(0);
-  for (int k = 0; k < c.nnz; ++k) {
-    const int col = c[k];
+  for (ColumnMask w = row_columns(rows, i, nv); w; w &= w - 1) {
+    const int col = lowest_column(w);
     s += Ji[col] * x[col];
   }
   return s;
@@ -260,8 +279,10 @@ MYRIAD_HD T constraint_update(const Rows<T>& rows, int nv, const T* jar, T* forc
       if (force) force[i + j] = f[j];
       if (qfrc && f[j] != T(0)) {
         const T* Ji = rows.J + int64_t{i + j} * nv;
-        const RowColumns<T> c = columns(rows, i + j, nv);
-        for (int k = 0; k < c.nnz; ++k) qfrc[c[k]] += Ji[c[k]] * f[j];
+        for (ColumnMask w = row_columns(rows, i + j, nv); w; w &= w - 1) {
+          const int k = lowest_column(w);
+          qfrc[k] += Ji[k] * f[j];
+        }
       }
     }
     i += n - 1;
@@ -301,11 +322,11 @@ MYRIAD_HD bool cone_hessian(const Rows<T>& rows, int r, const T* jar, T* Hc) {
   return true;
 }
 
-// (row i of H's lower triangle, the contact's rows Jc [dim, nv], their columns c (one set for
-// the contact's rows) and Hc) => (H[i, j] += (J_cᵀ H_c J_c)[i, j] for the columns j <= i; nothing
+// (row i of H's lower triangle, the contact's rows Jc [dim, nv], their columns (one set for the
+// contact's rows) and Hc) => (H[i, j] += (J_cᵀ H_c J_c)[i, j] for the columns j <= i; nothing
 // where column i of H_c J_c is zero).
 template <class T>
-MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const T* Jc, RowColumns<T> c, int dim,
+MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const T* Jc, ColumnMask columns, int dim,
                                     const T* Hc, int i) {
   T G[6];  // (H_c J_c)[:, i]
   bool any = false;
@@ -316,8 +337,8 @@ MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const T* Jc, RowColumns<T> c, 
     any = any || g != T(0);
   }
   if (!any) return;
-  for (int k = 0; k < c.nnz && c[k] <= i; ++k) {
-    const int j = c[k];
+  for (ColumnMask w = columns & columns_to(i); w; w &= w - 1) {
+    const int j = lowest_column(w);
     T s = 0;
     for (int b = 0; b < dim; ++b) s += G[b] * Jc[b * nv + j];
     H[i * nv + j] += s;
@@ -333,9 +354,9 @@ MYRIAD_HD void add_cone_hessians(T* H, int nv, const Rows<T>& rows, const T* jar
     T Hc[36];
     if (!cone_hessian(rows, r, jar, Hc)) continue;
     const int dim = rows.cone_dim[r];
-    const RowColumns<T> c = columns(rows, r, nv);
-    for (int k = 0; k < c.nnz; ++k)
-      add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, c, dim, Hc, c[k]);
+    const ColumnMask columns = row_columns(rows, r, nv);
+    for (ColumnMask w = columns; w; w &= w - 1)
+      add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, columns, dim, Hc, lowest_column(w));
     r += dim - 1;
   }
 }
@@ -368,13 +389,16 @@ MYRIAD_HD void assemble_hessian(T* H, int nv, const T* M, const Rows<T>& rows, c
     }
     if (!quadratic) continue;
     const T* Jr = rows.J + int64_t{r} * nv;
-    const RowColumns<T> c = columns(rows, r, nv);
+    const ColumnMask columns = row_columns(rows, r, nv);
     const T D = rows.D[r];
-    for (int a = 0; a < c.nnz; ++a) {
-      const int i = c[a];
+    for (ColumnMask w = columns; w; w &= w - 1) {
+      const int i = lowest_column(w);
       if (Jr[i] == T(0)) continue;
       const T DJi = D * Jr[i];
-      for (int b = 0; b <= a; ++b) H[i * nv + c[b]] += DJi * Jr[c[b]];
+      for (ColumnMask v = columns & columns_to(i); v; v &= v - 1) {
+        const int j = lowest_column(v);
+        H[i * nv + j] += DJi * Jr[j];
+      }
     }
   }
   for (int i = 0; i < nv; ++i)

@@ -162,8 +162,7 @@ MYRIAD_HD NewtonRun<T> solve_run(const ModelView<T>& m, EnvData<T, Block>& d, bo
   run.rows.cone_dim = s.cone_dim;
   run.rows.cone = s.cone;
   run.rows.has_cones = has_cones;
-  run.rows.rownnz = d.efc_J_rownnz;
-  run.rows.colind = d.efc_J_colind;
+  run.rows.colmask = d.efc_J_colmask;
   run.opt.iterations = m.iterations;
   run.opt.tolerance = m.tolerance;
   run.opt.ls_iterations = m.ls_iterations;

@@ -3,7 +3,7 @@
 // newton.h's bits whatever the group's size.
 //
 // How the work splits, stage by stage (G: the group's lanes):
-//   M·x, J·x                 a row per lane (J's over the row's columns, Rows::colind)
+//   M·x, J·x                 a row per lane (J's over the row's columns, Rows::colmask)
 //   row costs and forces     a row (an elliptic contact: its first row) per lane, then every
 //                            lane sums the costs in row order
 //   qfrc = Jᵀ·force          a dof per lane, over the rows in order
@@ -133,7 +133,7 @@ MYRIAD_HD void assemble_hessian(const G& g, T* H, int nv, const T* M, const Rows
       if (rows.type[r] != kContactElliptic || rows.cone_dim[r] == 0) continue;
       T Hc[36];
       if (!detail::cone_hessian(rows, r, jar, Hc)) continue;
-      detail::add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, columns(rows, r, nv),
+      detail::add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, row_columns(rows, r, nv),
                                    rows.cone_dim[r], Hc, i);
     }
   });

@@ -68,8 +68,7 @@ constexpr int64_t kContactWords = 32;
   X(efc_type, nefc_max, internal)   /* constraint::RowType */               \
   X(efc_id, nefc_max, internal)     /* dof, joint or contact of the row */  \
   X(efc_J, nefc_max * nv, internal)                                         \
-  X(efc_J_rownnz, nefc_max, internal) /* the columns J's row can touch, */  \
-  X(efc_J_colind, nefc_max * nv, internal) /* ascending, row r's at r nv */ \
+  X(efc_J_colmask, nefc_max * 4, internal) /* a row's columns: 4 x 16 bits */\
   X(efc_pos, nefc_max, internal)                                            \
   X(efc_margin, nefc_max, internal)                                         \
   X(efc_frictionloss, nefc_max, internal)                                   \
@@ -111,13 +110,11 @@ struct Strided {
 // together, where in blocks they would be 32 envs apart (and each pair function would copy its
 // two poses out of the blocks: 40 more registers for box-box in float64).
 constexpr bool stays_per_env(const char* name) {
-  const char* const kPerEnv[] = {"ncon",           "contact",      "pair_ncon",
-                                 "nefc",           "efc_type",     "efc_id",
-                                 "efc_J",          "efc_J_rownnz", "efc_J_colind",
-                                 "efc_pos",        "efc_margin",   "efc_frictionloss",
-                                 "efc_KBIP",       "efc_R",        "efc_D",
-                                 "efc_aref",       "efc_force",    "solver_niter",
-                                 "solver_scratch", "geom_xpos",    "geom_xmat"};
+  const char* const kPerEnv[] = {
+      "ncon",      "contact",       "pair_ncon", "nefc",       "efc_type",         "efc_id",
+      "efc_J",     "efc_J_colmask", "efc_pos",   "efc_margin", "efc_frictionloss", "efc_KBIP",
+      "efc_R",     "efc_D",         "efc_aref",  "efc_force",  "solver_niter",     "solver_scratch",
+      "geom_xpos", "geom_xmat"};
   for (const char* f : kPerEnv) {
     int i = 0;
     while (f[i] && f[i] == name[i]) ++i;
