@@ -212,11 +212,11 @@ struct CollideCcdByLanes {
 // The constraint solve on CUDA: env t / 32 by the warp of thread t (physics/constraint/
 // solve_group.h splits each stage over its lanes), one env per 32-thread block: a block retires
 // when its env converges, so a slow env holds back no other env's resources, and at the solve's
-// register count (128 float32, 174 float64) one-warp blocks fit as many warps per SM as any
-// block size (16 and 11; scripts/ptxas-table.py). The env's Hessian and its factor, which every
+// register count (141 float32, 180 float64) one-warp blocks fit as many warps per SM as any
+// block size (14 and 11; scripts/ptxas-table.py). The env's Hessian and its factor, which every
 // iteration reads and writes whole (assembly, Cholesky, rank-1 updates, triangular solves), live
 // in the block's shared memory when nv <= kSharedHessianNv (12,800 bytes in float64: at the
-// solve's 9-16 warps per SM the shared memory is not what bounds them), else in the env's
+// solve's 9-14 warps per SM the shared memory is not what bounds them), else in the env's
 // solver scratch in global memory.
 constexpr int kSolveBlock = 32;
 constexpr int kSharedHessianNv = 40;
