@@ -17,7 +17,7 @@
 
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
-#include "physics/constraint/solve.h"
+#include "physics/constraint/solve_dense.h"
 #include "physics/model_view.h"
 
 namespace myriad::physics {
@@ -75,16 +75,10 @@ States make_states(const std::string& path) {
 
 // Env e's solve, over its rows' sparse structure or (dense) every column.
 void solve_env(const ModelView<double>& v, EnvData<double>& e, bool dense) {
-  if (!dense || e.nefc[0] == 0) {
+  if (dense)
+    constraint::solve_dense_rows(v, e);
+  else
     constraint::solve(v, e);
-    return;
-  }
-  constraint::NewtonRun<double> run = constraint::solve_setup(v, e);
-  run.rows.colmask = nullptr;
-  const double* warm =
-      v.disableflags & constraint::kDisableWarmstart ? e.qacc_smooth : e.qacc_warmstart;
-  constraint::solve_finish(v, e,
-                           constraint::newton_finish(run, constraint::newton_begin(run, warm)));
 }
 
 void bench_solve(benchmark::State& state, std::shared_ptr<States> s, bool dense) {

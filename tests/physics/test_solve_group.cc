@@ -25,6 +25,7 @@
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
 #include "physics/batch_layout.h"
+#include "physics/constraint/solve_dense.h"
 #include "physics/constraint/solve_group.h"
 #include "physics/model_view.h"
 #include "physics/pipeline.h"
@@ -50,6 +51,17 @@ bool readable(const std::string& path) {
 template <class T>
 bool same_bits(const T* a, const T* b, int64_t n) {
   return n == 0 || std::memcmp(a, b, static_cast<size_t>(n) * sizeof(T)) == 0;
+}
+
+// Two solves of one env gave the same bits: qacc, qfrc_constraint, efc_force, the iterations.
+template <class T>
+void expect_same_solve(const Model<T>& m, const EnvData<T>& a, const EnvData<T>& b,
+                       const std::string& what) {
+  const int nefc = static_cast<int>(a.nefc[0]);
+  EXPECT_TRUE(same_bits(a.qacc, b.qacc, m.nv)) << what << ": qacc";
+  EXPECT_TRUE(same_bits(a.qfrc_constraint, b.qfrc_constraint, m.nv)) << what << ": qfrc_constraint";
+  EXPECT_TRUE(same_bits(a.efc_force, b.efc_force, nefc)) << what << ": efc_force";
+  EXPECT_EQ(a.solver_niter[0], b.solver_niter[0]) << what << ": iterations";
 }
 
 // d reset, then each env's qpos moved by up to 0.1 and its qvel set within 0.5 at random.
@@ -107,12 +119,7 @@ int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
     EnvData<T> a = one.env(m, i), b = grouped.env(m, i);
     const int nefc = static_cast<int>(a.nefc[0]);
     with_rows += nefc > 0;
-    EXPECT_TRUE(same_bits(a.qacc, b.qacc, m.nv)) << what << ", env " << i << ": qacc";
-    EXPECT_TRUE(same_bits(a.qfrc_constraint, b.qfrc_constraint, m.nv))
-        << what << ", env " << i << ": qfrc_constraint";
-    EXPECT_TRUE(same_bits(a.efc_force, b.efc_force, nefc))
-        << what << ", env " << i << ": efc_force";
-    EXPECT_EQ(a.solver_niter[0], b.solver_niter[0]) << what << ", env " << i << ": iterations";
+    expect_same_solve(m, a, b, what + ", env " + std::to_string(i));
   }
   return with_rows;
 }
@@ -145,22 +152,8 @@ int expect_sparse_rows_match(const Model<T>& m, const Data<T>& d, int envs,
             << " nonzero but not in the row's set";
     }
     constraint::solve(v, a);
-    if (nefc == 0) {
-      constraint::solve(v, b);
-    } else {
-      constraint::NewtonRun<T> run = constraint::solve_setup(v, b);
-      run.rows.colmask = nullptr;
-      const T* warm =
-          v.disableflags & constraint::kDisableWarmstart ? b.qacc_smooth : b.qacc_warmstart;
-      constraint::solve_finish(v, b,
-                               constraint::newton_finish(run, constraint::newton_begin(run, warm)));
-    }
-    EXPECT_TRUE(same_bits(a.qacc, b.qacc, m.nv)) << what << ", env " << i << ": qacc";
-    EXPECT_TRUE(same_bits(a.qfrc_constraint, b.qfrc_constraint, m.nv))
-        << what << ", env " << i << ": qfrc_constraint";
-    EXPECT_TRUE(same_bits(a.efc_force, b.efc_force, nefc))
-        << what << ", env " << i << ": efc_force";
-    EXPECT_EQ(a.solver_niter[0], b.solver_niter[0]) << what << ", env " << i << ": iterations";
+    constraint::solve_dense_rows(v, b);
+    expect_same_solve(m, a, b, what + ", env " + std::to_string(i));
   }
   return narrow;
 }
