@@ -211,15 +211,16 @@ struct CollideCcdByLanes {
 
 // The constraint solve on CUDA: env t / 32 by the warp of thread t (physics/constraint/
 // solve_group.h splits each stage over its lanes), one env per 32-thread block: a block retires
-// when its env converges, so a slow env holds back no other env's resources, and at the solve's
-// register count (141 float32, 180 float64) one-warp blocks fit as many warps per SM as any
-// block size (14 and 11; scripts/ptxas-table.py). The env's Hessian and its factor, which every
-// iteration reads and writes whole (assembly, Cholesky, rank-1 updates, triangular solves), live
-// in the block's shared memory when nv <= kSharedHessianNv (12,800 bytes in float64: at the
-// solve's 9-14 warps per SM the shared memory is not what bounds them), else in the env's
-// solver scratch in global memory.
+// when its env converges, so a slow env holds back no other env's resources. The block's shared
+// memory is the warp's GroupStorage (solve_group.h): the env's Hessian and its factor, then the
+// rest of the Newton scratch, then a copy of its rows, as far as they fit for the step's nefc.
+// Its size (constraint::kWarpSolveStorage) is what the solve's register-bound occupancy leaves
+// a block of the SM's 228 KiB on sm_90, with 1 KiB reserved per block: float32 at 134 registers
+// runs 15 one-warp blocks an SM, 15 x (14 + 1) KiB; float64 at 180, 11 blocks, 11 x (19 + 1)
+// KiB (scripts/ptxas-table.py's occupancy counts both). What fits, float32 / float64: Ant (nv 14)
+// the rows up to nefc 94 / 61, Humanoid (nv 23) 66 / 40, Go1 (nv 18) 81 / 51, G1 (nv 35) 39 / 18;
+// any nv <= 59 (float32) or 49 (float64) keeps at least its Hessian there.
 constexpr int kSolveBlock = 32;
-constexpr int kSharedHessianNv = 40;
 template <class T, int Block>
 struct SolveByWarp {
   BatchView<T, Block> b;
@@ -231,17 +232,17 @@ struct SolveByWarp {
     if (only.skips(i)) return;
     auto e = b.env(i);
 #if defined(__CUDA_ARCH__)
-    // One env per block (kSolveBlock = a warp): the block's one Hessian.
-    __shared__ T hessian[kSharedHessianNv * kSharedHessianNv];
+    // One env per block (kSolveBlock = a warp): the block's shared memory is its env's.
+    __shared__ T storage[constraint::kWarpSolveStorage<T>];
     constraint::solve(constraint::WarpGroup{}, env_model(m, params, i), e,
-                      m.nv <= kSharedHessianNv ? hessian : nullptr);
+                      constraint::GroupStorage<T>{storage, constraint::kWarpSolveStorage<T>});
 #else
     constraint::solve(constraint::WarpGroup{}, env_model(m, params, i), e);
 #endif
   }
 };
 static_assert(kSolveBlock == constraint::WarpGroup::kLanes,
-              "SolveByWarp's shared Hessian is its block's one env's");
+              "SolveByWarp's shared storage is its block's one env's");
 #endif
 
 // Stage S over the batch (the envs `only` keeps), as one launch named `name`.

@@ -6,9 +6,13 @@
 // once. Both variants give the same bits (tests/physics/test_solve_group.cc). Built on demand:
 //   cmake --build build --target solve_bench
 //   build/tools/solve_bench --benchmark_repetitions=3 MODEL.xml...
-// Counters: solves/s; nnz/nv, the rows' mean share of columns that the sparse sums read.
+// Counters: solves/s; nnz/nv, the rows' mean share of columns that the sparse sums read; the
+// states' row counts (nefc p50, p90, max) and the share of them whose whole solve, rows included,
+// fits CUDA's warp solve's shared memory in float32 and float64 (rows_shared_f32/f64:
+// solve_group.h's placement at kWarpSolveStorage).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -18,6 +22,7 @@
 #include "myriad/physics/engine.h"
 #include "myriad/physics/import.h"
 #include "physics/constraint/solve_dense.h"
+#include "physics/constraint/solve_group.h"
 #include "physics/model_view.h"
 
 namespace myriad::physics {
@@ -30,9 +35,17 @@ constexpr int kStates = 8;
 struct States {
   Model<double> model;
   std::vector<Data<double>> snapshots;
-  double nnz_share = 0;  // mean over rows of (columns in the row's set) / nv
-  int64_t solves = 0;    // states with rows, per pass over all snapshots
+  double nnz_share = 0;     // mean over rows of (columns in the row's set) / nv
+  int64_t solves = 0;       // states with rows, per pass over all snapshots
+  std::vector<int> nefc;    // each state's rows, those with rows, sorted
+  double rows_shared[2]{};  // share of them whose rows fit the warp solve's storage: f32, f64
 };
+
+// The q-th quantile (0..1) of sorted counts (0 for none).
+double quantile(const std::vector<int>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)];
+}
 
 States make_states(const std::string& path) {
   States s{load_mjcf(path), {}};
@@ -61,6 +74,7 @@ States make_states(const std::string& path) {
       EnvData<double> e = d.env(m, i);
       const int nefc = static_cast<int>(e.nefc[0]);
       s.solves += nefc > 0;
+      if (nefc > 0) s.nefc.push_back(nefc);
       for (int r = 0; r < nefc; ++r)
         share += __builtin_popcountll(constraint::column_set(
                      e.efc_J_colmask + int64_t{constraint::kColumnWords} * r)) /
@@ -70,6 +84,15 @@ States make_states(const std::string& path) {
     s.snapshots.push_back(d);
   }
   s.nnz_share = rows ? share / static_cast<double>(rows) : 0;
+  std::sort(s.nefc.begin(), s.nefc.end());
+  for (const int n : s.nefc) {
+    using constraint::Placed;
+    using constraint::placement;
+    s.rows_shared[0] += placement(m.nv, n, constraint::kWarpSolveStorage<float>) == Placed::kRows;
+    s.rows_shared[1] += placement(m.nv, n, constraint::kWarpSolveStorage<double>) == Placed::kRows;
+  }
+  for (double& share_of : s.rows_shared)
+    share_of = s.nefc.empty() ? 0 : share_of / static_cast<double>(s.nefc.size());
   return s;
 }
 
@@ -94,6 +117,11 @@ void bench_solve(benchmark::State& state, std::shared_ptr<States> s, bool dense)
   state.counters["solves/s"] = benchmark::Counter(
       static_cast<double>(s->solves * state.iterations()), benchmark::Counter::kIsRate);
   state.counters["nnz/nv"] = s->nnz_share;
+  state.counters["nefc_p50"] = quantile(s->nefc, 0.5);
+  state.counters["nefc_p90"] = quantile(s->nefc, 0.9);
+  state.counters["nefc_max"] = s->nefc.empty() ? 0 : s->nefc.back();
+  state.counters["rows_shared_f32"] = s->rows_shared[0];
+  state.counters["rows_shared_f64"] = s->rows_shared[1];
 }
 
 }  // namespace

@@ -373,21 +373,109 @@ MYRIAD_HD int newton_finish(const G& g, NewtonRun<T>& r, int status) {
   return status < 0 ? -1 : r.iter;
 }
 
+// The group's own storage (on CUDA its block's shared memory): size scalars that solve() fills,
+// for one env's solve, with what the solve reads most, in this order and as far as it fits:
+//   kHessian  H [nv, nv], the Hessian and its factor (assembly, Cholesky, rank-1 updates and the
+//             triangular solves read and write it whole, every iteration);
+//   kScratch  then the rest of the Newton scratch for this env's nefc rows (NewtonRun's
+//             accessors: Ma .. per_row, 5 nv + 10 nefc; every line-search point reads quad and
+//             per_row);
+//   kRows     then a copy of the rows: J [nefc, nv], colmask [kColumnWords nefc], D, R, aref,
+//             frictionloss, cone [nefc] each, type and cone_dim (int32, a T's room each), which
+//             J·x, Jᵀ·force, the Hessian's assembly and the line search read.
+// Each level is taken only with the ones before it, for the env's own nefc, so a step whose
+// contacts overflow the storage solves from global memory with the same code. Every placed array
+// holds what it would hold in the env's scratch, or a copy of its rows: the same bits.
+template <class T>
+struct GroupStorage {
+  T* data = nullptr;
+  int64_t size = 0;  // scalars
+};
+
+enum class Placed { kNothing, kHessian, kScratch, kRows };
+
+// The storage CUDA's warp solve gives each env, in scalars: its block's shared memory
+// (physics/launch.h's SolveByWarp says why these sizes: 14 KiB in float32, 19 KiB in float64).
+template <class T>
+constexpr int64_t kWarpSolveStorage = (sizeof(T) == 4 ? 14 * 1024 : 19 * 1024) / sizeof(T);
+
+// The scalars a rows copy of nefc rows takes (kRows).
+MYRIAD_HD int64_t placed_rows_size(int nv, int nefc) {
+  return int64_t{nefc} * (nv + kColumnWords + 7);
+}
+
+// How far an env with nefc rows fills storage of `size` scalars.
+MYRIAD_HD Placed placement(int nv, int nefc, int64_t size) {
+  const int64_t hessian = int64_t{nv} * nv, scratch = newton_scratch_size(nv, nefc);
+  if (size < hessian) return Placed::kNothing;
+  if (size < scratch) return Placed::kHessian;
+  if (size < scratch + placed_rows_size(nv, nefc)) return Placed::kScratch;
+  return Placed::kRows;
+}
+
+// (run, as solve_run made it; own) => (run's H, scratch and rows in own as placement says; the
+// rows copied by the group). Returns the placement.
+template <class G, class T>
+MYRIAD_HD Placed place_in_storage(const G& g, NewtonRun<T>& run, const GroupStorage<T>& own) {
+  const int nv = run.nv, nefc = run.rows.nefc;
+  const Placed placed = own.data ? placement(nv, nefc, own.size) : Placed::kNothing;
+  if (placed == Placed::kNothing) return placed;
+  run.H = own.data;
+  if (placed == Placed::kHessian) return placed;
+  run.scratch = own.data;  // H at the start, then the accessors' arrays (NewtonRun)
+  if (placed == Placed::kScratch) return placed;
+  Rows<T>& rows = run.rows;
+  T* at = own.data + newton_scratch_size(nv, nefc);
+  T* J = at;
+  T* colmask = J + int64_t{nefc} * nv;
+  T* D = colmask + int64_t{kColumnWords} * nefc;
+  T* R = D + nefc;
+  T* aref = R + nefc;
+  T* frictionloss = aref + nefc;
+  T* cone = frictionloss + nefc;
+  int32_t* type = reinterpret_cast<int32_t*>(cone + nefc);
+  int32_t* cone_dim = reinterpret_cast<int32_t*>(cone + 2 * nefc);
+  const Rows<T> from = rows;
+  group_for(g, nefc * nv, [&](int k) { J[k] = from.J[k]; });
+  group_for(g, nefc, [&](int i) {
+    if (from.colmask)
+      for (int w = 0; w < kColumnWords; ++w)
+        colmask[kColumnWords * i + w] = from.colmask[kColumnWords * i + w];
+    D[i] = from.D[i];
+    R[i] = from.R[i];
+    aref[i] = from.aref[i];
+    frictionloss[i] = from.frictionloss[i];
+    cone[i] = from.cone[i];
+    type[i] = from.type[i];
+    cone_dim[i] = from.cone_dim[i];
+  });
+  rows.J = J;
+  rows.colmask = from.colmask ? colmask : nullptr;
+  rows.D = D;
+  rows.R = R;
+  rows.aref = aref;
+  rows.frictionloss = frictionloss;
+  rows.cone = cone;
+  rows.type = type;
+  rows.cone_dim = cone_dim;
+  return placed;
+}
+
 // solve (solve.h) by group g: the same outputs, bit for bit, on an env-major batch's env or a
 // blocked batch's (Block > 1: the solver's contiguous copies filled and read back by the
 // group). The rows' preparation (qM's mirror, the row types and cones: O(nv² + nefc)) runs on
-// one lane. hessian: [nv, nv] for the Hessian and its factor, the group's own (on CUDA its
-// block's shared memory, the most-read of the solve's data); null: the env's solver scratch.
+// one lane. own: the group's storage (GroupStorage: the Hessian, the scratch, the rows as far as
+// they fit); none: everything in the env's solver scratch. Returns what own took (every lane).
 template <class G, class T, int Block>
-MYRIAD_HD void solve(const G& g, const ModelView<T>& m, EnvData<T, Block>& d,
-                     T* hessian = nullptr) {
+MYRIAD_HD Placed solve(const G& g, const ModelView<T>& m, EnvData<T, Block>& d,
+                       const GroupStorage<T>& own = GroupStorage<T>{}) {
   if (d.nefc[0] == T(0)) {
     group_for(g, m.nv, [&](int k) {
       d.qacc[k] = d.qacc_smooth[k];
       d.qfrc_constraint[k] = 0;
     });
     if (group_leader(g)) solve_finish(m, d, 0);
-    return;
+    return Placed::kNothing;
   }
   if (group_leader(g)) solve_prepare(m, d);
   g.sync();
@@ -397,7 +485,7 @@ MYRIAD_HD void solve(const G& g, const ModelView<T>& m, EnvData<T, Block>& d,
   for (int r = 0; r < static_cast<int>(d.nefc[0]); ++r)
     has_cones = has_cones || s.type[r] == kContactElliptic;
   NewtonRun<T> run = solve_run(m, d, has_cones);
-  if (hessian != nullptr) run.H = hessian;
+  const Placed placed = place_in_storage(g, run, own);
   const auto warm = m.disableflags & kDisableWarmstart ? d.qacc_smooth : d.qacc_warmstart;
   int niter;
   if constexpr (Block == 1) {
@@ -409,6 +497,7 @@ MYRIAD_HD void solve(const G& g, const ModelView<T>& m, EnvData<T, Block>& d,
   // solve_finish's copy-back reads the copies every lane wrote.
   if constexpr (Block > 1) g.sync();
   if (group_leader(g)) solve_finish(m, d, niter);
+  return placed;
 }
 
 }  // namespace myriad::physics::constraint

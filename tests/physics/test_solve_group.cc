@@ -76,12 +76,34 @@ void reset_noisy(const Model<T>& m, Data<T>& d, int envs, std::mt19937& rng) {
   }
 }
 
+// What the group's own storage (constraint::GroupStorage: CUDA's shared memory) is sized to take
+// in expect_group_solve_matches: none, or exactly what each env's placement level needs.
+enum class Own { kNone, kHessian, kScratch, kRows };
+
+// The storage an env with nefc rows needs to place `own` (none for kNone).
+int64_t own_size(Own own, int nv, int nefc) {
+  const int64_t scratch = constraint::newton_scratch_size(nv, nefc);
+  switch (own) {
+    case Own::kNone:
+      return 0;
+    case Own::kHessian:
+      return int64_t{nv} * nv;
+    case Own::kScratch:
+      return scratch;
+    case Own::kRows:
+      return scratch + constraint::placed_rows_size(nv, nefc);
+  }
+  return 0;
+}
+
 // Every env of d solved by the one-thread solve and by group G, from the same inputs, on an
 // env-major batch (W = 1) or a blocked one (W envs a block, physics/batch_layout.h: the solver on
-// its contiguous copies, filled and read back by the group). kOwnHessian: the group's Hessian in
-// storage of its own, as CUDA's warp solve keeps it in shared memory (the scratch's Hessian is
-// then left alone: NaN before, NaN after). Returns how many of the envs had constraint rows.
-template <class G, int W = 1, bool kOwnHessian = false, class T>
+// its contiguous copies, filled and read back by the group). kOwn: the group's own storage sized
+// for each env to take that much of its solve (the Hessian; the Newton scratch too; the rows'
+// copy too), as CUDA's warp solve keeps it in shared memory: solve says it placed that much, and
+// the env's scratch where the placed arrays would have been is left alone (NaN before and after).
+// Returns how many of the envs had constraint rows.
+template <class G, int W = 1, Own kOwn = Own::kNone, class T>
 int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
                                const std::string& what) {
   const ModelView<T> v = view_of(m);
@@ -93,16 +115,23 @@ int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
     blocked = std::make_unique<BlockedData<T>>(m, envs, W);
     blocked->pack(m, grouped);
   }
-  const int64_t nv2 = int64_t{m.nv} * m.nv;
-  std::vector<T> hessian(static_cast<size_t>(nv2), std::numeric_limits<T>::quiet_NaN());
-  T* own = kOwnHessian ? hessian.data() : nullptr;
+  constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
   const auto solve_grouped = [&](auto b) {
-    if (kOwnHessian)
-      std::fill(b.solver_scratch, b.solver_scratch + nv2, std::numeric_limits<T>::quiet_NaN());
-    constraint::solve(G{}, v, b, own);
-    if (kOwnHessian && b.nefc[0] != T(0))
-      for (int64_t k = 0; k < nv2; ++k)
-        EXPECT_TRUE(std::isnan(b.solver_scratch[k])) << what << ": the scratch's Hessian written";
+    const int nefc = static_cast<int>(b.nefc[0]);
+    std::vector<T> storage(static_cast<size_t>(own_size(kOwn, m.nv, nefc)), kNaN);
+    const int64_t untouched = kOwn == Own::kNone      ? 0
+                              : kOwn == Own::kHessian ? int64_t{m.nv} * m.nv
+                                                      : constraint::newton_scratch_size(m.nv, nefc);
+    std::fill(b.solver_scratch, b.solver_scratch + untouched, kNaN);
+    const constraint::Placed placed = constraint::solve(
+        G{}, v, b,
+        constraint::GroupStorage<T>{storage.data(), static_cast<int64_t>(storage.size())});
+    if (nefc == 0) return;
+    EXPECT_EQ(static_cast<int>(placed), static_cast<int>(kOwn))
+        << what << ": what the storage took";
+    for (int64_t k = 0; k < untouched; ++k)
+      EXPECT_TRUE(std::isnan(b.solver_scratch[k]))
+          << what << ": the scratch's [" << k << "] written, though placed in the storage";
   };
   for (int i = 0; i < envs; ++i) {
     EnvData<T> a = one.env(m, i);
@@ -111,7 +140,6 @@ int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
       solve_grouped(grouped.env(m, i));
     else
       solve_grouped(blocked->template view<W>().env(i));
-    if (kOwnHessian) std::fill(hessian.begin(), hessian.end(), std::numeric_limits<T>::quiet_NaN());
   }
   if constexpr (W > 1) blocked->unpack(m, grouped);
   int with_rows = 0;
@@ -186,11 +214,14 @@ void expect_groups_match(const std::string& path) {
     expect_group_solve_matches<constraint::SerialGroup, 8>(m, d, kEnvs, at + ", 1 lane, blocked");
     expect_group_solve_matches<constraint::InterleavedGroup<32>, 32>(m, d, kEnvs,
                                                                      at + ", 32 lanes, blocked");
-    // With the Hessian in the group's own storage (CUDA's shared memory), both layouts.
-    expect_group_solve_matches<constraint::InterleavedGroup<32>, 1, true>(
-        m, d, kEnvs, at + ", 32 lanes, own Hessian");
-    expect_group_solve_matches<constraint::InterleavedGroup<32>, 32, true>(
-        m, d, kEnvs, at + ", 32 lanes, blocked, own Hessian");
+    // With the group's own storage (CUDA's shared memory) taking each level, both layouts.
+    using Lanes32 = constraint::InterleavedGroup<32>;
+    expect_group_solve_matches<Lanes32, 1, Own::kHessian>(m, d, kEnvs, at + ", own Hessian");
+    expect_group_solve_matches<Lanes32, 1, Own::kScratch>(m, d, kEnvs, at + ", own scratch");
+    expect_group_solve_matches<Lanes32, 1, Own::kRows>(m, d, kEnvs, at + ", own rows");
+    expect_group_solve_matches<Lanes32, 32, Own::kHessian>(m, d, kEnvs,
+                                                           at + ", blocked, own Hessian");
+    expect_group_solve_matches<Lanes32, 32, Own::kRows>(m, d, kEnvs, at + ", blocked, own rows");
   }
   EXPECT_GT(with_rows, 0) << path << ": no state had constraint rows; the test compared nothing";
   EXPECT_GT(narrow_rows, 0) << path << ": no row had fewer columns than nv; the sparse sums "
@@ -221,6 +252,75 @@ INSTANTIATE_TEST_SUITE_P(Models, SolveGroup,
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return s;
                          });
+
+// The group's storage: each level taken only with room for it and the ones before, and at the
+// rows' level the solve's run reads its rows from the storage (the bitwise tests above cannot
+// tell a copy that is made but not read), holding the env's rows.
+TEST(GroupStorage, PlacesEachLevelWhereItFitsAndReadsTheRowsFromIt) {
+  using constraint::Placed;
+  using constraint::placement;
+  for (const int nv : {1, 14, 35}) {
+    for (const int nefc : {1, 40}) {
+      const int64_t hessian = int64_t{nv} * nv;
+      const int64_t scratch = constraint::newton_scratch_size(nv, nefc);
+      const int64_t rows = scratch + constraint::placed_rows_size(nv, nefc);
+      EXPECT_EQ(placement(nv, nefc, hessian - 1), Placed::kNothing);
+      EXPECT_EQ(placement(nv, nefc, hessian), Placed::kHessian);
+      EXPECT_EQ(placement(nv, nefc, scratch - 1), Placed::kHessian);
+      EXPECT_EQ(placement(nv, nefc, scratch), Placed::kScratch);
+      EXPECT_EQ(placement(nv, nefc, rows - 1), Placed::kScratch);
+      EXPECT_EQ(placement(nv, nefc, rows), Placed::kRows);
+    }
+  }
+
+  if (!readable(gym_model("ant")))
+    GTEST_SKIP() << "gymnasium's MuJoCo assets not found (" << gym_model("ant") << ")";
+  const Model<double> m = load_mjcf(gym_model("ant")).cast<double>();
+  Data<double> d(m, 1);
+  reset_data(m, d);
+  EnvData<double> e = d.env(m, 0);
+  e.qpos[2] = 0.3;  // the torso low: its legs on the floor
+  forward(m, d);
+  const int nefc = static_cast<int>(e.nefc[0]);
+  ASSERT_GT(nefc, 0) << "the Ant pressed to the floor has no constraint rows";
+  const ModelView<double> v = view_of(m);
+  const bool has_cones = constraint::solve_prepare(v, e);
+  constraint::NewtonRun<double> run = constraint::solve_run(v, e, has_cones);
+  const constraint::Rows<double> global = run.rows;
+  std::vector<double> storage(static_cast<size_t>(constraint::newton_scratch_size(m.nv, nefc) +
+                                                  constraint::placed_rows_size(m.nv, nefc)));
+  const double* begin = storage.data();
+  const double* end = begin + storage.size();
+  const auto inside = [&](const void* p) {
+    return p >= static_cast<const void*>(begin) && p < static_cast<const void*>(end);
+  };
+  ASSERT_EQ(constraint::place_in_storage(constraint::SerialGroup{}, run,
+                                         constraint::GroupStorage<double>{
+                                             storage.data(), static_cast<int64_t>(storage.size())}),
+            Placed::kRows);
+  EXPECT_EQ(run.H, begin);
+  EXPECT_EQ(run.scratch, begin);
+  for (const void* p :
+       {static_cast<const void*>(run.rows.J), static_cast<const void*>(run.rows.D),
+        static_cast<const void*>(run.rows.R), static_cast<const void*>(run.rows.aref),
+        static_cast<const void*>(run.rows.frictionloss), static_cast<const void*>(run.rows.cone),
+        static_cast<const void*>(run.rows.colmask), static_cast<const void*>(run.rows.type),
+        static_cast<const void*>(run.rows.cone_dim)})
+    EXPECT_TRUE(inside(p)) << "a row array read from outside the storage";
+  EXPECT_TRUE(same_bits(run.rows.J, global.J, int64_t{nefc} * m.nv));
+  EXPECT_TRUE(
+      same_bits(run.rows.colmask, global.colmask, int64_t{constraint::kColumnWords} * nefc));
+  for (int i = 0; i < nefc; ++i) {
+    EXPECT_EQ(run.rows.type[i], global.type[i]) << "row " << i;
+    EXPECT_EQ(run.rows.cone_dim[i], global.cone_dim[i]) << "row " << i;
+    EXPECT_TRUE(same_bits(run.rows.D + i, global.D + i, 1) &&
+                same_bits(run.rows.R + i, global.R + i, 1) &&
+                same_bits(run.rows.aref + i, global.aref + i, 1) &&
+                same_bits(run.rows.frictionloss + i, global.frictionloss + i, 1) &&
+                same_bits(run.rows.cone + i, global.cone + i, 1))
+        << "row " << i;
+  }
+}
 
 // GJK/EPA's pairs by a lane group, as CUDA's collision_ccd and collision_hfield kernels run them
 // (pipeline.h's collision_ccd_group: the bounding tests, the group pair function, the leader's
