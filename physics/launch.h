@@ -214,12 +214,14 @@ struct CollideCcdByLanes {
 // when its env converges, so a slow env holds back no other env's resources. The block's shared
 // memory is the warp's GroupStorage (solve_group.h): the env's Hessian and its factor, then the
 // rest of the Newton scratch, then a copy of its rows, as far as they fit for the step's nefc.
-// Its size (constraint::kWarpSolveStorage) is what the solve's register-bound occupancy leaves
-// a block of the SM's 228 KiB on sm_90, with 1 KiB reserved per block: float32 at 134 registers
-// runs 15 one-warp blocks an SM, 15 x (14 + 1) KiB; float64 at 180, 11 blocks, 11 x (19 + 1)
-// KiB (scripts/ptxas-table.py's occupancy counts both). What fits, float32 / float64: Ant (nv 14)
-// the rows up to nefc 94 / 61, Humanoid (nv 23) 66 / 40, Go1 (nv 18) 81 / 51, G1 (nv 35) 39 / 18;
-// any nv <= 59 (float32) or 49 (float64) keeps at least its Hessian there.
+// Its size (constraint::warp_solve_storage) is what the solve's register-bound occupancy leaves
+// a block of an SM's shared memory, with 1 KiB reserved per block: on sm_90 (228 KiB) float32 at
+// 134 registers runs 15 one-warp blocks an SM, 15 x (14 + 1) KiB, and float64 at 180 runs 11,
+// 11 x (19 + 1) KiB (scripts/ptxas-table.py's occupancy counts both, and flags the solve when its
+// shared memory would bind before its registers); the sm_80 build (164 KiB) takes 9 and 13 KiB
+// for the same 15 and 11 blocks. What fits on sm_90, float32 / float64: Ant (nv 14) the rows up to
+// nefc 94 / 61, Humanoid (nv 23) 66 / 40, Go1 (nv 18) 81 / 51, G1 (nv 35) 39 / 18; any nv <= 59
+// (float32) or 49 (float64) keeps at least its Hessian there.
 constexpr int kSolveBlock = 32;
 template <class T, int Block>
 struct SolveByWarp {
@@ -233,9 +235,14 @@ struct SolveByWarp {
     auto e = b.env(i);
 #if defined(__CUDA_ARCH__)
     // One env per block (kSolveBlock = a warp): the block's shared memory is its env's.
-    __shared__ T storage[constraint::kWarpSolveStorage<T>];
+#if __CUDA_ARCH__ >= 900
+    constexpr int64_t kStorage = constraint::warp_solve_storage<T>(90);
+#else
+    constexpr int64_t kStorage = constraint::warp_solve_storage<T>(80);
+#endif
+    __shared__ T storage[kStorage];
     constraint::solve(constraint::WarpGroup{}, env_model(m, params, i), e,
-                      constraint::GroupStorage<T>{storage, constraint::kWarpSolveStorage<T>});
+                      constraint::GroupStorage<T>{storage, kStorage});
 #else
     constraint::solve(constraint::WarpGroup{}, env_model(m, params, i), e);
 #endif

@@ -49,6 +49,8 @@ BUDGET = {"regs": 128, "stack": 1024, "cooperative_regs": 255}
 # kind substring: (its block size, physics/launch.h's kSolveBlock and kCcdBlock; what it is).
 COOPERATIVE = {"(warp per env)": (32, "a warp per env, one env per 32-thread block"),
                "(lanes per pair)": (32, "a lane group per (env, pair), 32-thread blocks")}
+# Kernels whose shared memory is sized to their register-bound occupancy.
+SHARED_SIZED = "(warp per env)"
 BEGIN, END = "<!-- ptxas-table:begin -->", "<!-- ptxas-table:end -->"
 
 
@@ -182,14 +184,20 @@ def block_of(kind):
     return next((b for k, (b, _) in COOPERATIVE.items() if k in kind), BLOCK)
 
 
-def occupancy(regs, smem, block=BLOCK):
-    """Theoretical occupancy (active warps / 64) at `block` threads per block on sm_90."""
+def blocks_per_sm(regs, smem, block=BLOCK):
+    """(blocks an SM by its registers, by its shared memory) at `block` threads per block."""
     warps_per_block = block // 32
     reg_per_warp = -(-max(regs, 1) * 32 // SM["reg_unit"]) * SM["reg_unit"]
     blocks_regs = (SM["regs"] // reg_per_warp) // warps_per_block
     blocks_smem = SM["smem"] // (smem + SM["smem_reserved"]) if smem else SM["blocks"]
+    return blocks_regs, blocks_smem
+
+
+def occupancy(regs, smem, block=BLOCK):
+    """Theoretical occupancy (active warps / 64) at `block` threads per block on sm_90."""
+    blocks_regs, blocks_smem = blocks_per_sm(regs, smem, block)
     blocks = min(blocks_regs, blocks_smem, SM["blocks"], SM["threads"] // block)
-    return blocks * warps_per_block / SM["warps"]
+    return blocks * (block // 32) / SM["warps"]
 
 
 def verdict(name, p, unit):
@@ -209,6 +217,12 @@ def verdict(name, p, unit):
         over.append("stack")
     if p["regs"] > (BUDGET["cooperative_regs"] if cooperative else BUDGET["regs"]):
         over.append("registers")
+    # The warp solve sizes its shared memory to what its registers leave (physics/launch.h's
+    # SolveByWarp): shared memory that bounds its occupancy first is too large.
+    if SHARED_SIZED in name:
+        by_regs, by_smem = blocks_per_sm(p["regs"], p["smem"], block_of(name))
+        if by_smem < by_regs:
+            over.append(f"shared memory ({by_smem} blocks an SM where registers allow {by_regs})")
     if over:
         return option + ("over: " if option else "OVER: ") + ", ".join(over)
     return option + (f"ok (cooperative: {cooperative})" if cooperative else "ok")

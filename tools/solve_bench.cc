@@ -7,9 +7,10 @@
 //   cmake --build build --target solve_bench
 //   build/tools/solve_bench --benchmark_repetitions=3 MODEL.xml...
 // Counters: solves/s; nnz/nv, the rows' mean share of columns that the sparse sums read; the
-// states' row counts (nefc p50, p90, max) and the share of them whose whole solve, rows included,
-// fits CUDA's warp solve's shared memory in float32 and float64 (rows_shared_f32/f64:
-// solve_group.h's placement at kWarpSolveStorage).
+// states' row counts (nefc_p50, nefc_p90, nefc_most: the most any state had) and the share of
+// them whose whole solve, rows included, fits CUDA's warp solve's shared memory on sm_90 in
+// float32 and float64 (rows_shared_f32/f64: solve_group.h's placement at kWarpSolveStorage; the
+// row counts of these float64 states).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -119,7 +120,7 @@ void bench_solve(benchmark::State& state, std::shared_ptr<States> s, bool dense)
   state.counters["nnz/nv"] = s->nnz_share;
   state.counters["nefc_p50"] = quantile(s->nefc, 0.5);
   state.counters["nefc_p90"] = quantile(s->nefc, 0.9);
-  state.counters["nefc_max"] = s->nefc.empty() ? 0 : s->nefc.back();
+  state.counters["nefc_most"] = s->nefc.empty() ? 0 : s->nefc.back();
   state.counters["rows_shared_f32"] = s->rows_shared[0];
   state.counters["rows_shared_f64"] = s->rows_shared[1];
 }

@@ -394,10 +394,16 @@ struct GroupStorage {
 
 enum class Placed { kNothing, kHessian, kScratch, kRows };
 
-// The storage CUDA's warp solve gives each env, in scalars: its block's shared memory
-// (physics/launch.h's SolveByWarp says why these sizes: 14 KiB in float32, 19 KiB in float64).
+// The storage CUDA's warp solve gives each env, in scalars: its block's shared memory, sized for
+// the architecture's shared memory an SM (physics/launch.h's SolveByWarp says why): sm_90's 228
+// KiB, 14 KiB in float32 and 19 KiB in float64; the sm_80 build's 164 KiB (A100), 9 and 13 KiB.
 template <class T>
-constexpr int64_t kWarpSolveStorage = (sizeof(T) == 4 ? 14 * 1024 : 19 * 1024) / sizeof(T);
+constexpr int64_t warp_solve_storage(int arch) {
+  const int64_t kib = arch >= 90 ? (sizeof(T) == 4 ? 14 : 19) : (sizeof(T) == 4 ? 9 : 13);
+  return kib * 1024 / static_cast<int64_t>(sizeof(T));
+}
+template <class T>
+constexpr int64_t kWarpSolveStorage = warp_solve_storage<T>(90);
 
 // The scalars a rows copy of nefc rows takes (kRows).
 MYRIAD_HD int64_t placed_rows_size(int nv, int nefc) {
@@ -433,6 +439,8 @@ MYRIAD_HD Placed place_in_storage(const G& g, NewtonRun<T>& run, const GroupStor
   T* aref = R + nefc;
   T* frictionloss = aref + nefc;
   T* cone = frictionloss + nefc;
+  // The int32 arrays in T slots, a T's room each (as solve.h's solve_rows_scratch): only ever
+  // read and written as int32.
   int32_t* type = reinterpret_cast<int32_t*>(cone + nefc);
   int32_t* cone_dim = reinterpret_cast<int32_t*>(cone + 2 * nefc);
   const Rows<T> from = rows;

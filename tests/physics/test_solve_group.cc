@@ -77,10 +77,12 @@ void reset_noisy(const Model<T>& m, Data<T>& d, int envs, std::mt19937& rng) {
 }
 
 // What the group's own storage (constraint::GroupStorage: CUDA's shared memory) is sized to take
-// in expect_group_solve_matches: none, or exactly what each env's placement level needs.
-enum class Own { kNone, kHessian, kScratch, kRows };
+// in expect_group_solve_matches: none, exactly what each env's placement level needs, or (kWarp)
+// CUDA's size on sm_90, whatever level each env's rows then reach.
+enum class Own { kNone, kHessian, kScratch, kRows, kWarp };
 
-// The storage an env with nefc rows needs to place `own` (none for kNone).
+// The storage an env with nefc rows has for `own` (none for kNone).
+template <class T>
 int64_t own_size(Own own, int nv, int nefc) {
   const int64_t scratch = constraint::newton_scratch_size(nv, nefc);
   switch (own) {
@@ -92,6 +94,8 @@ int64_t own_size(Own own, int nv, int nefc) {
       return scratch;
     case Own::kRows:
       return scratch + constraint::placed_rows_size(nv, nefc);
+    case Own::kWarp:
+      return constraint::kWarpSolveStorage<T>;
   }
   return 0;
 }
@@ -118,16 +122,20 @@ int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
   constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
   const auto solve_grouped = [&](auto b) {
     const int nefc = static_cast<int>(b.nefc[0]);
-    std::vector<T> storage(static_cast<size_t>(own_size(kOwn, m.nv, nefc)), kNaN);
-    const int64_t untouched = kOwn == Own::kNone      ? 0
-                              : kOwn == Own::kHessian ? int64_t{m.nv} * m.nv
-                                                      : constraint::newton_scratch_size(m.nv, nefc);
+    std::vector<T> storage(static_cast<size_t>(own_size<T>(kOwn, m.nv, nefc)), kNaN);
+    const constraint::Placed expected =
+        kOwn == Own::kWarp ? constraint::placement(m.nv, nefc, constraint::kWarpSolveStorage<T>)
+                           : static_cast<constraint::Placed>(kOwn);
+    const int64_t untouched = expected == constraint::Placed::kNothing ? 0
+                              : expected == constraint::Placed::kHessian
+                                  ? int64_t{m.nv} * m.nv
+                                  : constraint::newton_scratch_size(m.nv, nefc);
     std::fill(b.solver_scratch, b.solver_scratch + untouched, kNaN);
     const constraint::Placed placed = constraint::solve(
         G{}, v, b,
         constraint::GroupStorage<T>{storage.data(), static_cast<int64_t>(storage.size())});
     if (nefc == 0) return;
-    EXPECT_EQ(static_cast<int>(placed), static_cast<int>(kOwn))
+    EXPECT_EQ(static_cast<int>(placed), static_cast<int>(expected))
         << what << ": what the storage took";
     for (int64_t k = 0; k < untouched; ++k)
       EXPECT_TRUE(std::isnan(b.solver_scratch[k]))
@@ -219,8 +227,11 @@ void expect_groups_match(const std::string& path) {
     expect_group_solve_matches<Lanes32, 1, Own::kHessian>(m, d, kEnvs, at + ", own Hessian");
     expect_group_solve_matches<Lanes32, 1, Own::kScratch>(m, d, kEnvs, at + ", own scratch");
     expect_group_solve_matches<Lanes32, 1, Own::kRows>(m, d, kEnvs, at + ", own rows");
+    expect_group_solve_matches<Lanes32, 1, Own::kWarp>(m, d, kEnvs, at + ", warp's storage");
     expect_group_solve_matches<Lanes32, 32, Own::kHessian>(m, d, kEnvs,
                                                            at + ", blocked, own Hessian");
+    expect_group_solve_matches<Lanes32, 32, Own::kScratch>(m, d, kEnvs,
+                                                           at + ", blocked, own scratch");
     expect_group_solve_matches<Lanes32, 32, Own::kRows>(m, d, kEnvs, at + ", blocked, own rows");
   }
   EXPECT_GT(with_rows, 0) << path << ": no state had constraint rows; the test compared nothing";
