@@ -338,14 +338,17 @@ done
 
 # The batch's layout, the engine alone: blocks of 32 envs against env-major rows (the default),
 # the same model, steps and GPU (physics-bench --layout).
-# At the mode's largest size (65,536 on a GPU, 256 in a dry run).
+# CUDA only (the CPU engine keeps env-major rows; a dry run records so), at 65,536 envs.
 for model in ant humanoid; do
   for layout in blocked env-major; do
-    n=${sizes[-1]}
-    key="3_layout.$model.n$n.$layout"
+    key="3_layout.$model.n65536.$layout"
+    if [ "$mode" != gpu ]; then
+      record "$key" '"not in a dry run: physics-bench --layout is for CUDA"'
+      continue
+    fi
     budget_for "$key" 30 || continue
     run_to "$runs/physics.json" 90 "$bin" physics-bench "$root/envs/locomotion/models/$model.xml" \
-      --device "$dev" --num-envs "$n" --warmup 5 --steps 50 --layout "$layout"
+      --device "$dev" --num-envs 65536 --warmup 5 --steps 50 --layout "$layout"
     record "$key" --json-line "$runs/physics.json"
   done
 done
