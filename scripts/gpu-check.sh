@@ -294,10 +294,13 @@ agreement "test_cuda_envs test_cuda_envs envs * 1" \
 [ -d "$pre" ] || record_unbuilt  # without a pack, nothing more is built for them
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # synccheck: the constraint solve's warps (__syncwarp between phases) reach every barrier whole.
-# Each "TOOL ENV LAUNCH": the default launch (staged) on both envs, and the blocked layout's env
-# step (launch=blocked: its padded blocks) under memcheck on Ant-v5.
+# racecheck: no shared-memory hazard in the warp solve (its Hessian, scratch and rows' copy in
+# shared memory: Humanoid's rows) and in GJK/EPA's lane groups (their shared polytope and
+# rounds: Go1 on a height field). Each "TOOL ENV LAUNCH": the default launch (staged), and the
+# blocked layout's env step (launch=blocked: its padded blocks) under memcheck on Ant-v5.
 for spec in "memcheck Ant-v5 staged" "memcheck Humanoid-v5 staged" "initcheck Ant-v5 staged" \
-  "initcheck Humanoid-v5 staged" "synccheck Ant-v5 staged" "memcheck Ant-v5 blocked"; do
+  "initcheck Humanoid-v5 staged" "synccheck Ant-v5 staged" "racecheck Humanoid-v5 staged" \
+  "racecheck Go1-Velocity-Rough-v0 staged" "memcheck Ant-v5 blocked"; do
   read -r tool env launch <<< "$spec"
   key="2_agreement.sanitizer.$tool.$env"
   [ "$launch" = staged ] || key="$key.$launch"
@@ -307,8 +310,11 @@ for spec in "memcheck Ant-v5 staged" "memcheck Humanoid-v5 staged" "initcheck An
   fi
   [ -x "$sanitizer" ] || { record "$key" '"compute-sanitizer not found"'; continue; }
   budget_for "$key" 60 || continue
-  run_to "$runs/sanitizer.log" 150 "$sanitizer" --tool "$tool" --print-limit 5 "$bin" bench \
-    --env "$env" --device cuda --num-envs "$sanitize_envs" --steps 3 --launch "$launch"
+  # racecheck runs far slower than the other tools: 8 envs, one step.
+  san_envs=$sanitize_envs san_steps=3 san_limit=150
+  [ "$tool" = racecheck ] && san_envs=8 san_steps=1 san_limit=90
+  run_to "$runs/sanitizer.log" "$san_limit" "$sanitizer" --tool "$tool" --print-limit 5 "$bin" bench \
+    --env "$env" --device cuda --num-envs "$san_envs" --steps "$san_steps" --launch "$launch"
   record "$key" "\"rc=$? $(grep -m1 'ERROR SUMMARY' "$runs/sanitizer.log" | tr -d '"=')\""
 done
 

@@ -25,7 +25,18 @@
 namespace myriad::envs {
 namespace cuda_runner {
 
-// Two frames that point at the same buffers with the same sizes (a captured graph's arguments).
+// Two pushes with the same settings (a captured graph launches the push's kernel or not, and
+// its kernels hold the settings by value).
+inline bool same_push(const PushEvent& a, const PushEvent& b) {
+  bool same = a.enabled == b.enabled && a.qpos_adr == b.qpos_adr && a.qvel_adr == b.qvel_adr &&
+              a.dt == b.dt;
+  for (int k = 0; k < 2; ++k) same = same && a.interval[k] == b.interval[k];
+  for (int k = 0; k < 6; ++k) same = same && a.lo[k] == b.lo[k] && a.hi[k] == b.hi[k];
+  return same;
+}
+
+// Two frames that point at the same buffers with the same sizes and the same push (a captured
+// graph's arguments).
 inline bool same_frame(const PhysicsFrame& a, const PhysicsFrame& b) {
   return a.n == b.n && a.seed == b.seed && a.max_steps == b.max_steps &&
          a.frame_skip == b.frame_skip && a.obs_dim == b.obs_dim && a.action_dim == b.action_dim &&
@@ -34,7 +45,7 @@ inline bool same_frame(const PhysicsFrame& a, const PhysicsFrame& b) {
          a.elapsed == b.elapsed && a.episode == b.episode && a.running_return == b.running_return &&
          a.episode_return == b.episode_return && a.episode_length == b.episode_length &&
          a.diverged == b.diverged && a.info == b.info && a.task == b.task &&
-         a.task_dim == b.task_dim && a.final_qpos == b.final_qpos;
+         a.task_dim == b.task_dim && a.final_qpos == b.final_qpos && same_push(a.push, b.push);
 }
 
 // Block: the batch's layout, 1 (env-major) or physics::kCudaBlock (blocked).
