@@ -213,15 +213,16 @@ struct CollideCcdByLanes {
 // solve_group.h splits each stage over its lanes), one env per 32-thread block: a block retires
 // when its env converges, so a slow env holds back no other env's resources. The block's shared
 // memory is the warp's GroupStorage (solve_group.h): the env's Hessian and its factor, then the
-// rest of the Newton scratch, then a copy of its rows, as far as they fit for the step's nefc.
+// rest of the Newton scratch, then a copy of its rows (J dense, or packed where only that fits),
+// as far as they fit for the step's nefc.
 // Its size (constraint::warp_solve_storage) is what the solve's register-bound occupancy leaves
 // a block of an SM's shared memory, with 1 KiB reserved per block: on sm_90 (228 KiB) float32 at
-// 134 registers runs 15 one-warp blocks an SM, 15 x (14 + 1) KiB, and float64 at 180 runs 11,
+// 133 registers runs 15 one-warp blocks an SM, 15 x (14 + 1) KiB, and float64 at 180 runs 11,
 // 11 x (19 + 1) KiB (scripts/ptxas-table.py's occupancy counts both, and flags the solve when its
 // shared memory would bind before its registers); the sm_80 build (164 KiB) takes 9 and 13 KiB
 // for the same 15 and 11 blocks. What fits on sm_90, float32 / float64: Ant (nv 14) the rows up to
-// nefc 94 / 61, Humanoid (nv 23) 66 / 40, Go1 (nv 18) 81 / 51, G1 (nv 35) 39 / 18; any nv <= 59
-// (float32) or 49 (float64) keeps at least its Hessian there.
+// nefc 94 / 61 dense, Humanoid (nv 23) 66 / 40, Go1 (nv 18) 81 / 51, G1 (nv 35) 39 / 18 dense and
+// about 64 / 30 packed; any nv <= 59 (float32) or 49 (float64) keeps at least its Hessian there.
 constexpr int kSolveBlock = 32;
 template <class T, int Block>
 struct SolveByWarp {

@@ -9,8 +9,9 @@
 // Counters: solves/s; nnz/nv, the rows' mean share of columns that the sparse sums read; the
 // states' row counts (nefc_p50, nefc_p90, nefc_most: the most any state had) and the share of
 // them whose whole solve, rows included, fits CUDA's warp solve's shared memory on sm_90 in
-// float32 and float64 (rows_shared_f32/f64: solve_group.h's placement at kWarpSolveStorage; the
-// row counts of these float64 states).
+// float32 and float64 (rows_shared_f32/f64: solve_group.h's placement at kWarpSolveStorage, the
+// rows copied dense or packed; rows_dense_f32/f64: those whose dense copy fits; the row counts of
+// these float64 states).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "myriad/physics/engine.h"
@@ -40,6 +42,7 @@ struct States {
   int64_t solves = 0;       // states with rows, per pass over all snapshots
   std::vector<int> nefc;    // each state's rows, those with rows, sorted
   double rows_shared[2]{};  // share of them whose rows fit the warp solve's storage: f32, f64
+  double rows_dense[2]{};   // share of them whose dense rows fit it: f32, f64
 };
 
 // The q-th quantile (0..1) of sorted counts (0 for none).
@@ -62,6 +65,7 @@ States make_states(const std::string& path) {
   }
   int64_t rows = 0;
   double share = 0;
+  std::vector<std::pair<int, int64_t>> placements;  // (nefc, nnz) of each state with rows
   for (int snap = 0; snap < kStates; ++snap) {
     for (int step_k = 0; step_k < 10; ++step_k) {
       for (int i = 0; i < kEnvs; ++i) {
@@ -75,25 +79,36 @@ States make_states(const std::string& path) {
       EnvData<double> e = d.env(m, i);
       const int nefc = static_cast<int>(e.nefc[0]);
       s.solves += nefc > 0;
-      if (nefc > 0) s.nefc.push_back(nefc);
+      int64_t nnz = 0;
       for (int r = 0; r < nefc; ++r)
-        share += __builtin_popcountll(constraint::column_set(
-                     e.efc_J_colmask + int64_t{constraint::kColumnWords} * r)) /
-                 static_cast<double>(m.nv);
+        nnz += constraint::column_count(
+            constraint::column_set(e.efc_J_colmask + int64_t{constraint::kColumnWords} * r));
+      if (nefc > 0) {
+        s.nefc.push_back(nefc);
+        placements.push_back({nefc, nnz});
+      }
+      share += static_cast<double>(nnz) / static_cast<double>(m.nv);
       rows += nefc;
     }
     s.snapshots.push_back(d);
   }
   s.nnz_share = rows ? share / static_cast<double>(rows) : 0;
   std::sort(s.nefc.begin(), s.nefc.end());
-  for (const int n : s.nefc) {
+  for (const auto& [n, nnz] : placements) {
     using constraint::Placed;
-    using constraint::placement;
-    s.rows_shared[0] += placement(m.nv, n, constraint::kWarpSolveStorage<float>) == Placed::kRows;
-    s.rows_shared[1] += placement(m.nv, n, constraint::kWarpSolveStorage<double>) == Placed::kRows;
+    const Placed at[2] = {
+        constraint::placement(m.nv, n, constraint::kWarpSolveStorage<float>, nnz),
+        constraint::placement(m.nv, n, constraint::kWarpSolveStorage<double>, nnz)};
+    for (int p = 0; p < 2; ++p) {
+      s.rows_shared[p] += at[p] == Placed::kRows || at[p] == Placed::kRowsPacked;
+      s.rows_dense[p] += at[p] == Placed::kRows;
+    }
   }
-  for (double& share_of : s.rows_shared)
-    share_of = s.nefc.empty() ? 0 : share_of / static_cast<double>(s.nefc.size());
+  for (int p = 0; p < 2; ++p) {
+    const double states = placements.empty() ? 1 : static_cast<double>(placements.size());
+    s.rows_shared[p] /= states;
+    s.rows_dense[p] /= states;
+  }
   return s;
 }
 
@@ -123,6 +138,8 @@ void bench_solve(benchmark::State& state, std::shared_ptr<States> s, bool dense)
   state.counters["nefc_most"] = s->nefc.empty() ? 0 : s->nefc.back();
   state.counters["rows_shared_f32"] = s->rows_shared[0];
   state.counters["rows_shared_f64"] = s->rows_shared[1];
+  state.counters["rows_dense_f32"] = s->rows_dense[0];
+  state.counters["rows_dense_f64"] = s->rows_dense[1];
 }
 
 }  // namespace

@@ -81,8 +81,13 @@ struct Rows {
   // adding a zero leaves a sum as it was; a non-finite qacc or force would make the dense sums
   // NaN where these stay finite) in O(nnz) where the dense row costs O(nv). The lane groups'
   // Jᵀ·force and J_rᵀ D_r J_r (solve_group.h: a dof or an entry per lane) read every row's
-  // entry, which a column list does not make cheaper.
+  // entry at the columns of its set.
   const T* colmask = nullptr;
+  // The packed rows (null: J dense [nefc, nv]; needs colmask): row i's values at its set's
+  // columns only, in column order, from J + packed_at[i] (row_values, value_index): the lane
+  // group's copy of its rows where the dense rows do not fit its storage (solve_group.h). Every
+  // function here reads either form, with the same bits.
+  const int32_t* packed_at = nullptr;
 };
 
 // A row's columns as a bit set, bit k for column k (nv <= 64 is checked at import), stored in
@@ -116,6 +121,27 @@ MYRIAD_HD ColumnMask column_set(const T* words) {
 template <class T>
 MYRIAD_HD ColumnMask row_columns(const Rows<T>& rows, int i, int nv) {
   return rows.colmask ? column_set(rows.colmask + int64_t{kColumnWords} * i) : columns_to(nv - 1);
+}
+
+// How many columns a set holds.
+MYRIAD_HD int column_count(ColumnMask w) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(static_cast<unsigned long long>(w));
+#else
+  return __builtin_popcountll(w);
+#endif
+}
+
+// Row i's values: J + packed_at[i] for packed rows (Rows::packed_at), J + i nv for dense ones.
+// Its value at column col of its set lies at value_index(packed, set, col) from there: the
+// column for dense rows, the column's rank in the set for packed ones. A walk over the set in
+// ascending order (for (ColumnMask w = set; ...)) meets the ranks 0, 1, ... in turn.
+template <class T>
+MYRIAD_HD const T* row_values(const Rows<T>& rows, int i, int nv) {
+  return rows.J + (rows.packed_at ? int64_t{rows.packed_at[i]} : int64_t{i} * nv);
+}
+MYRIAD_HD int value_index(bool packed, ColumnMask set, int col) {
+  return packed ? column_count(set & ((ColumnMask{1} << col) - 1)) : col;
 }
 
 // mjOption.iterations, tolerance, ls_iterations, ls_tolerance; mjStatistic.meaninertia;
@@ -161,13 +187,31 @@ MYRIAD_HD void mul_mat_vec(T* res, const T* M, const T* x, int rows, int cols) {
 // (row i of J, x [nv]) => (J_i·x, summed over the row's columns in order: dot's bits)
 template <class T>
 MYRIAD_HD T row_dot(const Rows<T>& rows, int i, int nv, const T* x) {
-  const T* Ji = rows.J + int64_t{i} * nv;
+  const T* Ji = row_values(rows, i, nv);
+  const bool packed = rows.packed_at != nullptr;
   T s = T(0);
-  for (ColumnMask w = row_columns(rows, i, nv); w; w &= w - 1) {
+  int rank = 0;
+  for (ColumnMask w = row_columns(rows, i, nv); w; w &= w - 1, ++rank) {
     const int col = lowest_column(w);
-    s += Ji[col] * x[col];
+    s += Ji[packed ? rank : col] * x[col];
   }
   return s;
+}
+
+// Row i's value at column col: 0 outside its set (set: row_columns(rows, i, nv)).
+template <class T>
+MYRIAD_HD T row_value(const Rows<T>& rows, int i, int nv, ColumnMask set, int col) {
+  if (!(set >> col & 1)) return T(0);
+  return row_values(rows, i, nv)[value_index(rows.packed_at != nullptr, set, col)];
+}
+
+// (row i of J, scale) => (out [nv] = scale·J_i: +0 outside the row's set, as a dense row's zeros
+// times a positive scale)
+template <class T>
+MYRIAD_HD void row_scaled(const Rows<T>& rows, int i, int nv, T scale, T* out) {
+  const ColumnMask set = row_columns(rows, i, nv);
+  for (int k = 0; k < nv; ++k)
+    out[k] = (set >> k & 1) ? row_value(rows, i, nv, set, k) * scale : T(0);
 }
 
 // (J [nefc, nv], a [nv], aref [nefc]) => (jar [nefc] = J·a − aref)
@@ -278,10 +322,12 @@ MYRIAD_HD T constraint_update(const Rows<T>& rows, int nv, const T* jar, T* forc
     for (int j = 0; j < n; ++j) {
       if (force) force[i + j] = f[j];
       if (qfrc && f[j] != T(0)) {
-        const T* Ji = rows.J + int64_t{i + j} * nv;
-        for (ColumnMask w = row_columns(rows, i + j, nv); w; w &= w - 1) {
+        const T* Ji = row_values(rows, i + j, nv);
+        const bool packed = rows.packed_at != nullptr;
+        int rank = 0;
+        for (ColumnMask w = row_columns(rows, i + j, nv); w; w &= w - 1, ++rank) {
           const int k = lowest_column(w);
-          qfrc[k] += Ji[k] * f[j];
+          qfrc[k] += Ji[packed ? rank : k] * f[j];
         }
       }
     }
@@ -322,25 +368,33 @@ MYRIAD_HD bool cone_hessian(const Rows<T>& rows, int r, const T* jar, T* Hc) {
   return true;
 }
 
-// (row i of H's lower triangle, the contact's rows Jc [dim, nv], their columns (one set for the
-// contact's rows) and Hc) => (H[i, j] += (J_cᵀ H_c J_c)[i, j] for the columns j <= i; nothing
-// where column i of H_c J_c is zero).
+// (row i of H's lower triangle, the contact's rows r .. r + dim − 1, their columns (one set for
+// the contact's rows) and Hc) => (H[i, j] += (J_cᵀ H_c J_c)[i, j] for the columns j <= i; nothing
+// where column i of H_c J_c is zero). The contact's rows lie one after another in J, nv apart
+// when dense, the set's count apart when packed.
 template <class T>
-MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const T* Jc, ColumnMask columns, int dim,
-                                    const T* Hc, int i) {
+MYRIAD_HD void add_cone_hessian_row(T* H, int nv, const Rows<T>& rows, int r, ColumnMask columns,
+                                    int dim, const T* Hc, int i) {
+  const bool packed = rows.packed_at != nullptr;
+  const T* Jc = row_values(rows, r, nv);
+  const int stride = packed ? column_count(columns) : nv;
+  if (!(columns >> i & 1)) return;  // column i of J_c is zero
+  const int at_i = value_index(packed, columns, i);
   T G[6];  // (H_c J_c)[:, i]
   bool any = false;
   for (int b = 0; b < dim; ++b) {
     T g = 0;
-    for (int a = 0; a < dim; ++a) g += Hc[a * dim + b] * Jc[a * nv + i];
+    for (int a = 0; a < dim; ++a) g += Hc[a * dim + b] * Jc[a * stride + at_i];
     G[b] = g;
     any = any || g != T(0);
   }
   if (!any) return;
-  for (ColumnMask w = columns & columns_to(i); w; w &= w - 1) {
+  int rank = 0;
+  for (ColumnMask w = columns & columns_to(i); w; w &= w - 1, ++rank) {
     const int j = lowest_column(w);
+    const int at_j = packed ? rank : j;
     T s = 0;
-    for (int b = 0; b < dim; ++b) s += G[b] * Jc[b * nv + j];
+    for (int b = 0; b < dim; ++b) s += G[b] * Jc[b * stride + at_j];
     H[i * nv + j] += s;
   }
 }
@@ -356,7 +410,7 @@ MYRIAD_HD void add_cone_hessians(T* H, int nv, const Rows<T>& rows, const T* jar
     const int dim = rows.cone_dim[r];
     const ColumnMask columns = row_columns(rows, r, nv);
     for (ColumnMask w = columns; w; w &= w - 1)
-      add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, columns, dim, Hc, lowest_column(w));
+      add_cone_hessian_row(H, nv, rows, r, columns, dim, Hc, lowest_column(w));
     r += dim - 1;
   }
 }
@@ -388,16 +442,20 @@ MYRIAD_HD void assemble_hessian(T* H, int nv, const T* M, const Rows<T>& rows, c
       row_cost(rows, r, jar[r], f, &quadratic);
     }
     if (!quadratic) continue;
-    const T* Jr = rows.J + int64_t{r} * nv;
+    const T* Jr = row_values(rows, r, nv);
+    const bool packed = rows.packed_at != nullptr;
     const ColumnMask columns = row_columns(rows, r, nv);
     const T D = rows.D[r];
-    for (ColumnMask w = columns; w; w &= w - 1) {
+    int rank_i = 0;
+    for (ColumnMask w = columns; w; w &= w - 1, ++rank_i) {
       const int i = lowest_column(w);
-      if (Jr[i] == T(0)) continue;
-      const T DJi = D * Jr[i];
-      for (ColumnMask v = columns & columns_to(i); v; v &= v - 1) {
+      const T Jri = Jr[packed ? rank_i : i];
+      if (Jri == T(0)) continue;
+      const T DJi = D * Jri;
+      int rank_j = 0;
+      for (ColumnMask v = columns & columns_to(i); v; v &= v - 1, ++rank_j) {
         const int j = lowest_column(v);
-        H[i * nv + j] += DJi * Jr[j];
+        H[i * nv + j] += DJi * Jr[packed ? rank_j : j];
       }
     }
   }
@@ -1018,8 +1076,7 @@ MYRIAD_HD bool newton_update(NewtonRun<T>& r) {
     if (q == (quadratic[i] != T(0))) continue;
     quadratic[i] = q ? T(1) : T(0);
     const T root = sqrt(rows.D[i]);
-    const T* Ji = rows.J + int64_t{i} * nv;
-    for (int k = 0; k < nv; ++k) vec[k] = Ji[k] * root;
+    row_scaled(rows, i, nv, root, vec);
     if (!chol_update(r.hessian(), vec, nv, q)) {
       assemble_hessian(r.hessian(), nv, r.M, rows, Jaref);
       record_quadratic(rows, Jaref, quadratic);

@@ -75,8 +75,16 @@ MYRIAD_HD T constraint_update(const G& g, const Rows<T>& rows, int nv, const T* 
   if (qfrc) {
     group_for(g, nv, [&](int k) {
       T s = 0;
-      for (int i = 0; i < rows.nefc; ++i)
-        if (force[i] != T(0)) s += rows.J[int64_t{i} * nv + k] * force[i];
+      if (rows.packed_at) {
+        for (int i = 0; i < rows.nefc; ++i) {
+          if (force[i] == T(0)) continue;
+          const ColumnMask set = row_columns(rows, i, nv);
+          if (set >> k & 1) s += detail::row_value(rows, i, nv, set, k) * force[i];
+        }
+      } else {
+        for (int i = 0; i < rows.nefc; ++i)
+          if (force[i] != T(0)) s += rows.J[int64_t{i} * nv + k] * force[i];
+      }
       qfrc[k] = s;
     });
   } else {
@@ -120,10 +128,19 @@ MYRIAD_HD void assemble_hessian(const G& g, T* H, int nv, const T* M, const Rows
     T h = 0;
     for (int r = 0; r < rows.nefc; ++r) {
       if (per_row[4 * r] == T(0)) continue;
-      const T* Jr = rows.J + int64_t{r} * nv;
-      if (Jr[i] == T(0)) continue;
-      const T DJi = rows.D[r] * Jr[i];
-      h += DJi * Jr[j];
+      if (rows.packed_at) {
+        const ColumnMask set = row_columns(rows, r, nv);
+        if (!(set >> i & 1) || !(set >> j & 1)) continue;
+        const T Jri = detail::row_value(rows, r, nv, set, i);
+        if (Jri == T(0)) continue;
+        const T DJi = rows.D[r] * Jri;
+        h += DJi * detail::row_value(rows, r, nv, set, j);
+      } else {
+        const T* Jr = rows.J + int64_t{r} * nv;
+        if (Jr[i] == T(0)) continue;
+        const T DJi = rows.D[r] * Jr[i];
+        h += DJi * Jr[j];
+      }
     }
     H[i * nv + j] = h + M[i * nv + j];
   });
@@ -133,8 +150,8 @@ MYRIAD_HD void assemble_hessian(const G& g, T* H, int nv, const T* M, const Rows
       if (rows.type[r] != kContactElliptic || rows.cone_dim[r] == 0) continue;
       T Hc[36];
       if (!detail::cone_hessian(rows, r, jar, Hc)) continue;
-      detail::add_cone_hessian_row(H, nv, rows.J + int64_t{r} * nv, row_columns(rows, r, nv),
-                                   rows.cone_dim[r], Hc, i);
+      detail::add_cone_hessian_row(H, nv, rows, r, row_columns(rows, r, nv), rows.cone_dim[r], Hc,
+                                   i);
     }
   });
 }
@@ -344,8 +361,10 @@ MYRIAD_HD bool newton_update(const G& g, NewtonRun<T>& r) {
     const bool q = change == T(2);
     if (group_leader(g)) quadratic[i] = q ? T(1) : T(0);
     const T root = sqrt(rows.D[i]);
-    const T* Ji = rows.J + int64_t{i} * nv;
-    group_for(g, nv, [&](int k) { vec[k] = Ji[k] * root; });
+    const ColumnMask set = row_columns(rows, i, nv);
+    group_for(g, nv, [&](int k) {
+      vec[k] = (set >> k & 1) ? detail::row_value(rows, i, nv, set, k) * root : T(0);
+    });
     if (!group_detail::chol_update(g, r.hessian(), vec, nv, q)) {
       group_detail::assemble_hessian(g, r.hessian(), nv, r.M, rows, Jaref, per_row);
       group_detail::record_quadratic(g, rows, Jaref, quadratic);
@@ -375,24 +394,28 @@ MYRIAD_HD int newton_finish(const G& g, NewtonRun<T>& r, int status) {
 
 // The group's own storage (on CUDA its block's shared memory): size scalars that solve() fills,
 // for one env's solve, with what the solve reads most, in this order and as far as it fits:
-//   kHessian  H [nv, nv], the Hessian and its factor (assembly, Cholesky, rank-1 updates and the
-//             triangular solves read and write it whole, every iteration);
-//   kScratch  then the rest of the Newton scratch for this env's nefc rows (NewtonRun's
-//             accessors: Ma .. per_row, 5 nv + 10 nefc; every line-search point reads quad and
-//             per_row);
-//   kRows     then a copy of the rows: J [nefc, nv], colmask [kColumnWords nefc], D, R, aref,
-//             frictionloss, cone [nefc] each, type and cone_dim (int32, a T's room each), which
-//             J·x, Jᵀ·force, the Hessian's assembly and the line search read.
-// Each level is taken only with the ones before it, for the env's own nefc, so a step whose
-// contacts overflow the storage solves from global memory with the same code. Every placed array
-// holds what it would hold in the env's scratch, or a copy of its rows: the same bits.
+//   kHessian     H [nv, nv], the Hessian and its factor (assembly, Cholesky, rank-1 updates and
+//                the triangular solves read and write it whole, every iteration);
+//   kScratch     then the rest of the Newton scratch for this env's nefc rows (NewtonRun's
+//                accessors: Ma .. per_row, 5 nv + 10 nefc; every line-search point reads quad
+//                and per_row);
+//   kRowsPacked  then a copy of the rows with J packed (Rows::packed_at: each row's values at its
+//                set's columns only, at offsets summed in row order by one lane), where the dense
+//                copy does not fit: colmask [kColumnWords nefc], D, R, aref, frictionloss, cone
+//                [nefc] each, type, cone_dim and packed_at (int32, a T's room each), then J's nnz
+//                values (the rows' sets' sizes summed);
+//   kRows        or a copy of the rows with J dense [nefc, nv] after the same arrays but
+//                packed_at, which J·x, Jᵀ·force, the Hessian's assembly and the line search read.
+// Each level is taken only with the ones before it, for the env's own nefc (and nnz), so a step
+// whose contacts overflow the storage solves from global memory with the same code. Every placed
+// array holds what it would hold in the env's scratch, or a copy of its rows: the same bits.
 template <class T>
 struct GroupStorage {
   T* data = nullptr;
   int64_t size = 0;  // scalars
 };
 
-enum class Placed { kNothing, kHessian, kScratch, kRows };
+enum class Placed { kNothing, kHessian, kScratch, kRowsPacked, kRows };
 
 // The storage CUDA's warp solve gives each env, in scalars: its block's shared memory, sized for
 // the architecture's shared memory an SM (physics/launch.h's SolveByWarp says why): sm_90's 228
@@ -405,35 +428,58 @@ constexpr int64_t warp_solve_storage(int arch) {
 template <class T>
 constexpr int64_t kWarpSolveStorage = warp_solve_storage<T>(90);
 
-// The scalars a rows copy of nefc rows takes (kRows).
-MYRIAD_HD int64_t placed_rows_size(int nv, int nefc) {
-  return int64_t{nefc} * (nv + kColumnWords + 7);
+// The scalars a rows copy of nefc rows takes besides J: colmask, the five scalar arrays, type and
+// cone_dim, and for a packed copy packed_at.
+MYRIAD_HD int64_t rows_copy_rest(int nefc, bool packed) {
+  return int64_t{nefc} * (kColumnWords + 7 + (packed ? 1 : 0));
 }
 
-// How far an env with nefc rows fills storage of `size` scalars.
-MYRIAD_HD Placed placement(int nv, int nefc, int64_t size) {
+// The scalars a dense rows copy of nefc rows takes (kRows).
+MYRIAD_HD int64_t placed_rows_size(int nv, int nefc) {
+  return int64_t{nefc} * nv + rows_copy_rest(nefc, false);
+}
+
+// The scalars a packed rows copy of nefc rows with nnz values in their sets takes (kRowsPacked).
+MYRIAD_HD int64_t packed_rows_size(int nefc, int64_t nnz) {
+  return nnz + rows_copy_rest(nefc, true);
+}
+
+// The values in rows' sets, summed over its rows (Rows::colmask; needs it).
+template <class T>
+MYRIAD_HD int64_t row_values_count(const Rows<T>& rows) {
+  int64_t nnz = 0;
+  for (int i = 0; i < rows.nefc; ++i)
+    nnz += column_count(column_set(rows.colmask + int64_t{kColumnWords} * i));
+  return nnz;
+}
+
+// How far an env with nefc rows fills storage of `size` scalars. nnz: its rows' values in their
+// sets (row_values_count), or -1 where its rows carry no sets (no packed copy).
+MYRIAD_HD Placed placement(int nv, int nefc, int64_t size, int64_t nnz = -1) {
   const int64_t hessian = int64_t{nv} * nv, scratch = newton_scratch_size(nv, nefc);
   if (size < hessian) return Placed::kNothing;
   if (size < scratch) return Placed::kHessian;
-  if (size < scratch + placed_rows_size(nv, nefc)) return Placed::kScratch;
-  return Placed::kRows;
+  if (size >= scratch + placed_rows_size(nv, nefc)) return Placed::kRows;
+  if (nnz >= 0 && size >= scratch + packed_rows_size(nefc, nnz)) return Placed::kRowsPacked;
+  return Placed::kScratch;
 }
 
 // (run, as solve_run made it; own) => (run's H, scratch and rows in own as placement says; the
-// rows copied by the group). Returns the placement.
+// rows copied by the group, J packed where only that fits). Returns the placement.
 template <class G, class T>
 MYRIAD_HD Placed place_in_storage(const G& g, NewtonRun<T>& run, const GroupStorage<T>& own) {
   const int nv = run.nv, nefc = run.rows.nefc;
-  const Placed placed = own.data ? placement(nv, nefc, own.size) : Placed::kNothing;
+  Placed placed = own.data ? placement(nv, nefc, own.size) : Placed::kNothing;
+  if (placed == Placed::kScratch && run.rows.colmask)  // the dense rows do not fit: packed?
+    placed = placement(nv, nefc, own.size, row_values_count(run.rows));
   if (placed == Placed::kNothing) return placed;
   run.H = own.data;
   if (placed == Placed::kHessian) return placed;
   run.scratch = own.data;  // H at the start, then the accessors' arrays (NewtonRun)
   if (placed == Placed::kScratch) return placed;
+  const bool packed = placed == Placed::kRowsPacked;
   Rows<T>& rows = run.rows;
-  T* at = own.data + newton_scratch_size(nv, nefc);
-  T* J = at;
-  T* colmask = J + int64_t{nefc} * nv;
+  T* colmask = own.data + newton_scratch_size(nv, nefc);
   T* D = colmask + int64_t{kColumnWords} * nefc;
   T* R = D + nefc;
   T* aref = R + nefc;
@@ -443,8 +489,26 @@ MYRIAD_HD Placed place_in_storage(const G& g, NewtonRun<T>& run, const GroupStor
   // read and written as int32.
   int32_t* type = reinterpret_cast<int32_t*>(cone + nefc);
   int32_t* cone_dim = reinterpret_cast<int32_t*>(cone + 2 * nefc);
+  int32_t* packed_at = packed ? reinterpret_cast<int32_t*>(cone + 3 * nefc) : nullptr;
+  T* J = cone + (packed ? 4 : 3) * int64_t{nefc};
   const Rows<T> from = rows;
-  group_for(g, nefc * nv, [&](int k) { J[k] = from.J[k]; });
+  if (packed) {  // each row's offset, summed in row order by one lane: the same on any group
+    if (group_leader(g)) {
+      int32_t at = 0;
+      for (int i = 0; i < nefc; ++i) {
+        packed_at[i] = at;
+        at += column_count(row_columns(from, i, nv));
+      }
+    }
+    g.sync();
+    group_for(g, nefc, [&](int i) {
+      const T* Ji = from.J + int64_t{i} * nv;
+      T* to = J + packed_at[i];
+      for (ColumnMask w = row_columns(from, i, nv); w; w &= w - 1) *to++ = Ji[lowest_column(w)];
+    });
+  } else {
+    group_for(g, nefc * nv, [&](int k) { J[k] = from.J[k]; });
+  }
   group_for(g, nefc, [&](int i) {
     if (from.colmask)
       for (int w = 0; w < kColumnWords; ++w)
@@ -459,6 +523,7 @@ MYRIAD_HD Placed place_in_storage(const G& g, NewtonRun<T>& run, const GroupStor
   });
   rows.J = J;
   rows.colmask = from.colmask ? colmask : nullptr;
+  rows.packed_at = packed_at;
   rows.D = D;
   rows.R = R;
   rows.aref = aref;

@@ -1,13 +1,15 @@
 // The constraint solve by a lane group (physics/constraint/solve_group.h, a warp per env on CUDA)
 // against the one-thread solve (physics/constraint/solve.h): on Gymnasium's published models and
-// the shipped models with elliptic cones, rolling friction, frictionloss and limits, in float64
+// the shipped models with elliptic cones, rolling friction, frictionloss and limits and the
+// legged robots' (Go1, G1), in float64
 // and float32, at states along noisy trajectories, qacc, qfrc_constraint, efc_force and the
 // iteration count are the one-thread solve's bits. The groups: SerialGroup (the CPU staged
 // step's), and InterleavedGroup with 5 and 32 lanes, which run the lanes of each phase one after
 // another in reverse, so that a lane reading another lane's item of the same phase would change
 // the result. Each also on a blocked batch (physics/batch_layout.h), as CUDA lays its out.
-// Also the solve over the rows' sparse structure against the same solve over the dense rows: the
-// same bits.
+// With the group's own storage (CUDA's shared memory) at each level, the rows copied dense or
+// packed. Also the solve over the rows' sparse structure against the same solve over the dense
+// rows and over the packed rows: the same bits.
 // Also GJK/EPA's pairs by a lane group (pipeline.h's collision_ccd_group, CUDA's collision_ccd
 // and collision_hfield kernels) against the per-pair staged function, on the shipped hfield and
 // convex models: the same counts and contacts, with 1, 4 and 8 lanes.
@@ -40,6 +42,14 @@ std::string gym_model(const std::string& name) {
 std::string shipped_model(const std::string& name) {
   const char* src = std::getenv("MYRIAD_SOURCE_DIR");
   return std::string(src ? src : MYRIAD_SOURCE_DIR_DEFAULT) + "/physics/models/" + name + ".xml";
+}
+
+// The legged robots' models (envs/robots/models), G1's rows the most of any: where the warp's
+// storage holds them packed but not dense.
+std::string robot_model(const std::string& name) {
+  const char* src = std::getenv("MYRIAD_SOURCE_DIR");
+  return std::string(src ? src : MYRIAD_SOURCE_DIR_DEFAULT) + "/envs/robots/models/" + name +
+         ".xml";
 }
 
 bool readable(const std::string& path) {
@@ -78,12 +88,22 @@ void reset_noisy(const Model<T>& m, Data<T>& d, int envs, std::mt19937& rng) {
 
 // What the group's own storage (constraint::GroupStorage: CUDA's shared memory) is sized to take
 // in expect_group_solve_matches: none, exactly what each env's placement level needs, or (kWarp)
-// CUDA's size on sm_90, whatever level each env's rows then reach.
-enum class Own { kNone, kHessian, kScratch, kRows, kWarp };
+// CUDA's size on sm_90, whatever level each env's rows then reach. In Placed's order.
+enum class Own { kNone, kHessian, kScratch, kRowsPacked, kRows, kWarp };
 
-// The storage an env with nefc rows has for `own` (none for kNone).
+// The values in the sets of env e's rows (e's efc_J_colmask).
 template <class T>
-int64_t own_size(Own own, int nv, int nefc) {
+int64_t set_values(const EnvData<T>& e) {
+  int64_t nnz = 0;
+  for (int r = 0; r < static_cast<int>(e.nefc[0]); ++r)
+    nnz += constraint::column_count(
+        constraint::column_set(e.efc_J_colmask + int64_t{constraint::kColumnWords} * r));
+  return nnz;
+}
+
+// The storage an env with nefc rows, nnz values in their sets, has for `own` (none for kNone).
+template <class T>
+int64_t own_size(Own own, int nv, int nefc, int64_t nnz) {
   const int64_t scratch = constraint::newton_scratch_size(nv, nefc);
   switch (own) {
     case Own::kNone:
@@ -92,6 +112,8 @@ int64_t own_size(Own own, int nv, int nefc) {
       return int64_t{nv} * nv;
     case Own::kScratch:
       return scratch;
+    case Own::kRowsPacked:
+      return scratch + constraint::packed_rows_size(nefc, nnz);
     case Own::kRows:
       return scratch + constraint::placed_rows_size(nv, nefc);
     case Own::kWarp:
@@ -100,11 +122,26 @@ int64_t own_size(Own own, int nv, int nefc) {
   return 0;
 }
 
+// What an env with nefc rows and nnz set values places in storage sized for `own`: that level,
+// but the dense rows where they fit in the packed rows' room (a row of few dofs, or every column
+// in its set), and at kWarp wherever its rows reach.
+template <class T>
+constraint::Placed expected_placement(Own own, int nv, int nefc, int64_t nnz) {
+  using constraint::Placed;
+  if (own == Own::kWarp)
+    return constraint::placement(nv, nefc, constraint::kWarpSolveStorage<T>, nnz);
+  if (own == Own::kRowsPacked &&
+      constraint::packed_rows_size(nefc, nnz) >= constraint::placed_rows_size(nv, nefc))
+    return Placed::kRows;
+  return static_cast<Placed>(own);
+}
+
 // Every env of d solved by the one-thread solve and by group G, from the same inputs, on an
 // env-major batch (W = 1) or a blocked one (W envs a block, physics/batch_layout.h: the solver on
 // its contiguous copies, filled and read back by the group). kOwn: the group's own storage sized
 // for each env to take that much of its solve (the Hessian; the Newton scratch too; the rows'
-// copy too), as CUDA's warp solve keeps it in shared memory: solve says it placed that much, and
+// copy too, packed or dense), as CUDA's warp solve keeps it in shared memory: solve says it placed
+// that much, and
 // the env's scratch where the placed arrays would have been is left alone (NaN before and after).
 // Returns how many of the envs had constraint rows.
 template <class G, int W = 1, Own kOwn = Own::kNone, class T>
@@ -120,12 +157,10 @@ int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
     blocked->pack(m, grouped);
   }
   constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
-  const auto solve_grouped = [&](auto b) {
+  const auto solve_grouped = [&](auto b, int64_t nnz) {
     const int nefc = static_cast<int>(b.nefc[0]);
-    std::vector<T> storage(static_cast<size_t>(own_size<T>(kOwn, m.nv, nefc)), kNaN);
-    const constraint::Placed expected =
-        kOwn == Own::kWarp ? constraint::placement(m.nv, nefc, constraint::kWarpSolveStorage<T>)
-                           : static_cast<constraint::Placed>(kOwn);
+    std::vector<T> storage(static_cast<size_t>(own_size<T>(kOwn, m.nv, nefc, nnz)), kNaN);
+    const constraint::Placed expected = expected_placement<T>(kOwn, m.nv, nefc, nnz);
     const int64_t untouched = expected == constraint::Placed::kNothing ? 0
                               : expected == constraint::Placed::kHessian
                                   ? int64_t{m.nv} * m.nv
@@ -144,10 +179,11 @@ int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
   for (int i = 0; i < envs; ++i) {
     EnvData<T> a = one.env(m, i);
     constraint::solve(v, a);
+    const int64_t nnz = set_values(a);
     if constexpr (W == 1)
-      solve_grouped(grouped.env(m, i));
+      solve_grouped(grouped.env(m, i), nnz);
     else
-      solve_grouped(blocked->template view<W>().env(i));
+      solve_grouped(blocked->template view<W>().env(i), nnz);
   }
   if constexpr (W > 1) blocked->unpack(m, grouped);
   int with_rows = 0;
@@ -160,20 +196,23 @@ int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
   return with_rows;
 }
 
-// Every env of d solved twice by the one-thread solve: over the rows' sparse structure
-// (efc_J_colmask, as the engine solves) and over the dense rows (Rows::colmask null, every
-// column of every row). The same bits, and every nonzero of J is in its row's column set. Returns
-// how many rows had fewer columns than nv (the sparse sums skipped something).
+// Every env of d solved three times by the one-thread solve: over the rows' sparse structure
+// (efc_J_colmask, as the engine solves), over the dense rows (Rows::colmask null, every column of
+// every row) and over the rows packed (Rows::packed_at: each row's set's values only, as a lane
+// group's storage holds them where the dense rows do not fit, copied there by place_in_storage).
+// The same bits, and every entry of J outside its row's column set is +0. Returns how many rows
+// had fewer columns than nv (the sparse sums skipped something).
 template <class T>
 int expect_sparse_rows_match(const Model<T>& m, const Data<T>& d, int envs,
                              const std::string& what) {
   const ModelView<T> v = view_of(m);
-  Data<T> sparse(m, envs), dense(m, envs);
+  Data<T> sparse(m, envs), dense(m, envs), packed(m, envs);
   sparse = d;
   dense = d;
+  packed = d;
   int narrow = 0;
   for (int i = 0; i < envs; ++i) {
-    EnvData<T> a = sparse.env(m, i), b = dense.env(m, i);
+    EnvData<T> a = sparse.env(m, i), b = dense.env(m, i), c = packed.env(m, i);
     const int nefc = static_cast<int>(a.nefc[0]);
     for (int r = 0; r < nefc; ++r) {
       const constraint::ColumnMask columns =
@@ -182,14 +221,32 @@ int expect_sparse_rows_match(const Model<T>& m, const Data<T>& d, int envs,
       narrow += __builtin_popcountll(columns) < m.nv;
       EXPECT_EQ(columns & ~constraint::columns_to(m.nv - 1), 0u)
           << what << ", env " << i << ", row " << r << ": a column past nv";
-      for (int c = 0; c < m.nv; ++c)
-        EXPECT_TRUE((columns >> c & 1) || J[c] == T(0))
-            << what << ", env " << i << ", row " << r << ": column " << c
-            << " nonzero but not in the row's set";
+      for (int k = 0; k < m.nv; ++k)
+        EXPECT_TRUE((columns >> k & 1) || (J[k] == T(0) && !std::signbit(J[k])))
+            << what << ", env " << i << ", row " << r << ": column " << k
+            << " not +0 but not in the row's set";
     }
     constraint::solve(v, a);
     constraint::solve_dense_rows(v, b);
     expect_same_solve(m, a, b, what + ", env " + std::to_string(i));
+    if (nefc == 0) continue;
+    // The packed rows: storage with room for them (and the Hessian and scratch before them).
+    const int64_t nnz = set_values(c);
+    std::vector<T> storage(static_cast<size_t>(constraint::newton_scratch_size(m.nv, nefc) +
+                                               constraint::packed_rows_size(nefc, nnz)));
+    const bool cones = constraint::solve_prepare(v, c);
+    constraint::NewtonRun<T> run = constraint::solve_run(v, c, cones);
+    const constraint::Placed placed = constraint::place_in_storage(
+        constraint::SerialGroup{}, run,
+        constraint::GroupStorage<T>{storage.data(), static_cast<int64_t>(storage.size())});
+    EXPECT_EQ(static_cast<int>(placed),
+              static_cast<int>(expected_placement<T>(Own::kRowsPacked, m.nv, nefc, nnz)))
+        << what << ", env " << i;
+    const T* warm =
+        v.disableflags & constraint::kDisableWarmstart ? c.qacc_smooth : c.qacc_warmstart;
+    constraint::solve_finish(v, c,
+                             constraint::newton_finish(run, constraint::newton_begin(run, warm)));
+    expect_same_solve(m, a, c, what + ", packed rows, env " + std::to_string(i));
   }
   return narrow;
 }
@@ -226,12 +283,15 @@ void expect_groups_match(const std::string& path) {
     using Lanes32 = constraint::InterleavedGroup<32>;
     expect_group_solve_matches<Lanes32, 1, Own::kHessian>(m, d, kEnvs, at + ", own Hessian");
     expect_group_solve_matches<Lanes32, 1, Own::kScratch>(m, d, kEnvs, at + ", own scratch");
+    expect_group_solve_matches<Lanes32, 1, Own::kRowsPacked>(m, d, kEnvs, at + ", own packed rows");
     expect_group_solve_matches<Lanes32, 1, Own::kRows>(m, d, kEnvs, at + ", own rows");
     expect_group_solve_matches<Lanes32, 1, Own::kWarp>(m, d, kEnvs, at + ", warp's storage");
     expect_group_solve_matches<Lanes32, 32, Own::kHessian>(m, d, kEnvs,
                                                            at + ", blocked, own Hessian");
     expect_group_solve_matches<Lanes32, 32, Own::kScratch>(m, d, kEnvs,
                                                            at + ", blocked, own scratch");
+    expect_group_solve_matches<Lanes32, 32, Own::kRowsPacked>(m, d, kEnvs,
+                                                              at + ", blocked, own packed rows");
     expect_group_solve_matches<Lanes32, 32, Own::kRows>(m, d, kEnvs, at + ", blocked, own rows");
   }
   EXPECT_GT(with_rows, 0) << path << ": no state had constraint rows; the test compared nothing";
@@ -243,8 +303,10 @@ class SolveGroup : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SolveGroup, GivesTheOneThreadSolvesBits) {
   const std::string name = GetParam();
-  const bool gym = name.rfind("gym:", 0) == 0;
-  const std::string path = gym ? gym_model(name.substr(4)) : shipped_model(name);
+  const bool gym = name.rfind("gym:", 0) == 0, robot = name.rfind("robot:", 0) == 0;
+  const std::string path = gym     ? gym_model(name.substr(4))
+                           : robot ? robot_model(name.substr(6))
+                                   : shipped_model(name);
   if (gym && !readable(path))
     GTEST_SKIP() << "gymnasium's MuJoCo assets not found (" << path << ")";
   expect_groups_match<double>(path);
@@ -256,7 +318,7 @@ INSTANTIATE_TEST_SUITE_P(Models, SolveGroup,
                                            "gym:ant", "gym:humanoid", "gym:inverted_pendulum",
                                            "gym:inverted_double_pendulum", "gym:reacher",
                                            "elliptic", "rolling_friction", "actuators",
-                                           "ant_contacts"),
+                                           "ant_contacts", "robot:go1", "robot:g1"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string s = info.param;
                            for (char& c : s)
@@ -264,9 +326,10 @@ INSTANTIATE_TEST_SUITE_P(Models, SolveGroup,
                            return s;
                          });
 
-// The group's storage: each level taken only with room for it and the ones before, and at the
-// rows' level the solve's run reads its rows from the storage (the bitwise tests above cannot
-// tell a copy that is made but not read), holding the env's rows.
+// The group's storage: each level taken only with room for it and the ones before (the rows
+// packed only where the dense ones do not fit), and at the rows' levels the solve's run reads its
+// rows from the storage (the bitwise tests above cannot tell a copy that is made but not read),
+// holding the env's rows: dense, or each row's set's values in order after the one before.
 TEST(GroupStorage, PlacesEachLevelWhereItFitsAndReadsTheRowsFromIt) {
   using constraint::Placed;
   using constraint::placement;
@@ -281,6 +344,16 @@ TEST(GroupStorage, PlacesEachLevelWhereItFitsAndReadsTheRowsFromIt) {
       EXPECT_EQ(placement(nv, nefc, scratch), Placed::kScratch);
       EXPECT_EQ(placement(nv, nefc, rows - 1), Placed::kScratch);
       EXPECT_EQ(placement(nv, nefc, rows), Placed::kRows);
+      // Packed, with one column a row: short of the dense rows' room, given the rows' sets.
+      if (nv == 1) continue;  // a row of one column takes more packed (its offset) than dense
+      const int64_t nnz = nefc;
+      const int64_t packed = scratch + constraint::packed_rows_size(nefc, nnz);
+      ASSERT_LT(packed, rows);
+      EXPECT_EQ(placement(nv, nefc, packed - 1, nnz), Placed::kScratch);
+      EXPECT_EQ(placement(nv, nefc, packed, nnz), Placed::kRowsPacked);
+      EXPECT_EQ(placement(nv, nefc, packed), Placed::kScratch) << "packed without the sets";
+      EXPECT_EQ(placement(nv, nefc, rows - 1, nnz), Placed::kRowsPacked);
+      EXPECT_EQ(placement(nv, nefc, rows, nnz), Placed::kRows) << "dense where it fits";
     }
   }
 
@@ -296,40 +369,78 @@ TEST(GroupStorage, PlacesEachLevelWhereItFitsAndReadsTheRowsFromIt) {
   ASSERT_GT(nefc, 0) << "the Ant pressed to the floor has no constraint rows";
   const ModelView<double> v = view_of(m);
   const bool has_cones = constraint::solve_prepare(v, e);
-  constraint::NewtonRun<double> run = constraint::solve_run(v, e, has_cones);
-  const constraint::Rows<double> global = run.rows;
-  std::vector<double> storage(static_cast<size_t>(constraint::newton_scratch_size(m.nv, nefc) +
-                                                  constraint::placed_rows_size(m.nv, nefc)));
-  const double* begin = storage.data();
-  const double* end = begin + storage.size();
-  const auto inside = [&](const void* p) {
-    return p >= static_cast<const void*>(begin) && p < static_cast<const void*>(end);
-  };
-  ASSERT_EQ(constraint::place_in_storage(constraint::SerialGroup{}, run,
-                                         constraint::GroupStorage<double>{
-                                             storage.data(), static_cast<int64_t>(storage.size())}),
-            Placed::kRows);
-  EXPECT_EQ(run.H, begin);
-  EXPECT_EQ(run.scratch, begin);
-  for (const void* p :
-       {static_cast<const void*>(run.rows.J), static_cast<const void*>(run.rows.D),
-        static_cast<const void*>(run.rows.R), static_cast<const void*>(run.rows.aref),
-        static_cast<const void*>(run.rows.frictionloss), static_cast<const void*>(run.rows.cone),
-        static_cast<const void*>(run.rows.colmask), static_cast<const void*>(run.rows.type),
-        static_cast<const void*>(run.rows.cone_dim)})
-    EXPECT_TRUE(inside(p)) << "a row array read from outside the storage";
-  EXPECT_TRUE(same_bits(run.rows.J, global.J, int64_t{nefc} * m.nv));
-  EXPECT_TRUE(
-      same_bits(run.rows.colmask, global.colmask, int64_t{constraint::kColumnWords} * nefc));
-  for (int i = 0; i < nefc; ++i) {
-    EXPECT_EQ(run.rows.type[i], global.type[i]) << "row " << i;
-    EXPECT_EQ(run.rows.cone_dim[i], global.cone_dim[i]) << "row " << i;
-    EXPECT_TRUE(same_bits(run.rows.D + i, global.D + i, 1) &&
-                same_bits(run.rows.R + i, global.R + i, 1) &&
-                same_bits(run.rows.aref + i, global.aref + i, 1) &&
-                same_bits(run.rows.frictionloss + i, global.frictionloss + i, 1) &&
-                same_bits(run.rows.cone + i, global.cone + i, 1))
-        << "row " << i;
+  const int64_t nnz = set_values(e);
+  ASSERT_LT(constraint::packed_rows_size(nefc, nnz), constraint::placed_rows_size(m.nv, nefc))
+      << "the Ant's rows are no smaller packed";
+  for (const Placed level : {Placed::kRows, Placed::kRowsPacked}) {
+    const bool packed = level == Placed::kRowsPacked;
+    const std::string what = packed ? "packed rows" : "dense rows";
+    constraint::NewtonRun<double> run = constraint::solve_run(v, e, has_cones);
+    const constraint::Rows<double> global = run.rows;
+    std::vector<double> storage(
+        static_cast<size_t>(constraint::newton_scratch_size(m.nv, nefc) +
+                            (packed ? constraint::packed_rows_size(nefc, nnz)
+                                    : constraint::placed_rows_size(m.nv, nefc))));
+    const double* begin = storage.data();
+    const double* end = begin + storage.size();
+    const auto inside = [&](const void* p) {
+      return p >= static_cast<const void*>(begin) && p < static_cast<const void*>(end);
+    };
+    ASSERT_EQ(
+        constraint::place_in_storage(
+            constraint::SerialGroup{}, run,
+            constraint::GroupStorage<double>{storage.data(), static_cast<int64_t>(storage.size())}),
+        level)
+        << what;
+    EXPECT_EQ(run.H, begin);
+    EXPECT_EQ(run.scratch, begin);
+    for (const void* p :
+         {static_cast<const void*>(run.rows.J), static_cast<const void*>(run.rows.D),
+          static_cast<const void*>(run.rows.R), static_cast<const void*>(run.rows.aref),
+          static_cast<const void*>(run.rows.frictionloss), static_cast<const void*>(run.rows.cone),
+          static_cast<const void*>(run.rows.colmask), static_cast<const void*>(run.rows.type),
+          static_cast<const void*>(run.rows.cone_dim)})
+      EXPECT_TRUE(inside(p)) << what << ": a row array read from outside the storage";
+    EXPECT_TRUE(
+        same_bits(run.rows.colmask, global.colmask, int64_t{constraint::kColumnWords} * nefc))
+        << what;
+    if (!packed) {
+      EXPECT_EQ(run.rows.packed_at, nullptr);
+      EXPECT_TRUE(same_bits(run.rows.J, global.J, int64_t{nefc} * m.nv));
+    } else {
+      ASSERT_NE(run.rows.packed_at, nullptr);
+      EXPECT_TRUE(inside(run.rows.packed_at)) << "packed_at outside the storage";
+      // The values fill the storage's end, row after row, each at its set's columns in order.
+      int64_t at = 0;
+      for (int i = 0; i < nefc; ++i) {
+        EXPECT_EQ(run.rows.packed_at[i], at) << "row " << i;
+        const constraint::ColumnMask set = constraint::row_columns(global, i, m.nv);
+        int rank = 0;
+        for (int k = 0; k < m.nv; ++k) {
+          if (!(set >> k & 1)) continue;
+          EXPECT_TRUE(same_bits(run.rows.J + at + rank, global.J + int64_t{i} * m.nv + k, 1))
+              << "row " << i << ", column " << k;
+          EXPECT_TRUE(same_bits(
+              constraint::row_values(run.rows, i, m.nv) + constraint::value_index(true, set, k),
+              global.J + int64_t{i} * m.nv + k, 1))
+              << "row " << i << ", column " << k << ": value_index";
+          ++rank;
+        }
+        at += rank;
+      }
+      EXPECT_EQ(at, nnz);
+      EXPECT_EQ(run.rows.J + nnz, end) << "the packed values end where the storage does";
+    }
+    for (int i = 0; i < nefc; ++i) {
+      EXPECT_EQ(run.rows.type[i], global.type[i]) << what << ", row " << i;
+      EXPECT_EQ(run.rows.cone_dim[i], global.cone_dim[i]) << what << ", row " << i;
+      EXPECT_TRUE(same_bits(run.rows.D + i, global.D + i, 1) &&
+                  same_bits(run.rows.R + i, global.R + i, 1) &&
+                  same_bits(run.rows.aref + i, global.aref + i, 1) &&
+                  same_bits(run.rows.frictionloss + i, global.frictionloss + i, 1) &&
+                  same_bits(run.rows.cone + i, global.cone + i, 1))
+          << what << ", row " << i;
+    }
   }
 }
 
