@@ -295,12 +295,15 @@ agreement "test_cuda_envs test_cuda_envs envs * 1" \
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # synccheck: the constraint solve's warps (__syncwarp between phases) reach every barrier whole.
 # racecheck: no shared-memory hazard in the warp solve (its Hessian, scratch and rows' copy in
-# shared memory: Humanoid's rows) and in GJK/EPA's lane groups (their shared polytope and
-# rounds: Go1 on a height field). Each "TOOL ENV LAUNCH": the default launch (staged), and the
-# blocked layout's env step (launch=blocked: its padded blocks) under memcheck on Ant-v5.
+# shared memory: Humanoid's rows dense; G1's, packed where a standing G1's rows outgrow the dense
+# copy, the leader's offsets read by every lane) and in GJK/EPA's lane groups (their shared
+# polytope and rounds: Go1 on a height field). Each "TOOL ENV LAUNCH": the default launch
+# (staged), and the blocked layout's env step (launch=blocked: its padded blocks) under memcheck
+# on Ant-v5.
 for spec in "memcheck Ant-v5 staged" "memcheck Humanoid-v5 staged" "initcheck Ant-v5 staged" \
   "initcheck Humanoid-v5 staged" "synccheck Ant-v5 staged" "racecheck Humanoid-v5 staged" \
-  "racecheck Go1-Velocity-Rough-v0 staged" "memcheck Ant-v5 blocked"; do
+  "racecheck Go1-Velocity-Rough-v0 staged" "racecheck G1-Velocity-Flat-v0 staged" \
+  "memcheck Ant-v5 blocked"; do
   read -r tool env launch <<< "$spec"
   key="2_agreement.sanitizer.$tool.$env"
   [ "$launch" = staged ] || key="$key.$launch"

@@ -85,9 +85,10 @@ MYRIAD_HD bool has_dofs(const ModelView<T>& m, int body) {
   return body > 0;
 }
 
-// Appends one row, without columns; returns its index. Its builder then lists the columns its
-// Jacobian touches (add_column, add_contact_columns): the solver reads a row only there, so a
-// row without them is a row of zeros to it.
+// Appends one row, without columns, J's row +0; returns its index. Its builder then lists the
+// columns its Jacobian touches (add_column, add_contact_columns): the solver reads a row only
+// there, so a row without them is a row of zeros to it, and outside them the row stays +0 (a
+// packed row, newton.h's Rows::packed_at, leaves those columns out: the same bits).
 template <class T, int Block>
 MYRIAD_HD int add_row(const ModelView<T>& m, EnvData<T, Block>& d, int& nefc, RowType type, int id,
                       T pos, T margin, T frictionloss) {
@@ -160,8 +161,9 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T, Block>& d) {
           const int r =
               add_row(m, d, nefc, kFrictionTendon, t, T(0), T(0), m.tendon_frictionloss[t]);
           for (int i = 0; i < m.nv; ++i) {
+            if (d.ten_J[t * m.nv + i] == T(0)) continue;  // +0 from add_row, outside the set
             d.efc_J[r * m.nv + i] = d.ten_J[t * m.nv + i];
-            if (d.ten_J[t * m.nv + i] != T(0)) add_column(d, r, i);
+            add_column(d, r, i);
           }
         }
     if (!(flags & kDisableLimit))
@@ -194,8 +196,10 @@ MYRIAD_HD void make_rows(const ModelView<T>& m, EnvData<T, Block>& d) {
           const int r = add_row(m, d, nefc, kLimitTendon, t, dist, margin, T(0));
           const T sign = side == 0 ? T(1) : T(-1);
           for (int i = 0; i < m.nv; ++i) {
+            // Outside the set the row keeps add_row's +0 (sign · 0 would be −0 on the upper side).
+            if (d.ten_J[t * m.nv + i] == T(0)) continue;
             d.efc_J[r * m.nv + i] = sign * d.ten_J[t * m.nv + i];
-            if (d.ten_J[t * m.nv + i] != T(0)) add_column(d, r, i);
+            add_column(d, r, i);
           }
         }
       }

@@ -61,7 +61,7 @@ template <class T>
 struct Rows {
   int nefc = 0;                     // number of rows
   const int32_t* type = nullptr;    // [nefc] RowType
-  const T* J = nullptr;             // [nefc, nv] dense, row-major
+  const T* J = nullptr;             // [nefc, nv] dense, row-major, or packed (packed_at)
   const T* D = nullptr;             // [nefc] 1/R
   const T* R = nullptr;             // [nefc] regularizer
   const T* aref = nullptr;          // [nefc] reference acceleration
@@ -75,13 +75,13 @@ struct Rows {
   // The sparse rows (make.h's efc_J_colmask; null: every row dense): row i can be nonzero only
   // at the columns of its bit set, kColumnWords scalars colmask[kColumnWords i + w] of
   // kColumnBits bits each (row_columns; MuJoCo's sparse structure: a contact's the dofs on one of
-  // its bodies' chains but not both). J stays dense;
+  // its bodies' chains but not both). J is dense in the batch, +0 outside the set (make.h);
   // J·x, Jᵀ·force, a row's J_rᵀ D_r J_r and the cones' J_cᵀ H_c J_c read only these columns,
   // which for finite values gives the dense sums' bits (a skipped term is a zero product, and
   // adding a zero leaves a sum as it was; a non-finite qacc or force would make the dense sums
   // NaN where these stay finite) in O(nnz) where the dense row costs O(nv). The lane groups'
-  // Jᵀ·force and J_rᵀ D_r J_r (solve_group.h: a dof or an entry per lane) read every row's
-  // entry at the columns of its set.
+  // Jᵀ·force and J_rᵀ D_r J_r (solve_group.h: a dof or an entry per lane) read each row's entry
+  // in the column: dense rows directly, packed ones after testing the set.
   const T* colmask = nullptr;
   // The packed rows (null: J dense [nefc, nv]; needs colmask): row i's values at its set's
   // columns only, in column order, from J + packed_at[i] (row_values, value_index): the lane
@@ -205,8 +205,8 @@ MYRIAD_HD T row_value(const Rows<T>& rows, int i, int nv, ColumnMask set, int co
   return row_values(rows, i, nv)[value_index(rows.packed_at != nullptr, set, col)];
 }
 
-// (row i of J, scale) => (out [nv] = scale·J_i: +0 outside the row's set, as a dense row's zeros
-// times a positive scale)
+// (row i of J, scale > 0) => (out [nv] = scale·J_i: +0 outside the row's set, as the dense row's
+// +0 there times the scale)
 template <class T>
 MYRIAD_HD void row_scaled(const Rows<T>& rows, int i, int nv, T scale, T* out) {
   const ColumnMask set = row_columns(rows, i, nv);

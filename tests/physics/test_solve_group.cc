@@ -136,6 +136,13 @@ constraint::Placed expected_placement(Own own, int nv, int nefc, int64_t nnz) {
   return static_cast<Placed>(own);
 }
 
+// How many solves expect_group_solve_matches saw place their rows packed, at the packed level's
+// storage and at the warp's (so that a model whose rows never pack is noticed, not passed).
+struct PackedSeen {
+  int at_level = 0, at_warp = 0;
+};
+PackedSeen packed_seen;
+
 // Every env of d solved by the one-thread solve and by group G, from the same inputs, on an
 // env-major batch (W = 1) or a blocked one (W envs a block, physics/batch_layout.h: the solver on
 // its contiguous copies, filled and read back by the group). kOwn: the group's own storage sized
@@ -172,6 +179,8 @@ int expect_group_solve_matches(const Model<T>& m, const Data<T>& d, int envs,
     if (nefc == 0) return;
     EXPECT_EQ(static_cast<int>(placed), static_cast<int>(expected))
         << what << ": what the storage took";
+    if (placed == constraint::Placed::kRowsPacked)
+      ++(kOwn == Own::kWarp ? packed_seen.at_warp : packed_seen.at_level);
     for (int64_t k = 0; k < untouched; ++k)
       EXPECT_TRUE(std::isnan(b.solver_scratch[k]))
           << what << ": the scratch's [" << k << "] written, though placed in the storage";
@@ -260,6 +269,7 @@ void expect_groups_match(const std::string& path) {
   std::uniform_real_distribution<double> u(-1, 1);
   reset_noisy(m, d, kEnvs, rng);
   int with_rows = 0, narrow_rows = 0;
+  packed_seen = PackedSeen{};
   for (int s = 0; s < 40; ++s) {
     if (s % 10 == 0)
       for (int i = 0; i < kEnvs; ++i) {
@@ -295,6 +305,11 @@ void expect_groups_match(const std::string& path) {
     expect_group_solve_matches<Lanes32, 32, Own::kRows>(m, d, kEnvs, at + ", blocked, own rows");
   }
   EXPECT_GT(with_rows, 0) << path << ": no state had constraint rows; the test compared nothing";
+  // Packed rows are smaller wherever a row misses a column, but for a row of one column at nv 2.
+  if (m.nv > 2) EXPECT_GT(packed_seen.at_level, 0) << path << ": no solve placed its rows packed";
+  // G1's rows outgrow the warp's dense storage in float64 in about half its states.
+  if (m.nv >= 35 && sizeof(T) == 8)
+    EXPECT_GT(packed_seen.at_warp, 0) << path << ": no solve packed its rows at the warp's size";
   EXPECT_GT(narrow_rows, 0) << path << ": no row had fewer columns than nv; the sparse sums "
                             << "skipped nothing";
 }
