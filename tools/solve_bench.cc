@@ -19,7 +19,6 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "myriad/physics/engine.h"
@@ -65,7 +64,6 @@ States make_states(const std::string& path) {
   }
   int64_t rows = 0;
   double share = 0;
-  std::vector<std::pair<int, int64_t>> placements;  // (nefc, nnz) of each state with rows
   for (int snap = 0; snap < kStates; ++snap) {
     for (int step_k = 0; step_k < 10; ++step_k) {
       for (int i = 0; i < kEnvs; ++i) {
@@ -79,35 +77,31 @@ States make_states(const std::string& path) {
       EnvData<double> e = d.env(m, i);
       const int nefc = static_cast<int>(e.nefc[0]);
       s.solves += nefc > 0;
-      int64_t nnz = 0;
-      for (int r = 0; r < nefc; ++r)
-        nnz += constraint::column_count(
-            constraint::column_set(e.efc_J_colmask + int64_t{constraint::kColumnWords} * r));
-      if (nefc > 0) {
-        s.nefc.push_back(nefc);
-        placements.push_back({nefc, nnz});
-      }
+      constraint::Rows<double> sets;  // the rows' column sets alone
+      sets.nefc = nefc;
+      sets.colmask = e.efc_J_colmask;
+      const int64_t nnz = constraint::row_values_count(sets);
       share += static_cast<double>(nnz) / static_cast<double>(m.nv);
       rows += nefc;
+      if (nefc == 0) continue;
+      s.nefc.push_back(nefc);
+      using constraint::Placed;
+      const Placed at[2] = {
+          constraint::placement(m.nv, nefc, constraint::kWarpSolveStorage<float>, nnz),
+          constraint::placement(m.nv, nefc, constraint::kWarpSolveStorage<double>, nnz)};
+      for (int p = 0; p < 2; ++p) {
+        s.rows_shared[p] += at[p] == Placed::kRows || at[p] == Placed::kRowsPacked;
+        s.rows_dense[p] += at[p] == Placed::kRows;
+      }
     }
     s.snapshots.push_back(d);
   }
   s.nnz_share = rows ? share / static_cast<double>(rows) : 0;
   std::sort(s.nefc.begin(), s.nefc.end());
-  for (const auto& [n, nnz] : placements) {
-    using constraint::Placed;
-    const Placed at[2] = {
-        constraint::placement(m.nv, n, constraint::kWarpSolveStorage<float>, nnz),
-        constraint::placement(m.nv, n, constraint::kWarpSolveStorage<double>, nnz)};
-    for (int p = 0; p < 2; ++p) {
-      s.rows_shared[p] += at[p] == Placed::kRows || at[p] == Placed::kRowsPacked;
-      s.rows_dense[p] += at[p] == Placed::kRows;
-    }
-  }
+  const double with_rows = s.nefc.empty() ? 1 : static_cast<double>(s.nefc.size());
   for (int p = 0; p < 2; ++p) {
-    const double states = placements.empty() ? 1 : static_cast<double>(placements.size());
-    s.rows_shared[p] /= states;
-    s.rows_dense[p] /= states;
+    s.rows_shared[p] /= with_rows;
+    s.rows_dense[p] /= with_rows;
   }
   return s;
 }

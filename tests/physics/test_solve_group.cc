@@ -94,11 +94,10 @@ enum class Own { kNone, kHessian, kScratch, kRowsPacked, kRows, kWarp };
 // The values in the sets of env e's rows (e's efc_J_colmask).
 template <class T>
 int64_t set_values(const EnvData<T>& e) {
-  int64_t nnz = 0;
-  for (int r = 0; r < static_cast<int>(e.nefc[0]); ++r)
-    nnz += constraint::column_count(
-        constraint::column_set(e.efc_J_colmask + int64_t{constraint::kColumnWords} * r));
-  return nnz;
+  constraint::Rows<T> sets;
+  sets.nefc = static_cast<int>(e.nefc[0]);
+  sets.colmask = e.efc_J_colmask;
+  return constraint::row_values_count(sets);
 }
 
 // The storage an env with nefc rows, nnz values in their sets, has for `own` (none for kNone).
