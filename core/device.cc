@@ -109,9 +109,11 @@ thread_local int t_cpu_threads = 0;
 
 }  // namespace
 
+// 0 goes back to the default (a thread's earlier count does not stick: a Python env made with
+// threads=0 after one with threads=1 gets every core).
 void set_cpu_threads(int threads) {
   if (threads < 0) throw std::invalid_argument("threads must be >= 0");
-  if (threads > 0) t_cpu_threads = threads;
+  t_cpu_threads = threads;  // 0: back to the default
 }
 
 int cpu_threads() { return t_cpu_threads > 0 ? t_cpu_threads : default_cpu_threads(); }

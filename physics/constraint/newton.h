@@ -205,13 +205,12 @@ MYRIAD_HD T row_value(const Rows<T>& rows, int i, int nv, ColumnMask set, int co
   return row_values(rows, i, nv)[value_index(rows.packed_at != nullptr, set, col)];
 }
 
-// (row i of J, scale > 0) => (out [nv] = scale·J_i: +0 outside the row's set, as the dense row's
-// +0 there times the scale)
+// (row i of J, scale > 0) => (out [nv] = scale·J_i: outside the row's set, row_value's +0 times
+// the scale, as the dense row's +0 there)
 template <class T>
 MYRIAD_HD void row_scaled(const Rows<T>& rows, int i, int nv, T scale, T* out) {
   const ColumnMask set = row_columns(rows, i, nv);
-  for (int k = 0; k < nv; ++k)
-    out[k] = (set >> k & 1) ? row_value(rows, i, nv, set, k) * scale : T(0);
+  for (int k = 0; k < nv; ++k) out[k] = row_value(rows, i, nv, set, k) * scale;
 }
 
 // (J [nefc, nv], a [nv], aref [nefc]) => (jar [nefc] = J·a − aref)

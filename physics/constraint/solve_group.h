@@ -362,9 +362,7 @@ MYRIAD_HD bool newton_update(const G& g, NewtonRun<T>& r) {
     if (group_leader(g)) quadratic[i] = q ? T(1) : T(0);
     const T root = sqrt(rows.D[i]);
     const ColumnMask set = row_columns(rows, i, nv);
-    group_for(g, nv, [&](int k) {
-      vec[k] = (set >> k & 1) ? detail::row_value(rows, i, nv, set, k) * root : T(0);
-    });
+    group_for(g, nv, [&](int k) { vec[k] = detail::row_value(rows, i, nv, set, k) * root; });
     if (!group_detail::chol_update(g, r.hessian(), vec, nv, q)) {
       group_detail::assemble_hessian(g, r.hessian(), nv, r.M, rows, Jaref, per_row);
       group_detail::record_quadratic(g, rows, Jaref, quadratic);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "envs/cpu_tables.h"
+#include "myriad/device.h"
 #include "myriad/registry.h"
 #include "myriad/torch_device.h"
 
@@ -88,6 +89,23 @@ TEST(DeviceNames, ThisMachine) {
     EXPECT_EQ(last, (DeviceId{Device::kCuda, gpus - 1}));
     EXPECT_EQ(torch_device("cuda"), at::Device(at::kCUDA, cuda_current_device()));
   }
+}
+
+// The CPU thread setting is the calling thread's: a count holds until changed, 0 goes back to the
+// default (a Python env made with threads=0 after one made with threads=1 uses every core),
+// and a negative count is refused.
+TEST(CpuThreads, ZeroGoesBackToTheDefault) {
+  const int saved = cpu_threads();
+  set_cpu_threads(0);
+  const int fallback = cpu_threads();
+  EXPECT_GE(fallback, 1);
+  set_cpu_threads(fallback + 3);
+  EXPECT_EQ(cpu_threads(), fallback + 3);
+  set_cpu_threads(0);
+  EXPECT_EQ(cpu_threads(), fallback);
+  EXPECT_THROW(set_cpu_threads(-1), std::invalid_argument);
+  EXPECT_EQ(cpu_threads(), fallback);
+  set_cpu_threads(saved);
 }
 
 TEST(EnvDevice, CpuEnvReportsItsDevice) {
