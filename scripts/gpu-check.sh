@@ -10,7 +10,7 @@
 #      engine alone, then the env step with launch=blocked);
 #   4. PPO end to end on CUDA: Ant-v5 env steps/s during training at 4,096 and 65,536 envs, and
 #      the host syncs per update; Go1-Velocity-Flat-v0's env steps and training at 4,096 and
-#      16,384 envs (issue 35);
+#      16,384 envs (issue 35); G1-Velocity-Flat-v0's stage times, float32 and float64;
 #   5. NCCL at world size 1, Tag-v0 at 65,536 envs, the Python API on CUDA;
 #   6. MuJoCo Warp on the same GPU, if it was carried;
 #   7. with the time left: training smoke tests (checkpoint, eval on CUDA and CPU) and the CUDA
@@ -439,6 +439,20 @@ for n in "${go1_sizes[@]}"; do
     "env.device=$dev" "env.num_envs=$n" "run.total_env_steps=$((n * go1_steps * 4))" \
     run.checkpoint_every=0 run.eval_episodes=0 eval.record=false
   record_training "$key.train" "$dir"
+done
+
+# G1-Velocity-Flat-v0's env step, each stage's GPU time: a standing G1's solve has 64 rows at the
+# median (solve_bench's g1.xml#knees_bent states), more than the warp's shared memory holds in
+# half its float32 states and 9 in 10 float64 ones, which then read their rows from global
+# memory; what the solve costs there against the other stages decides what to build next.
+for precision in 32 64; do
+  key="4_ppo.G1-Velocity-Flat-v0.n${go1_sizes[0]}.f$precision"
+  budget_for "$key" 30 || continue
+  flag=()
+  [ "$precision" = 64 ] && flag=(--float64)
+  run_to "$runs/bench.json" 90 "$bin" bench --json --stage-times --no-cuda-graph \
+    --env G1-Velocity-Flat-v0 --device "$dev" --num-envs "${go1_sizes[0]}" --steps 20 "${flag[@]}"
+  record "$key" --json-line "$runs/bench.json"
 done
 
 if [ -d "$pre" ]; then

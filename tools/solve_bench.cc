@@ -3,7 +3,11 @@
 // the same solve over the dense rows (newton.h's Rows::colmask null). The states:
 // 64 envs of each model, moved from qpos0 at random and stepped under random controls, their rows
 // built by a forward pass at 8 points along the way; each iteration solves every state with rows
-// once. Both variants give the same bits (tests/physics/test_solve_group.cc). Built on demand:
+// once. MODEL.xml#KEY starts them at keyframe KEY instead, its joints moved by up to 0.1 and
+// every actuator driving its joint towards the key's angle give or take 0.3 (a legged robot
+// standing, as a policy's noisy actions around its default pose hold it; every actuator must be
+// a position actuator on a hinge or slide joint). Both variants give the same bits
+// (tests/physics/test_solve_group.cc). Built on demand:
 //   cmake --build build --target solve_bench
 //   build/tools/solve_bench --benchmark_repetitions=3 MODEL.xml...
 // Counters: solves/s; nnz/nv, the rows' mean share of columns that the sparse sums read; the
@@ -18,6 +22,7 @@
 #include <cstdio>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -50,17 +55,46 @@ double quantile(const std::vector<int>& sorted, double q) {
   return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)];
 }
 
-States make_states(const std::string& path) {
-  States s{load_mjcf(path), {}};
+// Actuator a's joint's qpos address, for a position actuator on a hinge or slide joint; else
+// throws naming the actuator (a keyframe's states hold the key's pose through them).
+int position_target(const Model<double>& m, int a) {
+  const int j = m.actuator_trnid[a];
+  const bool joint =
+      m.actuator_trntype[a] == kTrnJoint && (m.jnt_type[j] == kSlide || m.jnt_type[j] == kHinge);
+  const bool position = m.actuator_gaintype[a] == kGainFixed &&
+                        m.actuator_biastype[a] == kBiasAffine &&
+                        m.actuator_biasprm[3 * a + 1] == -m.actuator_gainprm[3 * a];
+  if (!joint || !position)
+    throw std::invalid_argument("actuator " + std::to_string(a) +
+                                " is not a position actuator on a hinge or slide joint; a "
+                                "keyframe's states need every actuator to be one");
+  return m.jnt_qposadr[j];
+}
+
+// spec: MODEL.xml, or MODEL.xml#KEY for states around keyframe KEY.
+States make_states(const std::string& spec) {
+  const size_t hash = spec.find('#');
+  const std::string key = hash == std::string::npos ? "" : spec.substr(hash + 1);
+  States s{load_mjcf(spec.substr(0, hash)), {}};
+  if (!key.empty()) use_keyframe(s.model, key);
   const Model<double>& m = s.model;
+  std::vector<int> target(m.nu, -1);  // a keyframe's states: each actuator's joint's qpos
+  if (!key.empty())
+    for (int a = 0; a < m.nu; ++a) target[a] = position_target(m, a);
   Data<double> d(m, kEnvs);
   reset_data(m, d);
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1, 1);
   for (int i = 0; i < kEnvs; ++i) {
     EnvData<double> e = d.env(m, i);
-    for (int k = 0; k < m.nq; ++k) e.qpos[k] += 0.1 * u(rng);
-    for (int k = 0; k < m.nv; ++k) e.qvel[k] = 0.5 * u(rng);
+    if (key.empty()) {
+      for (int k = 0; k < m.nq; ++k) e.qpos[k] += 0.1 * u(rng);
+      for (int k = 0; k < m.nv; ++k) e.qvel[k] = 0.5 * u(rng);
+    } else {
+      for (int j = 0; j < m.njnt; ++j)
+        if (m.jnt_type[j] == kSlide || m.jnt_type[j] == kHinge)
+          e.qpos[m.jnt_qposadr[j]] += 0.1 * u(rng);
+    }
   }
   int64_t rows = 0;
   double share = 0;
@@ -68,7 +102,8 @@ States make_states(const std::string& path) {
     for (int step_k = 0; step_k < 10; ++step_k) {
       for (int i = 0; i < kEnvs; ++i) {
         EnvData<double> e = d.env(m, i);
-        for (int k = 0; k < m.nu; ++k) e.ctrl[k] = u(rng);
+        for (int k = 0; k < m.nu; ++k)
+          e.ctrl[k] = key.empty() ? u(rng) : m.qpos_init[target[k]] + 0.3 * u(rng);
       }
       step(m, d, 1);
     }
@@ -143,13 +178,19 @@ int main(int argc, char** argv) {
   using namespace myriad::physics;
   benchmark::Initialize(&argc, argv);
   if (argc < 2) {
-    std::fprintf(stderr, "usage: solve_bench [--benchmark_...] MODEL.xml...\n");
+    std::fprintf(stderr, "usage: solve_bench [--benchmark_...] MODEL.xml[#KEY]...\n");
     return 2;
   }
   for (int a = 1; a < argc; ++a) {
-    const std::string path = argv[a];
-    auto states = std::make_shared<States>(make_states(path));
-    const std::string name = path.substr(path.find_last_of('/') + 1);
+    const std::string spec = argv[a];
+    std::shared_ptr<States> states;
+    try {
+      states = std::make_shared<States>(make_states(spec));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "solve_bench: %s: %s\n", spec.c_str(), e.what());
+      return 2;
+    }
+    const std::string name = spec.substr(spec.find_last_of('/') + 1);
     // Interleaved: sparse then dense, model by model.
     benchmark::RegisterBenchmark((name + "/sparse").c_str(), bench_solve, states, false);
     benchmark::RegisterBenchmark((name + "/dense").c_str(), bench_solve, states, true);
