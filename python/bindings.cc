@@ -182,18 +182,37 @@ uint64_t to_seed(const py::handle& seed) {
   return static_cast<uint64_t>(v);
 }
 
+// The CPU thread setting (set_cpu_threads: the calling thread's) at `threads` while it lives, then
+// as it was: an env's calls on the caller's thread run on the env's own count and leave the
+// caller's (and so every other env's) as it was.
+class CpuThreadsFor {
+ public:
+  explicit CpuThreadsFor(int threads) : saved_(cpu_threads()) { set_cpu_threads(threads); }
+  ~CpuThreadsFor() { set_cpu_threads(saved_); }
+  CpuThreadsFor(const CpuThreadsFor&) = delete;
+  CpuThreadsFor& operator=(const CpuThreadsFor&) = delete;
+
+ private:
+  int saved_;
+};
+
 // The env object behind myriad.VectorEnv. Stepping, the step in flight (step_async/step_wait)
 // and the done mask live in envs::AsyncStepper; this class converts arrays and releases the GIL.
+// What runs on the caller's thread (making the env, reset, step, get_state, set_state, record)
+// runs on the env's own thread count; step_async's step runs on the stepper's worker, which
+// sets it too.
 class Env {
  public:
   Env(const std::string& id, int64_t n, const std::string& device, const py::object& seed,
       const EnvOptions& options, const EnvTextOptions& text_options, int threads)
-      : stepper_(make_env(id, n, device, to_seed(seed), options, text_options, threads), threads) {}
+      : threads_(threads),
+        stepper_(make_env(id, n, device, to_seed(seed), options, text_options, threads), threads) {}
 
   void reset(const py::object& seed) {
     std::optional<uint64_t> s;
     if (!seed.is_none()) s = to_seed(seed);
     py::gil_scoped_release release;
+    const CpuThreadsFor on(threads_);
     stepper_.reset(s);
   }
 
@@ -202,6 +221,7 @@ class Env {
     py::object keep;
     const at::Tensor a = input_tensor(actions, keep);
     py::gil_scoped_release release;
+    const CpuThreadsFor on(threads_);
     stepper_.step(a);
   }
   void step_async(const py::handle& actions) {
@@ -238,6 +258,7 @@ class Env {
     at::Tensor state;
     {
       py::gil_scoped_release release;
+      const CpuThreadsFor on(threads_);
       state = stepper_.env().get_state();
     }
     return export_tensor(state);
@@ -247,6 +268,7 @@ class Env {
     const at::Tensor s = input_tensor(state, keep_state);
     const at::Tensor i = ids.is_none() ? at::Tensor() : input_tensor(ids, keep_ids);
     py::gil_scoped_release release;
+    const CpuThreadsFor on(threads_);
     stepper_.env().set_state(s, i);
     stepper_.refresh_done();
   }
@@ -256,6 +278,7 @@ class Env {
   py::dict record(const std::string& path, py::function act, py::object value, int64_t episodes,
                   const py::object& seed_arg) {
     const uint64_t seed = to_seed(seed_arg);
+    const CpuThreadsFor on(threads_);
     BatchEnv& env = stepper_.env();
     const at::Device device = env.buffers().obs.device();
     auto call = [this, device](const py::function& f, const at::Tensor& obs) {
@@ -291,7 +314,7 @@ class Env {
                                             const std::string& device, uint64_t seed,
                                             const EnvOptions& options,
                                             const EnvTextOptions& text_options, int threads) {
-    set_cpu_threads(threads);  // for this (the caller's) thread; the stepper's worker sets its own
+    const CpuThreadsFor on(threads);  // threads < 0 throws here, naming it
     return envs::make(id, n, resolve_device_id(device), seed, options, text_options);
   }
 
@@ -300,6 +323,7 @@ class Env {
     return dlpack_capsule(t);
   }
 
+  int threads_;  // the env's CPU threads (0: the default)
   envs::AsyncStepper stepper_;
 };
 
@@ -428,6 +452,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("registered_ids", &envs::registered_ids);
   m.def("spec", [](const std::string& id) { return spec_dict(envs::spec_of(id)); });
   m.def("cuda_available", &cuda_available);
+  // The calling thread's CPU thread count (what an env made with threads=0 steps with, and what
+  // no env's call may change: tests/python/test_api.py).
+  m.def("cpu_threads", &cpu_threads);
   // The pybind11 this module was built with; it must be the one torch was built with.
   m.attr("pybind11_version") = std::to_string((PYBIND11_VERSION_HEX >> 24) & 0xff) + "." +
                                std::to_string((PYBIND11_VERSION_HEX >> 16) & 0xff) + "." +

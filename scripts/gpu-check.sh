@@ -441,9 +441,9 @@ for n in "${go1_sizes[@]}"; do
   record_training "$key.train" "$dir"
 done
 
-# G1-Velocity-Flat-v0's env step, each stage's GPU time: a standing G1's solve has 64 rows at the
+# G1-Velocity-Flat-v0's env step, each stage's GPU time: a standing G1's solve has 61 rows at the
 # median (solve_bench's g1.xml#knees_bent states), more than the warp's shared memory holds in
-# half its float32 states and 9 in 10 float64 ones, which then read their rows from global
+# 42% of its float32 states and 93% of its float64 ones, which then read their rows from global
 # memory; what the solve costs there against the other stages decides what to build next.
 for precision in 32 64; do
   key="4_ppo.G1-Velocity-Flat-v0.n${go1_sizes[0]}.f$precision"

@@ -55,8 +55,9 @@ double quantile(const std::vector<int>& sorted, double q) {
   return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)];
 }
 
-// Actuator a's joint's qpos address, for a position actuator on a hinge or slide joint; else
-// throws naming the actuator (a keyframe's states hold the key's pose through them).
+// Actuator a's joint's qpos address, for a position actuator on a hinge or slide joint with gear
+// 1 (its ctrl is then the joint's target); else throws naming the actuator (a keyframe's states
+// hold the key's pose through them).
 int position_target(const Model<double>& m, int a) {
   const int j = m.actuator_trnid[a];
   const bool joint =
@@ -64,10 +65,10 @@ int position_target(const Model<double>& m, int a) {
   const bool position = m.actuator_gaintype[a] == kGainFixed &&
                         m.actuator_biastype[a] == kBiasAffine &&
                         m.actuator_biasprm[3 * a + 1] == -m.actuator_gainprm[3 * a];
-  if (!joint || !position)
+  if (!joint || !position || m.actuator_gear[a] != 1)
     throw std::invalid_argument("actuator " + std::to_string(a) +
-                                " is not a position actuator on a hinge or slide joint; a "
-                                "keyframe's states need every actuator to be one");
+                                " is not a position actuator on a hinge or slide joint with gear "
+                                "1; a keyframe's states need every actuator to be one");
   return m.jnt_qposadr[j];
 }
 
@@ -75,6 +76,8 @@ int position_target(const Model<double>& m, int a) {
 States make_states(const std::string& spec) {
   const size_t hash = spec.find('#');
   const std::string key = hash == std::string::npos ? "" : spec.substr(hash + 1);
+  if (hash != std::string::npos && key.empty())
+    throw std::invalid_argument("no keyframe name after '#' (MODEL.xml#KEY)");
   States s{load_mjcf(spec.substr(0, hash)), {}};
   if (!key.empty()) use_keyframe(s.model, key);
   const Model<double>& m = s.model;
@@ -90,7 +93,9 @@ States make_states(const std::string& spec) {
     if (key.empty()) {
       for (int k = 0; k < m.nq; ++k) e.qpos[k] += 0.1 * u(rng);
       for (int k = 0; k < m.nv; ++k) e.qvel[k] = 0.5 * u(rng);
-    } else {
+    } else {  // the key's pose and velocity (reset_data starts at qpos0), its joints moved
+      for (int k = 0; k < m.nq; ++k) e.qpos[k] = m.qpos_init[k];
+      for (int k = 0; k < m.nv; ++k) e.qvel[k] = m.qvel_init[k];
       for (int j = 0; j < m.njnt; ++j)
         if (m.jnt_type[j] == kSlide || m.jnt_type[j] == kHinge)
           e.qpos[m.jnt_qposadr[j]] += 0.1 * u(rng);

@@ -328,6 +328,27 @@ def test_rollout_independent_of_threads_and_batch_size():
     assert_rollouts_equal([x[:16] for x in one], small)
 
 
+def test_each_env_keeps_its_own_threads():
+    # An env's calls run on its own thread count and leave the caller's as it was, so an env
+    # made later (threads=0: every core) does not change how an earlier one (threads=1) steps.
+    from myriad import _core
+
+    before = _core.cpu_threads()
+    one = myriad.make("CartPole-v1", 8, seed=1, threads=1)
+    every = myriad.make("CartPole-v1", 8, seed=1, threads=0)
+    three = myriad.make("CartPole-v1", 8, seed=1, threads=3)
+    for env in (one, every, three):
+        env.reset(seed=2)
+        env.step(np.ones(8, np.int64))
+        env.step_async(np.zeros(8, np.int64))
+        env.step_wait()
+        env.set_state(env.get_state())
+        assert _core.cpu_threads() == before
+    with pytest.raises(ValueError, match="threads"):
+        myriad.make("CartPole-v1", 8, threads=-1)
+    assert _core.cpu_threads() == before
+
+
 # -- 3. Auto-reset, final_obs, episode statistics, truncation ---------------------------------
 
 
