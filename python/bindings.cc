@@ -378,6 +378,8 @@ std::string train(const std::string& yaml_text, const std::vector<std::string>& 
   learner::TrainSummary s;
   {
     py::gil_scoped_release release;
+    // The trainer sets run.threads on this thread: the caller's setting comes back after.
+    const CpuThreadsFor keep(cpu_threads());
     const std::string out_dir =
         learner::claim_job_run_dir(rank.rank, out, stem, config.run.resume, overwrite);
     learner::Trainer trainer(config, out_dir);
@@ -452,8 +454,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("registered_ids", &envs::registered_ids);
   m.def("spec", [](const std::string& id) { return spec_dict(envs::spec_of(id)); });
   m.def("cuda_available", &cuda_available);
-  // The calling thread's CPU thread count (what an env made with threads=0 steps with, and what
-  // no env's call may change: tests/python/test_api.py).
+  // The calling thread's CPU thread count (what no env's call nor train() may change:
+  // tests/python/test_api.py).
   m.def("cpu_threads", &cpu_threads);
   // The pybind11 this module was built with; it must be the one torch was built with.
   m.attr("pybind11_version") = std::to_string((PYBIND11_VERSION_HEX >> 24) & 0xff) + "." +

@@ -5,8 +5,8 @@
 // built by a forward pass at 8 points along the way; each iteration solves every state with rows
 // once. MODEL.xml#KEY starts them at keyframe KEY instead, its joints moved by up to 0.1 and
 // every actuator driving its joint towards the key's angle give or take 0.3 (a legged robot
-// standing, as a policy's noisy actions around its default pose hold it; every actuator must be
-// a position actuator on a hinge or slide joint). Both variants give the same bits
+// standing near its default pose; every actuator must be a gear-1 position actuator on a hinge
+// or slide joint). Both variants give the same bits
 // (tests/physics/test_solve_group.cc). Built on demand:
 //   cmake --build build --target solve_bench
 //   build/tools/solve_bench --benchmark_repetitions=3 MODEL.xml...
@@ -63,7 +63,7 @@ int position_target(const Model<double>& m, int a) {
   const bool joint =
       m.actuator_trntype[a] == kTrnJoint && (m.jnt_type[j] == kSlide || m.jnt_type[j] == kHinge);
   const bool position = m.actuator_gaintype[a] == kGainFixed &&
-                        m.actuator_biastype[a] == kBiasAffine &&
+                        m.actuator_biastype[a] == kBiasAffine && m.actuator_biasprm[3 * a] == 0 &&
                         m.actuator_biasprm[3 * a + 1] == -m.actuator_gainprm[3 * a];
   if (!joint || !position || m.actuator_gear[a] != 1)
     throw std::invalid_argument("actuator " + std::to_string(a) +
@@ -74,7 +74,7 @@ int position_target(const Model<double>& m, int a) {
 
 // spec: MODEL.xml, or MODEL.xml#KEY for states around keyframe KEY.
 States make_states(const std::string& spec) {
-  const size_t hash = spec.find('#');
+  const size_t hash = spec.rfind('#');
   const std::string key = hash == std::string::npos ? "" : spec.substr(hash + 1);
   if (hash != std::string::npos && key.empty())
     throw std::invalid_argument("no keyframe name after '#' (MODEL.xml#KEY)");

@@ -303,9 +303,10 @@ def make(env_id, num_envs=1, device="cpu", seed=None, copy=False, threads=0,
     """Creates a vector env: myriad.make("CartPole-v1", num_envs=4096, device="cuda", seed=0).
 
     device: "cpu", "cuda" (the current GPU), "cuda:K" or "auto". env_options are the env's own
-    options (e.g. max_episode_steps, Pendulum's g). threads sets the OpenMP threads of CPU envs
-    (0: all cores). episode_statistics=True adds the returns and lengths of the episodes that
-    ended, computed in C++, as info["episode"] = {"r", "l", "_r", "_l"} with mask
+    options (e.g. max_episode_steps, Pendulum's g). threads: the env's own OpenMP threads on CPU
+    (0: OMP_NUM_THREADS, else every core); its calls run on them and leave the caller's and every
+    other env's count as they were. episode_statistics=True adds the returns and lengths of the
+    episodes that ended, computed in C++, as info["episode"] = {"r", "l", "_r", "_l"} with mask
     info["_episode"] (a string names another key); it is off by default so that Gymnasium's
     RecordEpisodeStatistics, which writes the same key, can wrap the env.
     """

@@ -328,24 +328,45 @@ def test_rollout_independent_of_threads_and_batch_size():
     assert_rollouts_equal([x[:16] for x in one], small)
 
 
-def test_each_env_keeps_its_own_threads():
+def test_each_env_keeps_its_own_threads(tmp_path):
     # An env's calls run on its own thread count and leave the caller's as it was, so an env
-    # made later (threads=0: every core) does not change how an earlier one (threads=1) steps.
+    # made later (threads=0: the default) does not change how an earlier one steps. Counts
+    # other than the caller's, so that a call that leaked its count would be seen.
     from myriad import _core
 
     before = _core.cpu_threads()
-    one = myriad.make("CartPole-v1", 8, seed=1, threads=1)
-    every = myriad.make("CartPole-v1", 8, seed=1, threads=0)
-    three = myriad.make("CartPole-v1", 8, seed=1, threads=3)
-    for env in (one, every, three):
+    envs = {}
+    for threads in (before + 1, 0, before + 2):
+        envs[threads] = myriad.make("CartPole-v1", 8, seed=1, threads=threads)
+        assert _core.cpu_threads() == before
+    for threads, env in envs.items():
         env.reset(seed=2)
         env.step(np.ones(8, np.int64))
         env.step_async(np.zeros(8, np.int64))
         env.step_wait()
         env.set_state(env.get_state())
         assert _core.cpu_threads() == before
+        # record's policy is called inside the env's call: the env's own count is on.
+        seen = []
+
+        def policy(obs, seen=seen):
+            seen.append(_core.cpu_threads())
+            return np.zeros(8, np.int64)
+
+        myriad.record(env, policy, tmp_path / f"{threads}.replay")
+        if threads > 0:
+            assert set(seen) == {threads}
+        assert _core.cpu_threads() == before
     with pytest.raises(ValueError, match="threads"):
         myriad.make("CartPole-v1", 8, threads=-1)
+    assert _core.cpu_threads() == before
+    # A training run sets run.threads on the calling thread while it runs, not after.
+    config = {"env": {"id": "CartPole-v1", "num_envs": 4, "device": "cpu"},
+              "ppo": {"num_steps": 4, "hidden_sizes": [8]},
+              "run": {"total_env_steps": 16, "threads": before + 1, "eval_episodes": 0,
+                      "checkpoint_every": 0},
+              "eval": {"record": False}}
+    myriad.train(config, out=tmp_path / "run")
     assert _core.cpu_threads() == before
 
 
