@@ -55,13 +55,16 @@ double quantile(const std::vector<int>& sorted, double q) {
   return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)];
 }
 
+bool hinge_or_slide(const Model<double>& m, int j) {
+  return m.jnt_type[j] == kSlide || m.jnt_type[j] == kHinge;
+}
+
 // Actuator a's joint's qpos address, for a position actuator on a hinge or slide joint with gear
 // 1 (its ctrl is then the joint's target); else throws naming the actuator (a keyframe's states
 // hold the key's pose through them).
 int position_target(const Model<double>& m, int a) {
   const int j = m.actuator_trnid[a];
-  const bool joint =
-      m.actuator_trntype[a] == kTrnJoint && (m.jnt_type[j] == kSlide || m.jnt_type[j] == kHinge);
+  const bool joint = m.actuator_trntype[a] == kTrnJoint && hinge_or_slide(m, j);
   const bool position = m.actuator_gaintype[a] == kGainFixed &&
                         m.actuator_biastype[a] == kBiasAffine && m.actuator_biasprm[3 * a] == 0 &&
                         m.actuator_biasprm[3 * a + 1] == -m.actuator_gainprm[3 * a];
@@ -97,8 +100,7 @@ States make_states(const std::string& spec) {
       for (int k = 0; k < m.nq; ++k) e.qpos[k] = m.qpos_init[k];
       for (int k = 0; k < m.nv; ++k) e.qvel[k] = m.qvel_init[k];
       for (int j = 0; j < m.njnt; ++j)
-        if (m.jnt_type[j] == kSlide || m.jnt_type[j] == kHinge)
-          e.qpos[m.jnt_qposadr[j]] += 0.1 * u(rng);
+        if (hinge_or_slide(m, j)) e.qpos[m.jnt_qposadr[j]] += 0.1 * u(rng);
     }
   }
   int64_t rows = 0;
