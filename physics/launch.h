@@ -9,7 +9,11 @@
 // and a light stage is not held to the occupancy of the solver's). Both give the same bits.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 #include "myriad/parallel_for.h"
 #include "physics/batch_view.h"
@@ -211,18 +215,11 @@ struct CollideCcdByLanes {
 
 // The constraint solve on CUDA: env t / 32 by the warp of thread t (physics/constraint/
 // solve_group.h splits each stage over its lanes), one env per 32-thread block: a block retires
-// when its env converges, so a slow env holds back no other env's resources. The block's shared
-// memory is the warp's GroupStorage (solve_group.h): the env's Hessian and its factor, then the
-// rest of the Newton scratch, then a copy of its rows (J dense, or packed where only that fits),
-// as far as they fit for the step's nefc.
-// Its size (constraint::warp_solve_storage) is what the solve's register-bound occupancy leaves
-// a block of an SM's shared memory, with 1 KiB reserved per block: on sm_90 (228 KiB) float32 at
-// 133 registers runs 15 one-warp blocks an SM, 15 x (14 + 1) KiB, and float64 at 180 runs 11,
-// 11 x (19 + 1) KiB (scripts/ptxas-table.py's occupancy counts both, and flags the solve when its
-// shared memory would bind before its registers); the sm_80 build (164 KiB) takes 9 and 13 KiB
-// for the same 15 and 11 blocks. What fits on sm_90, float32 / float64: Ant (nv 14) the rows up to
-// nefc 94 / 61 dense, Humanoid (nv 23) 66 / 40, Go1 (nv 18) 81 / 51, G1 (nv 35) 39 / 18 dense and
-// about 64 / 30 packed; any nv <= 59 (float32) or 49 (float64) keeps at least its Hessian there.
+// when its env converges, so a slow env holds back no other env's resources. The block's dynamic
+// shared memory (`storage` scalars, solve_storage_bytes) is the warp's GroupStorage
+// (solve_group.h): the env's Hessian and its factor, then the rest of the Newton scratch, then a
+// copy of its rows (J dense, or packed where only that fits), as far as they fit for the step's
+// nefc.
 constexpr int kSolveBlock = 32;
 template <class T, int Block>
 struct SolveByWarp {
@@ -230,20 +227,16 @@ struct SolveByWarp {
   ModelView<T> m;
   EnvParamsView<T> params;
   EnvMask only;
+  int64_t storage = 0;  // scalars of shared memory a block
   MYRIAD_HD void operator()(int64_t t) const {
     const int64_t i = t / constraint::WarpGroup::kLanes;
     if (only.skips(i)) return;
     auto e = b.env(i);
 #if defined(__CUDA_ARCH__)
     // One env per block (kSolveBlock = a warp): the block's shared memory is its env's.
-#if __CUDA_ARCH__ >= 900
-    constexpr int64_t kStorage = constraint::warp_solve_storage<T>(90);
-#else
-    constexpr int64_t kStorage = constraint::warp_solve_storage<T>(80);
-#endif
-    __shared__ T storage[kStorage];
+    extern __shared__ __align__(16) unsigned char solve_shared[];
     constraint::solve(constraint::WarpGroup{}, env_model(m, params, i), e,
-                      constraint::GroupStorage<T>{storage, kStorage});
+                      constraint::GroupStorage<T>{reinterpret_cast<T*>(solve_shared), storage});
 #else
     constraint::solve(constraint::WarpGroup{}, env_model(m, params, i), e);
 #endif
@@ -251,6 +244,63 @@ struct SolveByWarp {
 };
 static_assert(kSolveBlock == constraint::WarpGroup::kLanes,
               "SolveByWarp's shared storage is its block's one env's");
+#endif
+
+// MYRIAD_SOLVE_STORAGE_KIB in bytes, or -1 where it is unset; refused past `most` bytes (the
+// device's most shared memory a block). Host code: the CPU tests check it.
+inline int solve_storage_override(int most) {
+  const char* v = std::getenv("MYRIAD_SOLVE_STORAGE_KIB");
+  if (v == nullptr || *v == '\0') return -1;
+  char* end = nullptr;
+  const long kib = std::strtol(v, &end, 10);
+  if (*end != '\0' || kib < 0 || kib > most / 1024)
+    throw std::invalid_argument(std::string("MYRIAD_SOLVE_STORAGE_KIB=") + v +
+                                ": expected whole KiB from 0 to " + std::to_string(most / 1024) +
+                                " (this GPU's most shared memory a block)");
+  return static_cast<int>(kib * 1024);
+}
+
+#if defined(__CUDACC__)
+
+// The shared memory SolveByWarp<T, Block> takes a block on GPU `device`, in bytes, found at the
+// first solve there and kept: constraint::warp_solve_storage_bytes of the device's shared memory
+// an SM, for the one-warp blocks an SM the kernel's registers allow (the occupancy with no shared
+// memory), so the storage never costs a block. On an H100 or H200 (228 KiB an SM) at this build's
+// registers (15 blocks in float32, 11 in float64: scripts/ptxas-table.py) that is 14 and 19 KiB;
+// on an A100 (164 KiB) 9 and 13. What fits at 14 / 19 KiB: Ant (nv 14) the rows up to nefc 94 /
+// 61 dense, Humanoid (nv 23) 66 / 40, Go1 (nv 18) 81 / 51, G1 (nv 35) 39 / 18 dense and about 64
+// / 30 packed; any nv <= 59 (float32) or 49 (float64) keeps at least its Hessian there.
+// MYRIAD_SOLVE_STORAGE_KIB=K takes K KiB instead (0 to the device's most a block): fewer blocks
+// an SM for a model whose rows outgrow the default (gpu-check times G1 both ways); the same bits.
+template <class T, int Block>
+int solve_storage_bytes(int device) {
+  static std::atomic<int> found[64];  // bytes + 1 per device ordinal; 0 until found
+  const bool kept = device >= 0 && device < 64;
+  if (kept && found[device].load(std::memory_order_acquire) > 0)
+    return found[device].load(std::memory_order_relaxed) - 1;
+  const CudaDeviceScope scope(device);
+  int per_sm = 0, reserved = 0, most = 0, blocks = 0;
+  cudaError_t err =
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, parallel_for_kernel<SolveByWarp<T, Block>>, kSolveBlock, 0);
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA: cannot size the constraint solve's shared "
+                                         "memory on cuda:") +
+                             std::to_string(device) + ": " + cudaGetErrorString(err));
+  const int chosen = solve_storage_override(most);
+  const int bytes =
+      chosen >= 0
+          ? chosen
+          : static_cast<int>(constraint::warp_solve_storage_bytes(per_sm, blocks, reserved, most));
+  if (kept) found[device].store(bytes + 1, std::memory_order_release);
+  return bytes;
+}
 #endif
 
 // Stage S over the batch (the envs `only` keeps), as one launch named `name`.
@@ -333,12 +383,13 @@ void launch_forward_staged(const ModelView<T>& m, const BatchView<T, Block>& b, 
   launch_stage<D, Stage::kAcceleration>("physics.acceleration", m, params, b, n, device, stream, 0,
                                         only);
 #if defined(__CUDACC__)
-  if constexpr (D == Device::kCuda)
-    parallel_for(DeviceId{D, device.index}, "physics.constraint_solve",
-                 n * constraint::WarpGroup::kLanes,
-                 detail::SolveByWarp<T, Block>{b, m, params, only}, stream,
-                 /*min_parallel=*/2, detail::kSolveBlock);
-  else
+  if constexpr (D == Device::kCuda) {
+    const int bytes = detail::solve_storage_bytes<T, Block>(device.index);
+    parallel_for(
+        DeviceId{D, device.index}, "physics.constraint_solve", n * constraint::WarpGroup::kLanes,
+        detail::SolveByWarp<T, Block>{b, m, params, only, bytes / static_cast<int64_t>(sizeof(T))},
+        stream, /*min_parallel=*/2, detail::kSolveBlock, bytes);
+  } else
 #endif
     launch_stage<D, Stage::kConstraintSolve>("physics.constraint_solve", m, params, b, n, device,
                                              stream, 0, only);

@@ -10,7 +10,8 @@
 #      engine alone, then the env step with launch=blocked);
 #   4. PPO end to end on CUDA: Ant-v5 env steps/s during training at 4,096 and 65,536 envs, and
 #      the host syncs per update; Go1-Velocity-Flat-v0's env steps and training at 4,096 and
-#      16,384 envs (issue 35); G1-Velocity-Flat-v0's stage times, float32 and float64;
+#      16,384 envs (issue 35); G1-Velocity-Flat-v0's stage times, float32 and float64, at the
+#      default solve storage and at one that holds its rows;
 #   5. NCCL at world size 1, Tag-v0 at 65,536 envs, the Python API on CUDA;
 #   6. MuJoCo Warp on the same GPU, if it was carried;
 #   7. with the time left: training smoke tests (checkpoint, eval on CUDA and CPU) and the CUDA
@@ -255,15 +256,16 @@ fi
 
 section "2 agreement"
 export MYRIAD_SOURCE_DIR="$root"
-# agreement SPEC...: each "KEY BINARY DIR FILTER CHECK" whose binary is at hand (the pack's or the
-# build's) runs now; the others wait in `deferred` for the rest of the build (after step 4).
-# CHECK=1: MYRIAD_CUDA_CHECK=1, a faulting kernel names its stage (include/myriad/parallel_for.h);
-# it launches plainly, so the CUDA graph's own check runs without it.
+# agreement SPEC...: each "KEY BINARY DIR FILTER CHECK [KIB]" whose binary is at hand (the pack's
+# or the build's) runs now; the others wait in `deferred` for the rest of the build (after step
+# 4). CHECK=1: MYRIAD_CUDA_CHECK=1, a faulting kernel names its stage (include/myriad/
+# parallel_for.h); it launches plainly, so the CUDA graph's own check runs without it. KIB: the
+# warp solve's shared memory, MYRIAD_SOLVE_STORAGE_KIB (physics/launch.h).
 deferred=()
 agreement() {
-  local spec key name dir filter check exe
+  local spec key name dir filter check kib exe
   for spec in "$@"; do
-    read -r key name dir filter check <<< "$spec"
+    read -r key name dir filter check kib <<< "$spec"
     exe=$(binpath "tests/$dir/$name")
     if [ ! -x "$exe" ]; then
       deferred+=("$spec")
@@ -271,10 +273,11 @@ agreement() {
     fi
     budget_for "2_agreement.$key" 60 || continue
     if [ "$check" = 1 ]; then export MYRIAD_CUDA_CHECK=1; else unset MYRIAD_CUDA_CHECK; fi
+    if [ -n "$kib" ]; then export MYRIAD_SOLVE_STORAGE_KIB=$kib; else unset MYRIAD_SOLVE_STORAGE_KIB; fi
     run_to "$runs/$key.log" 240 "$exe" --gtest_filter="$filter" --gtest_output="json:$runs/$key.json"
     record "2_agreement.$key" --gtest "$runs/$key.json"
   done
-  unset MYRIAD_CUDA_CHECK
+  unset MYRIAD_CUDA_CHECK MYRIAD_SOLVE_STORAGE_KIB
 }
 # The checks still waiting for a binary that was not built: recorded as such.
 record_unbuilt() {
@@ -285,11 +288,14 @@ record_unbuilt() {
   done
   deferred=()
 }
-# The last: the same envs' step replayed as one CUDA graph against plain launches, through a
-# task's Params changing (its command curriculum).
+# solve_global: the engine's float64 bits with no solve storage, so every solve reads its
+# Hessian, scratch and rows from global memory (the path a G1 whose rows outgrow the storage
+# takes). The last: the same envs' step replayed as one CUDA graph against plain launches,
+# through a task's Params changing (its command curriculum).
 agreement "test_cuda_envs test_cuda_envs envs * 1" \
   "test_staged_randomized test_staged_randomized envs *Cuda* 1" \
   "test_physics test_physics physics *Cuda* 1" "test_devices test_devices envs * 1" \
+  "solve_global test_physics physics *CudaPhysics.*Float64* 1 0" \
   "cuda_graph test_staged_randomized envs *Graph* 0"
 [ -d "$pre" ] || record_unbuilt  # without a pack, nothing more is built for them
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -444,13 +450,20 @@ done
 # G1-Velocity-Flat-v0's env step, each stage's GPU time: a standing G1's solve has 61 rows at the
 # median (solve_bench's g1.xml#knees_bent states), more than the warp's shared memory holds in
 # 42% of its float32 states and 93% of its float64 ones, which then read their rows from global
-# memory; what the solve costs there against the other stages decides what to build next.
-for precision in 32 64; do
+# memory. Then again with the smallest storage that holds every sampled state's rows, dense or
+# packed (MYRIAD_SOLVE_STORAGE_KIB, physics/launch.h; solve_bench --storage-kib: 24 KiB in
+# float32, 9 blocks an SM where the default runs 15; 48 KiB in float64, 4 where it runs 11): the
+# solve's time both ways says whether such a model should take a larger storage by default.
+for run in "32 default" "64 default" "32 24" "64 48"; do
+  read -r precision storage <<< "$run"
   key="4_ppo.G1-Velocity-Flat-v0.n${go1_sizes[0]}.f$precision"
+  [ "$storage" = default ] || key="${key}_storage_${storage}k"  # a sibling of the default's
   budget_for "$key" 30 || continue
   flag=()
   [ "$precision" = 64 ] && flag=(--float64)
-  run_to "$runs/bench.json" 90 "$bin" bench --json --stage-times --no-cuda-graph \
+  kib=()
+  [ "$storage" = default ] || kib=(env "MYRIAD_SOLVE_STORAGE_KIB=$storage")
+  run_to "$runs/bench.json" 90 "${kib[@]}" "$bin" bench --json --stage-times --no-cuda-graph \
     --env G1-Velocity-Flat-v0 --device "$dev" --num-envs "${go1_sizes[0]}" --steps 20 "${flag[@]}"
   record "$key" --json-line "$runs/bench.json"
 done

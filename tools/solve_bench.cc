@@ -15,11 +15,13 @@
 // them whose whole solve, rows included, fits CUDA's warp solve's shared memory on sm_90 in
 // float32 and float64 (rows_shared_f32/f64: solve_group.h's placement at kWarpSolveStorage, the
 // rows copied dense or packed; rows_dense_f32/f64: those whose dense copy fits; the row counts of
-// these float64 states).
+// these float64 states). --storage-kib=K takes K KiB for both precisions instead (what
+// MYRIAD_SOLVE_STORAGE_KIB=K gives the GPU's solve, physics/launch.h).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -37,6 +39,10 @@ namespace {
 
 constexpr int kEnvs = 64;
 constexpr int kStates = 8;
+
+// The warp solve's storage, in scalars, float32 then float64: sm_90's (kWarpSolveStorage) unless
+// --storage-kib says otherwise.
+int64_t storage[2] = {constraint::kWarpSolveStorage<float>, constraint::kWarpSolveStorage<double>};
 
 // One model's states: kStates snapshots of a batch of kEnvs, each after a forward pass.
 struct States {
@@ -128,9 +134,8 @@ States make_states(const std::string& spec) {
       if (nefc == 0) continue;
       s.nefc.push_back(nefc);
       using constraint::Placed;
-      const Placed at[2] = {
-          constraint::placement(m.nv, nefc, constraint::kWarpSolveStorage<float>, nnz),
-          constraint::placement(m.nv, nefc, constraint::kWarpSolveStorage<double>, nnz)};
+      const Placed at[2] = {constraint::placement(m.nv, nefc, storage[0], nnz),
+                            constraint::placement(m.nv, nefc, storage[1], nnz)};
       for (int p = 0; p < 2; ++p) {
         s.rows_shared[p] += at[p] == Placed::kRows || at[p] == Placed::kRowsPacked;
         s.rows_dense[p] += at[p] == Placed::kRows;
@@ -184,11 +189,26 @@ void bench_solve(benchmark::State& state, std::shared_ptr<States> s, bool dense)
 int main(int argc, char** argv) {
   using namespace myriad::physics;
   benchmark::Initialize(&argc, argv);
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: solve_bench [--benchmark_...] MODEL.xml[#KEY]...\n");
+  int first = 1;
+  const std::string kStorageFlag = "--storage-kib=";
+  if (argc > 1 && std::string(argv[1]).rfind(kStorageFlag, 0) == 0) {
+    const std::string v = argv[1] + kStorageFlag.size();
+    char* end = nullptr;
+    const long kib = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || kib < 0 || kib > 227) {
+      std::fprintf(stderr, "solve_bench: %s: expected whole KiB from 0 to 227\n", argv[1]);
+      return 2;
+    }
+    storage[0] = kib * 1024 / static_cast<int64_t>(sizeof(float));
+    storage[1] = kib * 1024 / static_cast<int64_t>(sizeof(double));
+    first = 2;
+  }
+  if (argc <= first) {
+    std::fprintf(stderr,
+                 "usage: solve_bench [--benchmark_...] [--storage-kib=K] MODEL.xml[#KEY]...\n");
     return 2;
   }
-  for (int a = 1; a < argc; ++a) {
+  for (int a = first; a < argc; ++a) {
     const std::string spec = argv[a];
     std::shared_ptr<States> states;
     try {

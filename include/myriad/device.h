@@ -54,7 +54,8 @@ Device resolve_device(const std::string& name);
 std::string device_name(Device d);
 std::string device_name(DeviceId d);
 
-// OpenMP threads used by CPU batches; 0 keeps the OpenMP default.
+// OpenMP threads used by CPU batches, the calling thread's setting; 0 goes back to the default
+// (OMP_NUM_THREADS's first entry, else the cores this process may use).
 void set_cpu_threads(int threads);
 int cpu_threads();
 

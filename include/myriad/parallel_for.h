@@ -93,6 +93,23 @@ void reserve_stack(Kernel kernel, std::atomic<uint64_t>& devices, int device) {
   }
   devices.fetch_or(bit, std::memory_order_acq_rel);
 }
+
+// Lets `kernel` take `bytes` of dynamic shared memory on `device` before its launch: past 48 KiB
+// a kernel must opt in (cudaFuncAttributeMaxDynamicSharedMemorySize). raised: the largest bytes
+// already allowed, per device ordinal (0..63), so each size asks the driver once.
+template <class Kernel>
+void allow_shared(Kernel kernel, int bytes, std::atomic<int> (&raised)[64], int device) {
+  constexpr int kWithoutOptIn = 48 * 1024;
+  if (bytes <= kWithoutOptIn || device < 0 || device >= 64 ||
+      raised[device].load(std::memory_order_acquire) >= bytes)
+    return;
+  const cudaError_t err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err != cudaSuccess)
+    throw std::runtime_error("CUDA: cannot give a kernel " + std::to_string(bytes) +
+                             " bytes of shared memory: " + cudaGetErrorString(err));
+  raised[device].store(bytes, std::memory_order_release);
+}
 #endif
 
 #if defined(__CUDACC__)
@@ -122,13 +139,15 @@ void cpu_for(int64_t n, Fn& fn, int64_t min_parallel) {
 }
 
 template <class Fn>
-void cuda_for(const char* name, int64_t n, Fn& fn, void* stream, int block) {
+void cuda_for(const char* name, int64_t n, Fn& fn, void* stream, int block, int shared_bytes) {
 #if defined(__CUDACC__)
   const int64_t blocks = (n + block - 1) / block;
   static std::atomic<uint64_t> stack_reserved{0};
+  static std::atomic<int> shared_allowed[64];  // zero: static storage
   int device = 0;
   cudaGetDevice(&device);
   reserve_stack(parallel_for_kernel<Fn>, stack_reserved, device);
+  allow_shared(parallel_for_kernel<Fn>, shared_bytes, shared_allowed, device);
   // Neither the timing events nor the check's wait belong in a CUDA graph being captured.
   const bool check = cuda_check_each_stage();
   StageEvents& timed = stage_events();
@@ -142,7 +161,7 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream, int block) {
     cudaEventRecord(events.start, static_cast<cudaStream_t>(stream));
   // An NVTX range named after the launch: Nsight Systems shows the kernel under this name.
   nvtxRangePushA(name);
-  parallel_for_kernel<<<static_cast<unsigned>(blocks), block, 0,
+  parallel_for_kernel<<<static_cast<unsigned>(blocks), block, static_cast<size_t>(shared_bytes),
                         static_cast<cudaStream_t>(stream)>>>(n, fn);
   nvtxRangePop();
   if (events.stop != nullptr) {
@@ -163,7 +182,7 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream, int block) {
           "' faulted (MYRIAD_CUDA_CHECK=1 waits after every stage): " + cudaGetErrorString(err));
   }
 #else
-  (void)n, (void)fn, (void)stream, (void)block;
+  (void)n, (void)fn, (void)stream, (void)block, (void)shared_bytes;
   throw std::logic_error(std::string("parallel_for '") + name +
                          "': CUDA launch requested from a host-only translation unit");
 #endif
@@ -175,19 +194,21 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream, int block) {
 // myriad/torch_device.h). The launch is asynchronous: nothing here waits for the GPU.
 // min_parallel: below this many indices the CPU loop stays on the calling thread, where waking
 // a thread team costs more than the work. cuda_block: threads per CUDA block (256; a cooperative
-// kernel chooses its own, a multiple of 32 so that its groups are whole warps).
+// kernel chooses its own, a multiple of 32 so that its groups are whole warps). cuda_shared:
+// bytes of dynamic shared memory a block (extern __shared__; a kernel that asks past 48 KiB is
+// let, once per device).
 //
 // With a DeviceId the launch runs on GPU device.index (made current around it); with a bare
 // Device, on the calling thread's current GPU.
 template <class Fn>
 void parallel_for(DeviceId device, const char* name, int64_t n, Fn fn, void* stream = nullptr,
-                  int64_t min_parallel = 1024, int cuda_block = 256) {
+                  int64_t min_parallel = 1024, int cuda_block = 256, int cuda_shared = 0) {
   if (n <= 0) return;
   if (device.is_cpu()) return detail::cpu_for(n, fn, min_parallel);
 #if defined(__CUDACC__)
   const CudaDeviceScope scope(device.index);
 #endif
-  detail::cuda_for(name, n, fn, stream, cuda_block);
+  detail::cuda_for(name, n, fn, stream, cuda_block, cuda_shared);
 }
 
 template <class Fn>
@@ -195,7 +216,7 @@ void parallel_for(Device device, const char* name, int64_t n, Fn fn, void* strea
                   int64_t min_parallel = 1024, int cuda_block = 256) {
   if (n <= 0) return;
   if (device == Device::kCpu) return detail::cpu_for(n, fn, min_parallel);
-  detail::cuda_for(name, n, fn, stream, cuda_block);
+  detail::cuda_for(name, n, fn, stream, cuda_block, 0);
 }
 
 }  // namespace myriad

@@ -415,16 +415,26 @@ struct GroupStorage {
 
 enum class Placed { kNothing, kHessian, kScratch, kRowsPacked, kRows };
 
-// The storage CUDA's warp solve gives each env, in scalars: its block's shared memory, sized for
-// the architecture's shared memory an SM (physics/launch.h's SolveByWarp says why): sm_90's 228
-// KiB, 14 KiB in float32 and 19 KiB in float64; the sm_80 build's 164 KiB (A100), 9 and 13 KiB.
-template <class T>
-constexpr int64_t warp_solve_storage(int arch) {
-  const int64_t kib = arch >= 90 ? (sizeof(T) == 4 ? 14 : 19) : (sizeof(T) == 4 ? 9 : 13);
-  return kib * 1024 / static_cast<int64_t>(sizeof(T));
+// The storage CUDA's warp solve gives each env, in bytes: its one-warp block's share of the SM's
+// smem_per_sm bytes when `blocks` such blocks run an SM (the count its registers allow), less
+// the runtime's `reserved` bytes a block, in whole KiB, at most max_per_block (the device's
+// opt-in limit). physics/launch.h's solve_storage_bytes computes it for the GPU at hand (the
+// device's figures, the occupancy of the kernel as compiled) and says why this size.
+MYRIAD_HD constexpr int64_t warp_solve_storage_bytes(int64_t smem_per_sm, int blocks,
+                                                     int64_t reserved, int64_t max_per_block) {
+  const int64_t share = smem_per_sm / (blocks > 1 ? blocks : 1) - reserved;
+  const int64_t kib = share > 0 ? share / 1024 * 1024 : 0;
+  return kib < max_per_block ? kib : max_per_block;
 }
+
+// That storage in scalars on sm_90 (an H100's or H200's 228 KiB an SM, 1 KiB reserved a block, 227
+// KiB at most a block) at the solve's registers in this build (scripts/ptxas-table.py: 15
+// one-warp blocks an SM in float32, 11 in float64): 14 and 19 KiB. What solve_bench and the
+// tests take for a GPU's; the GPU itself sizes it at its first solve.
 template <class T>
-constexpr int64_t kWarpSolveStorage = warp_solve_storage<T>(90);
+constexpr int64_t kWarpSolveStorage = warp_solve_storage_bytes(228 * 1024, sizeof(T) == 4 ? 15 : 11,
+                                                               1024, 227 * 1024) /
+                                      static_cast<int64_t>(sizeof(T));
 
 // The scalars a rows copy of nefc rows takes besides J: colmask, the five scalar arrays, type and
 // cone_dim, and for a packed copy packed_at.

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -29,6 +30,7 @@
 #include "physics/batch_layout.h"
 #include "physics/constraint/solve_dense.h"
 #include "physics/constraint/solve_group.h"
+#include "physics/launch.h"
 #include "physics/model_view.h"
 #include "physics/pipeline.h"
 
@@ -339,6 +341,62 @@ INSTANTIATE_TEST_SUITE_P(Models, SolveGroup,
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return s;
                          });
+
+// The warp solve's storage: what the register-bound blocks an SM leave each block, less the
+// runtime's reserve, in whole KiB, within the device's most a block. At sm_90's figures and this
+// build's 15 / 11 blocks it is 14 / 19 KiB, at an A100's 164 KiB 9 / 13 KiB.
+TEST(WarpSolveStorage, IsWhatTheRegisterBoundBlocksLeaveEachBlock) {
+  using constraint::warp_solve_storage_bytes;
+  constexpr int64_t kKiB = 1024, kSm90 = 228 * kKiB, kSm80 = 164 * kKiB;
+  EXPECT_EQ(warp_solve_storage_bytes(kSm90, 15, kKiB, 227 * kKiB), 14 * kKiB);
+  EXPECT_EQ(warp_solve_storage_bytes(kSm90, 11, kKiB, 227 * kKiB), 19 * kKiB);
+  EXPECT_EQ(warp_solve_storage_bytes(kSm80, 15, kKiB, 163 * kKiB), 9 * kKiB);
+  EXPECT_EQ(warp_solve_storage_bytes(kSm80, 11, kKiB, 163 * kKiB), 13 * kKiB);
+  EXPECT_EQ(constraint::kWarpSolveStorage<float> * 4, 14 * kKiB);
+  EXPECT_EQ(constraint::kWarpSolveStorage<double> * 8, 19 * kKiB);
+  for (const int blocks : {1, 2, 7, 12, 15, 32}) {  // the blocks fit with the reserve
+    const int64_t bytes = warp_solve_storage_bytes(kSm90, blocks, kKiB, 227 * kKiB);
+    EXPECT_LE(blocks * (bytes + kKiB), kSm90) << blocks;
+    EXPECT_EQ(bytes % kKiB, 0) << blocks;
+  }
+  EXPECT_EQ(warp_solve_storage_bytes(kSm90, 1, kKiB, 227 * kKiB), 227 * kKiB);  // the block's most
+  EXPECT_EQ(warp_solve_storage_bytes(kSm90, 0, kKiB, 227 * kKiB), 227 * kKiB);  // as one block
+  EXPECT_EQ(warp_solve_storage_bytes(2 * kKiB, 4, kKiB, 227 * kKiB), 0);        // nothing left
+}
+
+// MYRIAD_SOLVE_STORAGE_KIB: unset or empty leaves the size to the device; whole KiB from 0 to
+// the device's most a block are taken; anything else is refused with a message naming it.
+TEST(WarpSolveStorage, TakesTheVariablesKibOrRefusesIt) {
+  using physics::detail::solve_storage_override;
+  constexpr int kMost = 227 * 1024;
+  const char* kName = "MYRIAD_SOLVE_STORAGE_KIB";
+  const char* before = std::getenv(kName);
+  const std::string kept = before ? before : "";
+  ::unsetenv(kName);
+  EXPECT_EQ(solve_storage_override(kMost), -1);
+  ::setenv(kName, "", 1);
+  EXPECT_EQ(solve_storage_override(kMost), -1);
+  for (const auto& [text, bytes] :
+       std::vector<std::pair<std::string, int>>{{"0", 0}, {"32", 32 * 1024}, {"227", kMost}}) {
+    ::setenv(kName, text.c_str(), 1);
+    EXPECT_EQ(solve_storage_override(kMost), bytes) << text;
+  }
+  for (const char* bad : {"228", "-1", "32k", "abc", "99999999999999999999"}) {
+    ::setenv(kName, bad, 1);
+    try {
+      solve_storage_override(kMost);
+      ADD_FAILURE() << bad << " was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(kName) + "=" + bad), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("from 0 to 227"), std::string::npos) << e.what();
+    }
+  }
+  if (before)
+    ::setenv(kName, kept.c_str(), 1);
+  else
+    ::unsetenv(kName);
+}
 
 // The group's storage: each level taken only with room for it and the ones before (the rows
 // packed only where the dense ones do not fit), and at the rows' levels the solve's run reads its
