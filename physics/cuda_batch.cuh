@@ -284,6 +284,12 @@ void CudaBatch<T>::forward_async(void* stream, const uint8_t* only_a, const uint
 }
 
 template <class T>
+int cuda_solve_storage_bytes(int device, int block) {
+  return block == 1 ? detail::solve_storage_bytes<T, 1>(device)
+                    : detail::solve_storage_bytes<T, kCudaBlock>(device);
+}
+
+template <class T>
 void CudaBatch<T>::step(int substeps, bool staged) {
   step_async(substeps, staged, impl_->stream);
   const CudaDeviceScope scope(impl_->device);

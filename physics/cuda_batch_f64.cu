@@ -3,4 +3,5 @@
 
 namespace myriad::physics {
 template class CudaBatch<double>;
+template int cuda_solve_storage_bytes<double>(int, int);
 }  // namespace myriad::physics

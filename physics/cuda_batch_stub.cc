@@ -65,7 +65,14 @@ void CudaBatch<T>::set_params(const EnvParams<T>&) {
   no_cuda();
 }
 
+template <class T>
+int cuda_solve_storage_bytes(int, int) {
+  no_cuda();
+}
+
 template class CudaBatch<float>;
 template class CudaBatch<double>;
+template int cuda_solve_storage_bytes<float>(int, int);
+template int cuda_solve_storage_bytes<double>(int, int);
 
 }  // namespace myriad::physics

@@ -264,20 +264,24 @@ inline int solve_storage_override(int most) {
 
 // The shared memory SolveByWarp<T, Block> takes a block on GPU `device`, in bytes, found at the
 // first solve there and kept: constraint::warp_solve_storage_bytes of the device's shared memory
-// an SM, for the one-warp blocks an SM the kernel's registers allow (the occupancy with no shared
-// memory), so the storage never costs a block. On an H100 or H200 (228 KiB an SM) at this build's
-// registers (15 blocks in float32, 11 in float64: scripts/ptxas-table.py) that is 14 and 19 KiB;
-// on an A100 (164 KiB) 9 and 13. What fits at 14 / 19 KiB: Ant (nv 14) the rows up to nefc 94 /
-// 61 dense, Humanoid (nv 23) 66 / 40, Go1 (nv 18) 81 / 51, G1 (nv 35) 39 / 18 dense and about 64
-// / 30 packed; any nv <= 59 (float32) or 49 (float64) keeps at least its Hessian there.
-// MYRIAD_SOLVE_STORAGE_KIB=K takes K KiB instead (0 to the device's most a block): fewer blocks
-// an SM for a model whose rows outgrow the default (gpu-check times G1 both ways); the same bits.
+// an SM, for the one-warp blocks an SM the kernel's registers allow (the runtime's occupancy with
+// no shared memory), so the storage never costs a block. On an H100 or H200 (228 KiB an SM) at
+// this build's registers (133 in float32, 180 in float64, allocated per quarter of the SM: 12
+// and 8 blocks; scripts/ptxas-table.py) that is 18 and 27 KiB; on an A100 (164 KiB) 12 and 19.
+// What fits at 18 / 27 KiB: Ant (nv 14) the rows up to nefc 124 / 91 dense, Humanoid (nv 23)
+// 90 / 63, Go1 (nv 18) 107 / 78, G1 (nv 35) 57 / 36 dense and about 94 / 60 packed; any nv <= 67
+// (float32) or 58 (float64) keeps at least its Hessian there. MYRIAD_SOLVE_STORAGE_KIB=K takes K
+// KiB instead (0 to the device's most a block): fewer blocks an SM for a model whose rows outgrow
+// the default (gpu-check times G1 both ways); the same results, the solve's bits do not depend on
+// where its arrays live (tests/physics/test_solve_group.cc).
 template <class T, int Block>
 int solve_storage_bytes(int device) {
   static std::atomic<int> found[64];  // bytes + 1 per device ordinal; 0 until found
   const bool kept = device >= 0 && device < 64;
-  if (kept && found[device].load(std::memory_order_acquire) > 0)
-    return found[device].load(std::memory_order_relaxed) - 1;
+  if (kept) {
+    const int known = found[device].load(std::memory_order_acquire);
+    if (known > 0) return known - 1;
+  }
   const CudaDeviceScope scope(device);
   int per_sm = 0, reserved = 0, most = 0, blocks = 0;
   cudaError_t err =

@@ -41,7 +41,7 @@ FLAGS = ["-std=c++17", "-O3", "-DNDEBUG", "--extended-lambda", "--expt-relaxed-c
          "-I", os.path.join(ROOT, "include"), "-I", ROOT, "-Xptxas", "-v"]
 # sm_90 limits (CUDA C Programming Guide, compute capability 9.0).
 SM = {"regs": 65536, "threads": 2048, "blocks": 32, "warps": 64, "smem": 228 * 1024,
-      "smem_reserved": 1024, "reg_unit": 256}
+      "smem_reserved": 1024, "reg_unit": 256, "sub_partitions": 4}
 BLOCK = 256
 BUDGET = {"regs": 128, "stack": 1024, "cooperative_regs": 255}
 # Cooperative kernels, whose block size is chosen for them: registers up to the 255 a thread can
@@ -190,7 +190,10 @@ def blocks_per_sm(regs, smem, block=BLOCK):
     """(blocks an SM by its registers, by its shared memory) at `block` threads per block."""
     warps_per_block = block // 32
     reg_per_warp = -(-max(regs, 1) * 32 // SM["reg_unit"]) * SM["reg_unit"]
-    blocks_regs = (SM["regs"] // reg_per_warp) // warps_per_block
+    # Registers are allocated per sub-partition (a quarter of the SM's, CUDA's
+    # cuda_occupancy.h): the warps an SM holds are what one quarter holds, four times.
+    quarter = SM["regs"] // SM["sub_partitions"]
+    blocks_regs = (quarter // reg_per_warp * SM["sub_partitions"]) // warps_per_block
     blocks_smem = SM["smem"] // (smem + SM["smem_reserved"]) if smem else SM["blocks"]
     return blocks_regs, blocks_smem
 

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "myriad/physics/cuda_batch.h"
 #include "myriad/registry.h"
 #include "myriad/stage_times.h"
 #include "myriad/torch_device.h"
@@ -121,6 +122,14 @@ void run_bench(const BenchOptions& o) {
       {"seconds", seconds},
       {"steps_per_second", sps}};
   if (o.stage_times) out["stages"] = stages;
+  // The constraint solve's shared memory a block on this GPU (the default or
+  // MYRIAD_SOLVE_STORAGE_KIB's), for the layout the env's step used.
+  if (physics_env && device.is_cuda() && o.physics == "myriad") {
+    const int block = o.launch == "blocked" ? physics::kCudaBlock : 1;
+    out["solve_storage_bytes"] =
+        o.float64 ? physics::cuda_solve_storage_bytes<double>(device.index, block)
+                  : physics::cuda_solve_storage_bytes<float>(device.index, block);
+  }
   if (o.json) {
     std::cout << out.dump() << std::endl;
   } else {

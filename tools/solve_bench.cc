@@ -205,7 +205,8 @@ int main(int argc, char** argv) {
   }
   if (argc <= first) {
     std::fprintf(stderr,
-                 "usage: solve_bench [--benchmark_...] [--storage-kib=K] MODEL.xml[#KEY]...\n");
+                 "usage: solve_bench [--benchmark_...] [--storage-kib=K] MODEL.xml[#KEY]...\n"
+                 "  (--storage-kib=K, if given, comes before the models)\n");
     return 2;
   }
   for (int a = first; a < argc; ++a) {

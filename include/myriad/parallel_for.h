@@ -96,19 +96,21 @@ void reserve_stack(Kernel kernel, std::atomic<uint64_t>& devices, int device) {
 
 // Lets `kernel` take `bytes` of dynamic shared memory on `device` before its launch: past 48 KiB
 // a kernel must opt in (cudaFuncAttributeMaxDynamicSharedMemorySize). raised: the largest bytes
-// already allowed, per device ordinal (0..63), so each size asks the driver once.
+// already allowed, per device ordinal (0..63), so each size asks the driver once a device.
 template <class Kernel>
-void allow_shared(Kernel kernel, int bytes, std::atomic<int> (&raised)[64], int device) {
+void allow_shared(const char* name, Kernel kernel, int bytes, std::atomic<int> (&raised)[64],
+                  int device) {
   constexpr int kWithoutOptIn = 48 * 1024;
-  if (bytes <= kWithoutOptIn || device < 0 || device >= 64 ||
-      raised[device].load(std::memory_order_acquire) >= bytes)
+  const bool kept = device >= 0 && device < 64;  // past 64 devices: asked every launch
+  if (bytes <= kWithoutOptIn || (kept && raised[device].load(std::memory_order_acquire) >= bytes))
     return;
   const cudaError_t err =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (err != cudaSuccess)
-    throw std::runtime_error("CUDA: cannot give a kernel " + std::to_string(bytes) +
-                             " bytes of shared memory: " + cudaGetErrorString(err));
-  raised[device].store(bytes, std::memory_order_release);
+    throw std::runtime_error(std::string("CUDA launch '") + name + "': cannot give it " +
+                             std::to_string(bytes) +
+                             " bytes of shared memory a block: " + cudaGetErrorString(err));
+  if (kept) raised[device].store(bytes, std::memory_order_release);
 }
 #endif
 
@@ -147,7 +149,7 @@ void cuda_for(const char* name, int64_t n, Fn& fn, void* stream, int block, int 
   int device = 0;
   cudaGetDevice(&device);
   reserve_stack(parallel_for_kernel<Fn>, stack_reserved, device);
-  allow_shared(parallel_for_kernel<Fn>, shared_bytes, shared_allowed, device);
+  allow_shared(name, parallel_for_kernel<Fn>, shared_bytes, shared_allowed, device);
   // Neither the timing events nor the check's wait belong in a CUDA graph being captured.
   const bool check = cuda_check_each_stage();
   StageEvents& timed = stage_events();

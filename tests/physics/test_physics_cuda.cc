@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -158,6 +159,27 @@ TEST_P(CudaPhysics, BlockedFloat64GivesEnvMajorBits) {
     EXPECT_EQ(max_diff(major_steps, m, blocked_steps, m, field), 0.0)
         << GetParam() << ": " << field;
   EXPECT_EQ(max_diff(major, m, blocked, m, "qacc"), 0.0) << GetParam() << ": qacc after forward";
+}
+
+// The constraint solve's shared memory a block (physics/launch.h's solve_storage_bytes):
+// MYRIAD_SOLVE_STORAGE_KIB's where it is set (gpu-check's solve_global run sets 0), so the runs
+// that compare that storage with the CPU use it; else the device's default, whole KiB within
+// the device's most a block, and more than nothing (every model here keeps its Hessian there).
+TEST(CudaSolveStorage, IsTheVariablesOrTheDevices) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const char* v = std::getenv("MYRIAD_SOLVE_STORAGE_KIB");
+  const bool set = v != nullptr && *v != '\0';
+  for (const int block : {1, kCudaBlock})
+    for (const int bytes :
+         {cuda_solve_storage_bytes<float>(0, block), cuda_solve_storage_bytes<double>(0, block)}) {
+      if (set) {
+        EXPECT_EQ(bytes, std::atoi(v) * 1024) << "block " << block;
+      } else {
+        EXPECT_GT(bytes, 0) << "block " << block;
+        EXPECT_LE(bytes, 227 * 1024) << "block " << block;
+        EXPECT_EQ(bytes % 1024, 0) << "block " << block;
+      }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, CudaPhysics,

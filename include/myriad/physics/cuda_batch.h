@@ -72,4 +72,12 @@ class CudaBatch {
   std::unique_ptr<Impl> impl_;
 };
 
+// The shared memory a block of the CUDA constraint solve takes on GPU `device` for a batch laid
+// out in blocks of `block` envs (1 or kCudaBlock), in bytes: the device's default (what the
+// solve's registers leave a block) or MYRIAD_SOLVE_STORAGE_KIB's (physics/launch.h's
+// solve_storage_bytes). What the batches of this process on that GPU use; `myriad bench --json`
+// reports it.
+template <class T>
+int cuda_solve_storage_bytes(int device, int block);
+
 }  // namespace myriad::physics
