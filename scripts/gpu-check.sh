@@ -291,12 +291,15 @@ record_unbuilt() {
 # solve_global: the engine's float64 CUDA tests (against the CPU to round-off, and the blocked
 # layout's bits against the env-major one's) with no solve storage, so every solve reads its
 # Hessian, scratch and rows from global memory (the path a G1 whose rows outgrow the storage
-# takes), and CudaSolveStorage checks that the solve took the 0 KiB it was given. The last: the same envs' step replayed as one CUDA graph against plain launches,
+# takes), and CudaSolveStorage checks that the solve took the 0 KiB it was given; solve_large:
+# the same at 64 KiB, past the 48 KiB a kernel takes without opting in (parallel_for.h's
+# allow_shared), every solve's arrays in shared memory. The last: the same envs' step replayed as one CUDA graph against plain launches,
 # through a task's Params changing (its command curriculum).
 agreement "test_cuda_envs test_cuda_envs envs * 1" \
   "test_staged_randomized test_staged_randomized envs *Cuda* 1" \
   "test_physics test_physics physics *Cuda* 1" "test_devices test_devices envs * 1" \
   "solve_global test_physics physics *CudaPhysics.*Float64*:CudaSolveStorage.* 1 0" \
+  "solve_large test_physics physics *CudaPhysics.Float64MatchesCpu/*:CudaSolveStorage.* 1 64" \
   "cuda_graph test_staged_randomized envs *Graph* 0"
 [ -d "$pre" ] || record_unbuilt  # without a pack, nothing more is built for them
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
